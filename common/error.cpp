@@ -1,0 +1,92 @@
+#include "common/error.hpp"
+
+#include <csignal>
+#include <cstring>
+
+namespace mpilaunch {
+
+std::string_view kind_name(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::RunAsRootRefused: return "run-as-root-refused";
+    case ErrorKind::NotEnoughSlots: return "not-enough-slots";
+    case ErrorKind::ExecutableNotFound: return "executable-not-found";
+    case ErrorKind::ExecutableNotExecutable: return "executable-not-executable";
+    case ErrorKind::WdirError: return "wdir-error";
+    case ErrorKind::AgentStartFailed: return "agent-start-failed";
+    case ErrorKind::AgentLost: return "agent-lost";
+    case ErrorKind::UnknownHost: return "unknown-host";
+    case ErrorKind::HostfileError: return "hostfile-error";
+    case ErrorKind::RankExitNonzero: return "rank-exit-nonzero";
+    case ErrorKind::RankSignaled: return "rank-signaled";
+    case ErrorKind::RankCalledAbort: return "rank-called-abort";
+    case ErrorKind::RankNoFinalize: return "rank-no-finalize";
+    case ErrorKind::MpiInitFailed: return "mpi-init-failed";
+    case ErrorKind::PmixError: return "pmix-error";
+    case ErrorKind::ComponentNotFound: return "component-not-found";
+    case ErrorKind::BadOption: return "bad-option";
+    case ErrorKind::Timeout: return "timeout";
+    case ErrorKind::OutOfResources: return "out-of-resources";
+    case ErrorKind::ProtocolMismatch: return "protocol-mismatch";
+    case ErrorKind::MalformedFrame: return "malformed-frame";
+    case ErrorKind::Interrupted: return "interrupted";
+    case ErrorKind::Unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+std::optional<ErrorKind> kind_from_name(std::string_view name) {
+  for (ErrorKind kind : kAllErrorKinds)
+    if (kind_name(kind) == name) return kind;
+  return std::nullopt;
+}
+
+RetryClass retry_class(const Error& error) {
+  switch (error.kind) {
+    case ErrorKind::RunAsRootRefused:
+    case ErrorKind::NotEnoughSlots:
+    case ErrorKind::ExecutableNotFound:
+    case ErrorKind::ExecutableNotExecutable:
+    case ErrorKind::WdirError:
+    case ErrorKind::HostfileError:
+    case ErrorKind::ComponentNotFound:
+    case ErrorKind::BadOption:
+    case ErrorKind::ProtocolMismatch:
+      return RetryClass::Never;
+    case ErrorKind::AgentStartFailed:
+      if (error.phase == "resolve" || error.phase == "connect" || error.phase == "handshake")
+        return RetryClass::UntilStartDeadline;
+      return RetryClass::Never;
+    case ErrorKind::UnknownHost:
+      return RetryClass::UntilStartDeadline;
+    case ErrorKind::RankExitNonzero:
+    case ErrorKind::RankSignaled:
+    case ErrorKind::RankCalledAbort:
+    case ErrorKind::RankNoFinalize:
+    case ErrorKind::AgentLost:
+    case ErrorKind::MalformedFrame:
+      return RetryClass::WithinBudget;
+    case ErrorKind::Timeout:
+      return error.phase == "job" ? RetryClass::NoRestart : RetryClass::WithinBudget;
+    case ErrorKind::MpiInitFailed:
+    case ErrorKind::PmixError:
+    case ErrorKind::OutOfResources:
+    case ErrorKind::Unknown:
+      return RetryClass::WithinBudgetStopOnRepeat;
+    case ErrorKind::Interrupted:
+      return RetryClass::NoRestart;
+  }
+  return RetryClass::Never;
+}
+
+bool is_retryable(const Error& error) {
+  const RetryClass c = retry_class(error);
+  return c == RetryClass::WithinBudget || c == RetryClass::WithinBudgetStopOnRepeat;
+}
+
+std::string signal_name(int signal) {
+  const char* abbrev = sigabbrev_np(signal);
+  if (abbrev == nullptr) return "signal " + std::to_string(signal);
+  return std::string("SIG") + abbrev;
+}
+
+}  // namespace mpilaunch

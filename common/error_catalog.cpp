@@ -1,0 +1,203 @@
+#include "common/error_catalog.hpp"
+
+#include <fmt/format.h>
+
+namespace mpilaunch {
+namespace {
+
+std::string where(const Error& e) {
+  std::string s;
+  if (e.rank) s += fmt::format(" rank {}", *e.rank);
+  if (!e.host.empty()) s += fmt::format(" on {}", e.host);
+  return s;
+}
+
+// "rank 3 on node-b", "a process on node-b" or "a process": the subject of a rank's sentence.
+std::string who(const Error& e) {
+  std::string s = e.rank ? fmt::format("rank {}", *e.rank) : std::string("a process");
+  if (!e.host.empty()) s += fmt::format(" on {}", e.host);
+  return s;
+}
+
+std::string signal_text(int signal) { return fmt::format("signal {} ({})", signal, signal_name(signal)); }
+
+std::string agent_phase_hint(const std::string& phase) {
+  if (phase == "resolve")
+    return "the host name does not resolve: fix DNS or the hostfile, or wait for the host "
+           "(--wait-for-hosts)";
+  if (phase == "connect")
+    return "nothing accepted the connection: check that sshd runs on that host and port and that "
+           "no firewall blocks it";
+  if (phase == "auth")
+    return "ssh authentication was refused: check the user, the key (IdentityFile or ssh-agent) "
+           "and the modes of ~/.ssh on that host";
+  if (phase == "hostkey")
+    return "the host key is unknown or changed: verify the fingerprint, then update known_hosts "
+           "(ssh-keyscan, or ssh-keygen -R HOST)";
+  if (phase == "exec")
+    return "the agent could not be started there: install mpilaunch-agent on that host or pass "
+           "--agent-path";
+  if (phase == "handshake")
+    return "the agent started but never said hello: check the remote shell's startup files "
+           "for commands that read stdin, and the agent's stderr above";
+  if (phase == "version")
+    return "the agent on that host is another version: install the same mpilaunch version on "
+           "every host";
+  return "see the evidence lines for the cause";
+}
+
+}  // namespace
+
+std::string message(const Error& e) {
+  const std::string at = where(e);
+  switch (e.kind) {
+    case ErrorKind::RunAsRootRefused:
+      return "the job was refused because it would run as root";
+    case ErrorKind::NotEnoughSlots:
+      return e.detail.empty() ? "there are not enough slots for the requested processes"
+                              : fmt::format("there are not enough slots: {}", e.detail);
+    case ErrorKind::ExecutableNotFound:
+      return fmt::format("the executable {}was not found{}",
+                         e.executable.empty() ? "" : "'" + e.executable + "' ", at);
+    case ErrorKind::ExecutableNotExecutable:
+      return fmt::format("the executable {}could not be executed{}{}",
+                         e.executable.empty() ? "" : "'" + e.executable + "' ", at,
+                         e.detail.empty() ? "" : ": " + e.detail);
+    case ErrorKind::WdirError:
+      return fmt::format("the working directory {}could not be used{}",
+                         e.detail.empty() ? "" : "'" + e.detail + "' ", at);
+    case ErrorKind::AgentStartFailed:
+      return fmt::format("the agent on {} could not be started{}{}", e.host.empty() ? "a host" : e.host,
+                         e.phase.empty() ? "" : " (phase " + e.phase + ")",
+                         e.detail.empty() ? "" : ": " + e.detail);
+    case ErrorKind::AgentLost:
+      return fmt::format("the connection to the agent on {} was lost{}",
+                         e.host.empty() ? "a host" : e.host, e.detail.empty() ? "" : ": " + e.detail);
+    case ErrorKind::UnknownHost:
+      return fmt::format("the host {} is unknown", e.host.empty() ? "(unnamed)" : "'" + e.host + "'");
+    case ErrorKind::HostfileError:
+      return fmt::format("the host list is invalid{}", e.detail.empty() ? "" : ": " + e.detail);
+    case ErrorKind::RankExitNonzero:
+      return fmt::format("{} exited with code {}", who(e),
+                         e.exit_code ? std::to_string(*e.exit_code) : "(unknown)");
+    case ErrorKind::RankSignaled:
+      return fmt::format("{} was killed by {}", who(e),
+                         e.signal ? signal_text(*e.signal) : "a signal");
+    case ErrorKind::RankCalledAbort:
+      return fmt::format("{} called MPI_Abort with error code {}", who(e),
+                         e.exit_code ? std::to_string(*e.exit_code) : "(unknown)");
+    case ErrorKind::RankNoFinalize:
+      return fmt::format("{} exited without calling MPI_Finalize", who(e));
+    case ErrorKind::MpiInitFailed:
+      return fmt::format("MPI_Init failed{}{}", at, e.detail.empty() ? "" : ": " + e.detail);
+    case ErrorKind::PmixError:
+      return fmt::format("the PMIx wire-up failed{}{}", at, e.detail.empty() ? "" : ": " + e.detail);
+    case ErrorKind::ComponentNotFound:
+      return fmt::format("a requested MCA component was not found{}{}", at,
+                         e.detail.empty() ? "" : " (" + e.detail + ")");
+    case ErrorKind::BadOption:
+      return fmt::format("invalid command line{}", e.detail.empty() ? "" : ": " + e.detail);
+    case ErrorKind::Timeout:
+      return fmt::format("the {}time limit was reached{}", e.phase.empty() ? "" : e.phase + " ",
+                         e.detail.empty() ? "" : " (" + e.detail + ")");
+    case ErrorKind::OutOfResources:
+      return fmt::format("a system resource ran out{}{}", at, e.detail.empty() ? "" : ": " + e.detail);
+    case ErrorKind::ProtocolMismatch:
+      return fmt::format("the agent{} speaks another protocol version{}", at,
+                         e.detail.empty() ? "" : " (" + e.detail + ")");
+    case ErrorKind::MalformedFrame:
+      return fmt::format("a malformed message was received{}{}", at,
+                         e.detail.empty() ? "" : ": " + e.detail);
+    case ErrorKind::Interrupted:
+      return fmt::format("the job was interrupted{}",
+                         e.signal ? " by " + signal_text(*e.signal) : std::string());
+    case ErrorKind::Unknown:
+      return e.detail.empty() ? "the job failed for an unrecognised reason" : e.detail;
+  }
+  return "error";
+}
+
+std::string hint(const Error& e) {
+  switch (e.kind) {
+    case ErrorKind::RunAsRootRefused:
+      return "pass --allow-run-as-root, or set both OMPI_ALLOW_RUN_AS_ROOT=1 and "
+             "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; better, run as a non-root user";
+    case ErrorKind::NotEnoughSlots:
+      return "ask for fewer processes, give hosts more slots (host:N or slots=N), or pass "
+             "--oversubscribe";
+    case ErrorKind::ExecutableNotFound:
+      return "check the program path and PATH on that node; a misspelled option may have been "
+             "taken as the program";
+    case ErrorKind::ExecutableNotExecutable:
+      return "make it executable (chmod +x), check for a noexec mount, the right architecture, "
+             "and the #! interpreter";
+    case ErrorKind::WdirError:
+      return "create the directory on every node (or use a shared volume), or drop --wdir";
+    case ErrorKind::AgentStartFailed:
+      return agent_phase_hint(e.phase);
+    case ErrorKind::AgentLost:
+      return "the node or its agent died (killed, out of memory, rebooted) or the network "
+             "dropped; check that host's logs";
+    case ErrorKind::UnknownHost:
+      return "fix the host name in -H or the hostfile; in Kubernetes a worker's name resolves "
+             "only once its pod is up (--wait-for-hosts)";
+    case ErrorKind::HostfileError:
+      return "fix the line named above; the syntax is 'host slots=N [max_slots=M]' or 'host:N'";
+    case ErrorKind::RankExitNonzero:
+      return "the cause is in that rank's own output above";
+    case ErrorKind::RankSignaled:
+      if (e.signal && *e.signal == 9)
+        return "SIGKILL usually means a memory limit or the OOM killer (check dmesg)";
+      if (e.signal && (*e.signal == 11 || *e.signal == 7 || *e.signal == 6 || *e.signal == 8))
+        return "an application fault: run that rank under a debugger or enable core dumps "
+               "(ulimit -c unlimited)";
+      return "the process was killed by a signal sent from outside the job";
+    case ErrorKind::RankCalledAbort:
+      return "the program chose to stop; its output says why";
+    case ErrorKind::RankNoFinalize:
+      return "call MPI_Finalize on every exit path of the program";
+    case ErrorKind::MpiInitFailed:
+      return "the text above ('--> Returned' or the error stack) names the failing layer; a "
+             "small /dev/shm (Docker's 64 MiB) is a common suspect";
+    case ErrorKind::PmixError:
+      return "start every rank through the launcher, and use one MPI's launcher with the same "
+             "MPI's library";
+    case ErrorKind::ComponentNotFound:
+      return "check the --mca / OMPI_MCA_* settings: they are often meant for another Open MPI "
+             "version";
+    case ErrorKind::BadOption:
+      return "see 'mpilaunch --help' for the accepted spellings";
+    case ErrorKind::Timeout:
+      return "raise the limit (--timeout) or find where the job hangs";
+    case ErrorKind::OutOfResources:
+      return "raise the limits (ulimit -n / -u) or the container's pids and memory limits";
+    case ErrorKind::ProtocolMismatch:
+      return "install the same mpilaunch version on every host";
+    case ErrorKind::MalformedFrame:
+      return "something else wrote to the agent's channel; this is a bug if it repeats, please "
+             "report it with the events file";
+    case ErrorKind::Interrupted:
+      return "the job was stopped from outside; nothing to fix in the program";
+    case ErrorKind::Unknown:
+      return "read the evidence lines; if the log is from a supported runtime, please report it "
+             "so it can be recognised";
+  }
+  return "";
+}
+
+std::string render_human(const Error& e) {
+  std::string out = fmt::format("mpilaunch: error: {}\n", message(e));
+  out += fmt::format("  kind:      {}\n", kind_name(e.kind));
+  if (!e.host.empty()) out += fmt::format("  node:      {}\n", e.host);
+  if (e.rank) out += fmt::format("  rank:      {}\n", *e.rank);
+  if (e.pid) out += fmt::format("  pid:       {}\n", *e.pid);
+  if (e.exit_code) out += fmt::format("  exit code: {}\n", *e.exit_code);
+  if (e.signal) out += fmt::format("  signal:    {}\n", signal_text(*e.signal));
+  if (!e.phase.empty()) out += fmt::format("  phase:     {}\n", e.phase);
+  if (!e.executable.empty()) out += fmt::format("  program:   {}\n", e.executable);
+  if (e.count && *e.count > 1) out += fmt::format("  reported:  {} times\n", *e.count);
+  out += fmt::format("  hint:      {}\n", hint(e));
+  return out;
+}
+
+}  // namespace mpilaunch

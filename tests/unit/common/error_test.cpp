@@ -1,0 +1,82 @@
+#include <doctest/doctest.h>
+
+#include <set>
+#include <string>
+
+#include "common/error.hpp"
+#include "common/error_catalog.hpp"
+#include "common/error_json.hpp"
+#include "common/exit_codes.hpp"
+
+using namespace mpilaunch;
+
+TEST_CASE("every error kind has a distinct kebab-case name that round-trips") {
+  std::set<std::string> names;
+  for (ErrorKind kind : kAllErrorKinds) {
+    const std::string name(kind_name(kind));
+    CHECK(names.insert(name).second);
+    CHECK(name.find_first_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ_ ") == std::string::npos);
+    REQUIRE(kind_from_name(name).has_value());
+    CHECK(*kind_from_name(name) == kind);
+  }
+  CHECK_FALSE(kind_from_name("no-such-kind").has_value());
+}
+
+TEST_CASE("every kind has a message and a hint") {
+  for (ErrorKind kind : kAllErrorKinds) {
+    const Error e{.kind = kind, .host = "node1", .rank = 2};
+    CHECK_FALSE(message(e).empty());
+    CHECK_FALSE(hint(e).empty());
+  }
+}
+
+TEST_CASE("messages are built from the fields and never invent a rank") {
+  CHECK(message(Error{.kind = ErrorKind::RankSignaled, .host = "node-b", .rank = 3, .signal = 11}) ==
+        "rank 3 on node-b was killed by signal 11 (SIGSEGV)");
+  CHECK(message(Error{.kind = ErrorKind::RankExitNonzero, .exit_code = 3}) ==
+        "a process exited with code 3");
+  CHECK(message(Error{.kind = ErrorKind::RankCalledAbort, .rank = 1, .exit_code = 7}) ==
+        "rank 1 called MPI_Abort with error code 7");
+}
+
+TEST_CASE("retry classes follow the documented policy") {
+  CHECK_FALSE(is_retryable(Error{.kind = ErrorKind::ExecutableNotFound}));
+  CHECK_FALSE(is_retryable(Error{.kind = ErrorKind::BadOption}));
+  CHECK(is_retryable(Error{.kind = ErrorKind::RankSignaled}));
+  CHECK(is_retryable(Error{.kind = ErrorKind::AgentLost}));
+  CHECK(retry_class(Error{.kind = ErrorKind::AgentStartFailed, .phase = "auth"}) == RetryClass::Never);
+  CHECK(retry_class(Error{.kind = ErrorKind::AgentStartFailed, .phase = "connect"}) ==
+        RetryClass::UntilStartDeadline);
+  CHECK(retry_class(Error{.kind = ErrorKind::Timeout, .phase = "job"}) == RetryClass::NoRestart);
+  CHECK(retry_class(Error{.kind = ErrorKind::Timeout, .phase = "wire-up"}) == RetryClass::WithinBudget);
+}
+
+TEST_CASE("exit codes: rank codes pass through, signals are 128+N, own failures are distinct") {
+  using namespace exit_codes;
+  CHECK(for_error(Error{.kind = ErrorKind::RankExitNonzero, .exit_code = 3}) == 3);
+  CHECK(for_error(Error{.kind = ErrorKind::RankSignaled, .signal = 11}) == 139);
+  CHECK(for_error(Error{.kind = ErrorKind::RankCalledAbort, .exit_code = 0}) == 1);
+  CHECK(for_error(Error{.kind = ErrorKind::RankNoFinalize, .exit_code = 0}) == 1);
+  CHECK(for_error(Error{.kind = ErrorKind::BadOption}) == kUsage);
+  CHECK(for_error(Error{.kind = ErrorKind::Timeout}) == kTimeout);
+  std::set<int> own;
+  for (ErrorKind k : {ErrorKind::BadOption, ErrorKind::HostfileError, ErrorKind::ExecutableNotFound,
+                      ErrorKind::NotEnoughSlots, ErrorKind::AgentStartFailed, ErrorKind::AgentLost,
+                      ErrorKind::RunAsRootRefused, ErrorKind::Timeout, ErrorKind::OutOfResources,
+                      ErrorKind::ComponentNotFound, ErrorKind::PmixError})
+    CHECK(own.insert(for_error(Error{.kind = k})).second);
+}
+
+TEST_CASE("error JSON omits unknown fields and round-trips") {
+  const Error e{.kind = ErrorKind::RankSignaled, .host = "n1", .rank = 0, .signal = 9,
+                .evidence = {"line one"}};
+  const auto j = error_to_json(e);
+  CHECK(j["kind"] == "rank-signaled");
+  CHECK_FALSE(j.contains("exit_code"));
+  CHECK_FALSE(j.contains("executable"));
+  CHECK(j["message"].get<std::string>().find("rank 0 on n1") != std::string::npos);
+  const auto back = error_from_json(j);
+  REQUIRE(back.has_value());
+  CHECK(back.value() == e);
+  CHECK_FALSE(error_from_json(nlohmann::json{{"kind", "bogus"}}).has_value());
+}
