@@ -1,0 +1,59 @@
+#include "common/handshake.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+
+#include "common/protocol.hpp"
+
+namespace mpilaunch::handshake {
+
+std::string hello_line(std::string_view hostname) {
+  return fmt::format("{} {} {}\n", kMagic, protocol::kProtocolVersion, hostname);
+}
+
+Result<std::optional<Hello>> scan_for_hello(std::span<const std::byte> received) {
+  const std::string_view text(reinterpret_cast<const char*>(received.data()), received.size());
+  Hello hello;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) break;
+    std::string_view line = text.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    start = end + 1;
+    const std::size_t at = line.find(kMagic);
+    if (at == std::string_view::npos) {
+      if (hello.noise.size() < 20) hello.noise.emplace_back(line.substr(0, 200));
+      continue;
+    }
+    // "MPILAUNCH-AGENT <protocol> <hostname>" (text before the magic on the same line is noise
+    // from a shell that printed without a newline).
+    std::string_view rest = line.substr(at + kMagic.size());
+    int version = -1;
+    if (rest.size() < 2 || rest[0] != ' ')
+      return Error{.kind = ErrorKind::MalformedFrame,
+                   .detail = fmt::format("malformed agent hello '{}'", line.substr(0, 200))};
+    rest.remove_prefix(1);
+    const auto [ptr, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), version);
+    rest.remove_prefix(static_cast<std::size_t>(ptr - rest.data()));
+    if (ec != std::errc() || rest.size() < 2 || rest[0] != ' ' ||
+        rest.find(' ', 1) != std::string_view::npos)
+      return Error{.kind = ErrorKind::MalformedFrame,
+                   .detail = fmt::format("malformed agent hello '{}'", line.substr(0, 200))};
+    if (version != protocol::kProtocolVersion)
+      return Error{.kind = ErrorKind::ProtocolMismatch,
+                   .detail = fmt::format("agent speaks protocol {}, launcher {}", version,
+                                         protocol::kProtocolVersion)};
+    hello.protocol = version;
+    hello.hostname = std::string(rest.substr(1));
+    hello.consumed = start;
+    return std::optional<Hello>{std::move(hello)};
+  }
+  if (received.size() > kMaxNoiseBytes)
+    return Error{.kind = ErrorKind::MalformedFrame,
+                 .detail = fmt::format("no agent hello in the first {} bytes", kMaxNoiseBytes)};
+  return std::optional<Hello>{};
+}
+
+}  // namespace mpilaunch::handshake

@@ -1,0 +1,172 @@
+#include "common/job_map.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+
+namespace mpilaunch {
+
+JobMap::JobMap(std::vector<std::string> nodes, std::vector<int> node_of_rank)
+    : nodes_(std::move(nodes)), node_of_rank_(std::move(node_of_rank)) {
+  ranks_on_.resize(nodes_.size());
+  local_rank_.resize(node_of_rank_.size());
+  for (int rank = 0; rank < size(); ++rank) {
+    auto& on_node = ranks_on_[static_cast<std::size_t>(node_of(rank))];
+    local_rank_[static_cast<std::size_t>(rank)] = static_cast<int>(on_node.size());
+    on_node.push_back(rank);
+  }
+}
+
+std::string JobMap::node_list() const { return fmt::format("{}", fmt::join(nodes_, ",")); }
+
+std::string JobMap::proc_list() const {
+  std::string out;
+  for (std::size_t node = 0; node < ranks_on_.size(); ++node) {
+    if (node > 0) out += ';';
+    out += fmt::format("{}", fmt::join(ranks_on_[node], ","));
+  }
+  return out;
+}
+
+std::string JobMap::pmi_process_mapping() const {
+  // Consecutive ranks on one node form a run; runs of equal length on consecutive nodes fold
+  // into one (start, count, ppn) block. Falls back to an empty string when that is not
+  // describable (MPICH then works it out itself).
+  struct Block { int start, count, ppn; };
+  std::vector<Block> blocks;
+  int rank = 0;
+  while (rank < size()) {
+    const int node = node_of(rank);
+    int run = 0;
+    while (rank + run < size() && node_of(rank + run) == node) ++run;
+    if (!blocks.empty()) {
+      Block& last = blocks.back();
+      if (last.ppn == run && last.start + last.count == node) {
+        ++last.count;
+        rank += run;
+        continue;
+      }
+    }
+    blocks.push_back({node, 1, run});
+    rank += run;
+  }
+  std::string out = "(vector";
+  for (const Block& b : blocks) out += fmt::format(",({},{},{})", b.start, b.count, b.ppn);
+  out += ")";
+  return out;
+}
+
+namespace {
+
+Error not_enough(int wanted, int available, const std::string& how) {
+  return Error{.kind = ErrorKind::NotEnoughSlots,
+               .exit_code = std::nullopt,
+               .detail = fmt::format("{} processes were requested but {} {}", wanted, available,
+                                     how)};
+}
+
+int capacity(const NodeSlots& host, bool oversubscribe) {
+  if (host.max_slots) return *host.max_slots;
+  return oversubscribe ? std::numeric_limits<int>::max() : host.slots;
+}
+
+}  // namespace
+
+Result<JobMap> map_job(const std::vector<NodeSlots>& hosts, const MapRequest& request) {
+  if (hosts.empty()) return Error{.kind = ErrorKind::BadOption, .detail = "no hosts to run on"};
+  if (request.np && *request.np < 1)
+    return Error{.kind = ErrorKind::BadOption,
+                 .detail = fmt::format("-n {}: the number of processes must be at least 1",
+                                       *request.np)};
+  if (request.per_node && *request.per_node < 1)
+    return Error{.kind = ErrorKind::BadOption,
+                 .detail = fmt::format("-N {}: processes per node must be at least 1",
+                                       *request.per_node)};
+  const int n_hosts = static_cast<int>(hosts.size());
+  const long total_slots = std::accumulate(hosts.begin(), hosts.end(), 0L,
+                                           [](long sum, const NodeSlots& h) { return sum + h.slots; });
+  std::vector<int> load(hosts.size(), 0);
+  std::vector<int> node_of_rank;
+
+  if (request.per_node) {
+    const int ppn = *request.per_node;
+    const long np = request.np ? *request.np : static_cast<long>(ppn) * n_hosts;
+    if (np > static_cast<long>(ppn) * n_hosts)
+      return Error{.kind = ErrorKind::BadOption,
+                   .detail = fmt::format("-n {} is more than -N {} on {} nodes", np, ppn, n_hosts)};
+    for (int h = 0; h < n_hosts; ++h) {
+      if (ppn > capacity(hosts[static_cast<std::size_t>(h)], request.oversubscribe))
+        return not_enough(ppn, hosts[static_cast<std::size_t>(h)].slots,
+                          fmt::format("slots are available on {}; give it more slots or pass "
+                                      "--oversubscribe",
+                                      hosts[static_cast<std::size_t>(h)].name));
+    }
+    for (long r = 0; r < np; ++r) node_of_rank.push_back(static_cast<int>(r / ppn));
+  } else {
+    const long np = request.np ? *request.np : total_slots;
+    if (np > 1'000'000)
+      return Error{.kind = ErrorKind::BadOption, .detail = fmt::format("-n {} is too large", np)};
+    long hard_capacity = 0;
+    for (const NodeSlots& h : hosts)
+      hard_capacity += std::min<long>(capacity(h, request.oversubscribe), 1'000'000);
+    if (np > hard_capacity) {
+      if (!request.oversubscribe)
+        return not_enough(static_cast<int>(np), static_cast<int>(total_slots),
+                          "slots are available; ask for fewer, add slots (host:N, slots=N) or "
+                          "pass --oversubscribe");
+      return not_enough(static_cast<int>(np), static_cast<int>(hard_capacity),
+                        "processes fit under the hosts' max_slots limits");
+    }
+    // First fill the slots, in the order of the mapping policy; then, when oversubscribing,
+    // hand out the rest round-robin over the hosts that still have room under max_slots.
+    auto place = [&](int h) {
+      node_of_rank.push_back(h);
+      ++load[static_cast<std::size_t>(h)];
+    };
+    if (request.map_by == MapBy::Slot) {
+      for (int h = 0; h < n_hosts && static_cast<long>(node_of_rank.size()) < np; ++h)
+        while (load[static_cast<std::size_t>(h)] < hosts[static_cast<std::size_t>(h)].slots &&
+               static_cast<long>(node_of_rank.size()) < np)
+          place(h);
+    } else {
+      bool placed = true;
+      while (placed && static_cast<long>(node_of_rank.size()) < np) {
+        placed = false;
+        for (int h = 0; h < n_hosts && static_cast<long>(node_of_rank.size()) < np; ++h)
+          if (load[static_cast<std::size_t>(h)] < hosts[static_cast<std::size_t>(h)].slots) {
+            place(h);
+            placed = true;
+          }
+      }
+    }
+    while (static_cast<long>(node_of_rank.size()) < np)
+      for (int h = 0; h < n_hosts && static_cast<long>(node_of_rank.size()) < np; ++h)
+        if (load[static_cast<std::size_t>(h)] < capacity(hosts[static_cast<std::size_t>(h)], true))
+          place(h);
+    // Slot mapping keeps ranks of a node contiguous: renumber by node when oversubscribed.
+    if (request.map_by == MapBy::Slot) {
+      std::vector<int> sorted = node_of_rank;
+      std::sort(sorted.begin(), sorted.end());
+      node_of_rank = sorted;
+    }
+  }
+
+  // Keep only nodes that received ranks; renumber them densely in host order.
+  std::vector<int> new_index(hosts.size(), -1);
+  std::vector<std::string> used;
+  for (int node : node_of_rank)
+    if (new_index[static_cast<std::size_t>(node)] < 0) {
+      new_index[static_cast<std::size_t>(node)] = 0;
+    }
+  for (std::size_t h = 0; h < hosts.size(); ++h)
+    if (new_index[h] == 0) {
+      new_index[h] = static_cast<int>(used.size());
+      used.push_back(hosts[h].name);
+    }
+  for (int& node : node_of_rank) node = new_index[static_cast<std::size_t>(node)];
+  return JobMap(std::move(used), std::move(node_of_rank));
+}
+
+}  // namespace mpilaunch

@@ -1,0 +1,62 @@
+#pragma once
+/// Ranks -> nodes -> local ranks and peers: where every rank of a job runs.
+/// Pure: computed by the launcher from hosts and mapping options, shipped to agents in JobSpec.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.hpp"
+
+namespace mpilaunch {
+
+struct NodeSlots {
+  std::string name;
+  int slots = 1;
+  std::optional<int> max_slots;
+};
+
+enum class MapBy { Slot, Node };
+
+struct MapRequest {
+  std::optional<int> np;        // -n; default: every slot (or per_node x nodes)
+  std::optional<int> per_node;  // -N
+  MapBy map_by = MapBy::Slot;
+  bool oversubscribe = false;
+};
+
+/// The placement of one job. Only nodes that received ranks are kept, in host order, so node
+/// ids are contiguous. Ranks on a node are in increasing order.
+class JobMap {
+ public:
+  JobMap() = default;
+  JobMap(std::vector<std::string> nodes, std::vector<int> node_of_rank);
+
+  int size() const { return static_cast<int>(node_of_rank_.size()); }
+  int node_count() const { return static_cast<int>(nodes_.size()); }
+  const std::vector<std::string>& nodes() const { return nodes_; }
+  const std::string& node_name(int node) const { return nodes_[static_cast<std::size_t>(node)]; }
+  int node_of(int rank) const { return node_of_rank_[static_cast<std::size_t>(rank)]; }
+  const std::vector<int>& ranks_on(int node) const { return ranks_on_[static_cast<std::size_t>(node)]; }
+  /// Index of `rank` among the ranks of its node (PMIX_LOCAL_RANK; also the node rank here).
+  int local_rank(int rank) const { return local_rank_[static_cast<std::size_t>(rank)]; }
+
+  /// PMIx_generate_regex input: node names in node order, comma-separated.
+  std::string node_list() const;
+  /// PMIx_generate_ppn input: per node the comma-separated ranks, nodes separated by ';'.
+  std::string proc_list() const;
+  /// MPICH PMI_process_mapping: "(vector,(start,count,ppn),...)" over rank blocks.
+  std::string pmi_process_mapping() const;
+
+ private:
+  std::vector<std::string> nodes_;
+  std::vector<int> node_of_rank_;
+  std::vector<std::vector<int>> ranks_on_;
+  std::vector<int> local_rank_;
+};
+
+/// Places ranks on `hosts`. Errors: BadOption for impossible requests (np < 1, -N < 1, no
+/// hosts), NotEnoughSlots (detail says how many were asked and available, and how to fix it).
+Result<JobMap> map_job(const std::vector<NodeSlots>& hosts, const MapRequest& request);
+
+}  // namespace mpilaunch

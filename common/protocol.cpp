@@ -1,0 +1,313 @@
+#include "common/protocol.hpp"
+
+#include <fmt/format.h>
+
+#include "common/codec.hpp"
+
+namespace mpilaunch::protocol {
+namespace {
+
+using codec::Reader;
+using codec::Writer;
+
+void put_opt(Writer& w, const std::optional<int>& v) {
+  w.boolean(v.has_value());
+  if (v) w.i32(*v);
+}
+std::optional<int> get_opt(Reader& r) {
+  if (!r.boolean()) return std::nullopt;
+  return r.i32();
+}
+
+void put_error(Writer& w, const Error& e) {
+  w.u16(static_cast<std::uint16_t>(e.kind));
+  w.str(e.host);
+  put_opt(w, e.rank);
+  put_opt(w, e.exit_code);
+  put_opt(w, e.signal);
+  put_opt(w, e.pid);
+  put_opt(w, e.count);
+  w.str(e.phase);
+  w.str(e.executable);
+  w.str(e.detail);
+  w.strings(e.evidence);
+}
+Error get_error(Reader& r) {
+  Error e;
+  const std::uint16_t kind = r.u16();
+  e.kind = kind <= static_cast<std::uint16_t>(ErrorKind::Unknown) ? static_cast<ErrorKind>(kind)
+                                                                   : ErrorKind::Unknown;
+  e.host = r.str();
+  e.rank = get_opt(r);
+  e.exit_code = get_opt(r);
+  e.signal = get_opt(r);
+  e.pid = get_opt(r);
+  e.count = get_opt(r);
+  e.phase = r.str();
+  e.executable = r.str();
+  e.detail = r.str();
+  e.evidence = r.strings();
+  return e;
+}
+
+// One encode overload per message; the field order here is the wire order of docs/protocol.md.
+void put(Writer& w, const LauncherHello& m) {
+  w.str(m.launcher_version);
+  w.str(m.token);
+  w.u32(m.node_index);
+  w.str(m.node_name);
+}
+void put(Writer& w, const AgentHello& m) {
+  w.str(m.agent_version);
+  w.str(m.os_hostname);
+  w.i32(m.pid);
+  w.u32(m.cpus);
+}
+void put(Writer& w, const JobSpec& m) {
+  w.str(m.job_id);
+  w.str(m.nspace);
+  w.u32(m.attempt);
+  w.u32(static_cast<std::uint32_t>(m.nodes.size()));
+  for (const NodeRanks& node : m.nodes) {
+    w.str(node.name);
+    w.u32(static_cast<std::uint32_t>(node.ranks.size()));
+    for (std::uint32_t rank : node.ranks) w.u32(rank);
+  }
+  w.strings(m.argv);
+  w.strings(m.env);
+  w.str(m.wdir);
+  w.str(m.tmpdir);
+  w.boolean(m.virtual_nodes);
+}
+void put(Writer& w, const Spawn& m) { w.str(m.nspace); }
+void put(Writer& w, const RankStarted& m) {
+  w.u32(m.rank);
+  w.i32(m.pid);
+}
+void put(Writer& w, const RankOutput& m) {
+  w.u32(m.rank);
+  w.u8(static_cast<std::uint8_t>(m.stream));
+  w.bytes(m.data);
+}
+void put(Writer& w, const FenceContribute& m) {
+  w.str(m.nspace);
+  w.u32(m.seq);
+  w.i32(m.status);
+  w.boolean(m.collect);
+  w.bytes(m.data);
+}
+void put(Writer& w, const FenceRelease& m) {
+  w.str(m.nspace);
+  w.u32(m.seq);
+  w.i32(m.status);
+  w.bytes(m.data);
+}
+void put(Writer& w, const DmodexRequest& m) {
+  w.str(m.nspace);
+  w.u32(m.rank);
+}
+void put(Writer& w, const DmodexReply& m) {
+  w.i32(m.status);
+  w.bytes(m.data);
+}
+void put(Writer& w, const RankExited& m) {
+  w.u32(m.rank);
+  w.i32(m.pid);
+  if (const auto* exited = std::get_if<Exited>(&m.reason)) {
+    w.u8(0);
+    w.i32(exited->code);
+  } else {
+    const auto& signaled = std::get<Signaled>(m.reason);
+    w.u8(signaled.core_dumped ? 2 : 1);
+    w.i32(signaled.signal);
+  }
+  put_opt(w, m.abort_status);
+  w.boolean(m.connected);
+  w.boolean(m.finalized);
+}
+void put(Writer& w, const SpawnFailed& m) { put_error(w, m.error); }
+void put(Writer& w, const Kill& m) { w.i32(m.signal); }
+void put(Writer&, const Shutdown&) {}
+void put(Writer& w, const AgentError& m) { put_error(w, m.error); }
+void put(Writer&, const AgentBye&) {}
+
+// One decode function per message type.
+Message get(Reader& r, MsgType type) {
+  switch (type) {
+    case MsgType::LauncherHello: {
+      LauncherHello m;
+      m.launcher_version = r.str();
+      m.token = r.str();
+      m.node_index = r.u32();
+      m.node_name = r.str();
+      return m;
+    }
+    case MsgType::AgentHello: {
+      AgentHello m;
+      m.agent_version = r.str();
+      m.os_hostname = r.str();
+      m.pid = r.i32();
+      m.cpus = r.u32();
+      return m;
+    }
+    case MsgType::JobSpec: {
+      JobSpec m;
+      m.job_id = r.str();
+      m.nspace = r.str();
+      m.attempt = r.u32();
+      const std::uint32_t nodes = r.u32();
+      for (std::uint32_t i = 0; i < nodes && r.ok(); ++i) {
+        NodeRanks node;
+        node.name = r.str();
+        const std::uint32_t count = r.u32();
+        if (count > r.remaining() / 4) {
+          r.reject();
+          break;
+        }
+        for (std::uint32_t k = 0; k < count && r.ok(); ++k) node.ranks.push_back(r.u32());
+        m.nodes.push_back(std::move(node));
+      }
+      m.argv = r.strings();
+      m.env = r.strings();
+      m.wdir = r.str();
+      m.tmpdir = r.str();
+      m.virtual_nodes = r.boolean();
+      return m;
+    }
+    case MsgType::Spawn: return Spawn{r.str()};
+    case MsgType::RankStarted: {
+      RankStarted m;
+      m.rank = r.u32();
+      m.pid = r.i32();
+      return m;
+    }
+    case MsgType::RankOutput: {
+      RankOutput m;
+      m.rank = r.u32();
+      const std::uint8_t stream = r.u8();
+      if (stream != 1 && stream != 2) r.reject();
+      m.stream = static_cast<Stream>(stream);
+      m.data = r.bytes();
+      return m;
+    }
+    case MsgType::FenceContribute: {
+      FenceContribute m;
+      m.nspace = r.str();
+      m.seq = r.u32();
+      m.status = r.i32();
+      m.collect = r.boolean();
+      m.data = r.bytes();
+      return m;
+    }
+    case MsgType::FenceRelease: {
+      FenceRelease m;
+      m.nspace = r.str();
+      m.seq = r.u32();
+      m.status = r.i32();
+      m.data = r.bytes();
+      return m;
+    }
+    case MsgType::DmodexRequest: {
+      DmodexRequest m;
+      m.nspace = r.str();
+      m.rank = r.u32();
+      return m;
+    }
+    case MsgType::DmodexReply: {
+      DmodexReply m;
+      m.status = r.i32();
+      m.data = r.bytes();
+      return m;
+    }
+    case MsgType::RankExited: {
+      RankExited m;
+      m.rank = r.u32();
+      m.pid = r.i32();
+      const std::uint8_t how = r.u8();
+      const std::int32_t value = r.i32();
+      if (how == 0) {
+        m.reason = Exited{value};
+      } else if (how == 1 || how == 2) {
+        m.reason = Signaled{value, how == 2};
+      } else {
+        r.reject();
+      }
+      m.abort_status = get_opt(r);
+      m.connected = r.boolean();
+      m.finalized = r.boolean();
+      return m;
+    }
+    case MsgType::SpawnFailed: return SpawnFailed{get_error(r)};
+    case MsgType::Kill: return Kill{r.i32()};
+    case MsgType::Shutdown: return Shutdown{};
+    case MsgType::AgentError: return AgentError{get_error(r)};
+    case MsgType::AgentBye: return AgentBye{};
+  }
+  return AgentBye{};
+}
+
+bool is_known(std::uint16_t type) {
+  return type >= static_cast<std::uint16_t>(MsgType::LauncherHello) &&
+         type <= static_cast<std::uint16_t>(MsgType::AgentBye);
+}
+
+std::uint32_t read_u32(std::span<const std::byte> in, std::size_t at) {
+  std::uint32_t v = 0;
+  for (int i = 0; i < 4; ++i) v |= std::uint32_t(std::to_integer<std::uint8_t>(in[at + i])) << (8 * i);
+  return v;
+}
+
+}  // namespace
+
+MsgType type_of(const Message& message) {
+  return static_cast<MsgType>(message.index() + 1);
+}
+
+std::vector<std::byte> encode(const Message& message, std::uint32_t id, std::uint32_t refers_to) {
+  Writer w;
+  w.u16(kProtocolVersion);
+  w.u16(static_cast<std::uint16_t>(type_of(message)));
+  w.u32(id);
+  w.u32(refers_to);
+  w.u32(0);  // body size, patched below
+  std::visit([&](const auto& m) { put(w, m); }, message);
+  std::vector<std::byte>& out = w.buffer();
+  const auto body = static_cast<std::uint32_t>(out.size() - kHeaderBytes);
+  for (int i = 0; i < 4; ++i) out[12 + i] = static_cast<std::byte>((body >> (8 * i)) & 0xff);
+  return std::move(out);
+}
+
+Result<std::optional<Frame>> decode_frame(std::span<const std::byte> in) {
+  if (in.size() < kHeaderBytes) return std::optional<Frame>{};
+  Header h;
+  h.version = static_cast<std::uint16_t>(std::to_integer<std::uint8_t>(in[0]) |
+                                         (std::to_integer<std::uint8_t>(in[1]) << 8));
+  const auto type = static_cast<std::uint16_t>(std::to_integer<std::uint8_t>(in[2]) |
+                                               (std::to_integer<std::uint8_t>(in[3]) << 8));
+  h.id = read_u32(in, 4);
+  h.refers_to = read_u32(in, 8);
+  h.body_bytes = read_u32(in, 12);
+  if (h.version != kProtocolVersion)
+    return Error{.kind = ErrorKind::ProtocolMismatch,
+                 .detail = fmt::format("peer speaks protocol version {}, this side {}", h.version,
+                                       kProtocolVersion)};
+  if (!is_known(type) || h.body_bytes > kMaxBodyBytes)
+    return Error{.kind = ErrorKind::MalformedFrame,
+                 .detail = fmt::format("frame type {}, {} bytes", type, h.body_bytes)};
+  h.type = static_cast<MsgType>(type);
+  if (in.size() - kHeaderBytes < h.body_bytes) return std::optional<Frame>{};
+  const auto body = in.subspan(kHeaderBytes, h.body_bytes);
+  return std::optional<Frame>{Frame{h, {body.begin(), body.end()}}};
+}
+
+Result<Envelope> decode_message(const Frame& frame) {
+  Reader r(frame.body);
+  Message message = get(r, frame.header.type);
+  if (!r.done())
+    return Error{.kind = ErrorKind::MalformedFrame,
+                 .detail = fmt::format("body of frame type {} ({} bytes) does not parse",
+                                       static_cast<int>(frame.header.type), frame.body.size())};
+  return Envelope{std::move(message), frame.header.id, frame.header.refers_to};
+}
+
+}  // namespace mpilaunch::protocol

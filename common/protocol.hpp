@@ -1,0 +1,209 @@
+#pragma once
+/// The launcher <-> agent protocol: every message, its bytes and the framing, in one place.
+/// docs/protocol.md documents the same; change both, the round-trip test and the fuzz corpus
+/// together. Carried over any byte stream after the agent's hello line (common/handshake.hpp).
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "common/error.hpp"
+#include "common/exit_reason.hpp"
+#include "common/result.hpp"
+
+namespace mpilaunch::protocol {
+
+inline constexpr std::uint16_t kProtocolVersion = 1;
+inline constexpr std::size_t kHeaderBytes = 16;  // version, type: u16; id, refers_to, size: u32
+inline constexpr std::uint32_t kMaxBodyBytes = 16u << 20;
+
+enum class MsgType : std::uint16_t {
+  LauncherHello = 1,
+  AgentHello = 2,
+  JobSpec = 3,
+  Spawn = 4,
+  RankStarted = 5,
+  RankOutput = 6,
+  FenceContribute = 7,
+  FenceRelease = 8,
+  DmodexRequest = 9,
+  DmodexReply = 10,
+  RankExited = 11,
+  SpawnFailed = 12,
+  Kill = 13,
+  Shutdown = 14,
+  AgentError = 15,
+  AgentBye = 16,
+};
+
+/// launcher -> agent, first frame: who the agent is in this job. The token never goes on argv.
+struct LauncherHello {
+  std::string launcher_version;
+  std::string token;
+  std::uint32_t node_index = 0;
+  std::string node_name;  // the PMIx hostname of this node (a virtual name in local mode)
+  friend bool operator==(const LauncherHello&, const LauncherHello&) = default;
+};
+
+/// agent -> launcher, answer to LauncherHello.
+struct AgentHello {
+  std::string agent_version;
+  std::string os_hostname;
+  std::int32_t pid = 0;
+  std::uint32_t cpus = 0;
+  friend bool operator==(const AgentHello&, const AgentHello&) = default;
+};
+
+struct NodeRanks {
+  std::string name;
+  std::vector<std::uint32_t> ranks;
+  friend bool operator==(const NodeRanks&, const NodeRanks&) = default;
+};
+
+/// launcher -> agent: one attempt of the job. The agent serves nodes[node_index].
+struct JobSpec {
+  std::string job_id;
+  std::string nspace;  // fresh per attempt
+  std::uint32_t attempt = 1;
+  std::vector<NodeRanks> nodes;
+  std::vector<std::string> argv;         // program and its arguments
+  std::vector<std::string> env;          // NAME=value set in every rank (-x, --mca, launcher's)
+  std::string wdir;                      // empty: the agent's working directory
+  std::string tmpdir;                    // base directory for every temporary file of the job
+  bool virtual_nodes = false;            // several nodes share this machine
+  friend bool operator==(const JobSpec&, const JobSpec&) = default;
+};
+
+/// launcher -> agent: fork this node's ranks of `nspace`.
+struct Spawn {
+  std::string nspace;
+  friend bool operator==(const Spawn&, const Spawn&) = default;
+};
+
+struct RankStarted {
+  std::uint32_t rank = 0;
+  std::int32_t pid = 0;
+  friend bool operator==(const RankStarted&, const RankStarted&) = default;
+};
+
+enum class Stream : std::uint8_t { Stdout = 1, Stderr = 2 };
+
+/// agent -> launcher: a chunk of a rank's output, in order per (rank, stream).
+struct RankOutput {
+  std::uint32_t rank = 0;
+  Stream stream = Stream::Stdout;
+  std::vector<std::byte> data;
+  friend bool operator==(const RankOutput&, const RankOutput&) = default;
+};
+
+/// agent -> launcher: this node's part of fence `seq` of `nspace`.
+struct FenceContribute {
+  std::string nspace;
+  std::uint32_t seq = 0;
+  std::int32_t status = 0;  // PMIx status of the local collective
+  bool collect = false;
+  std::vector<std::byte> data;
+  friend bool operator==(const FenceContribute&, const FenceContribute&) = default;
+};
+
+/// launcher -> agents: every node's blob concatenated in node order, or a failure status.
+struct FenceRelease {
+  std::string nspace;
+  std::uint32_t seq = 0;
+  std::int32_t status = 0;
+  std::vector<std::byte> data;
+  friend bool operator==(const FenceRelease&, const FenceRelease&) = default;
+};
+
+/// agent -> launcher -> owning agent: the modex data of one rank. Replies carry refers_to.
+struct DmodexRequest {
+  std::string nspace;
+  std::uint32_t rank = 0;
+  friend bool operator==(const DmodexRequest&, const DmodexRequest&) = default;
+};
+
+struct DmodexReply {
+  std::int32_t status = 0;
+  std::vector<std::byte> data;
+  friend bool operator==(const DmodexReply&, const DmodexReply&) = default;
+};
+
+/// agent -> launcher: a rank has ended and its output is drained.
+struct RankExited {
+  std::uint32_t rank = 0;
+  std::int32_t pid = 0;
+  ExitReason reason = Exited{0};
+  std::optional<std::int32_t> abort_status;  // set when the rank called PMIx_Abort (MPI_Abort)
+  bool connected = false;                    // reached PMIx_Init
+  bool finalized = false;                    // reached PMIx_Finalize
+  friend bool operator==(const RankExited&, const RankExited&) = default;
+};
+
+/// agent -> launcher: a rank could not be started (exec failure, bad wdir, ...).
+struct SpawnFailed {
+  Error error;
+  friend bool operator==(const SpawnFailed&, const SpawnFailed&) = default;
+};
+
+/// launcher -> agent: send `signal` to every rank's process group.
+struct Kill {
+  std::int32_t signal = 15;
+  friend bool operator==(const Kill&, const Kill&) = default;
+};
+
+/// launcher -> agent: clean up and exit; the agent answers AgentBye first.
+struct Shutdown {
+  friend bool operator==(const Shutdown&, const Shutdown&) = default;
+};
+
+/// agent -> launcher: the agent itself failed (PMIx server init, temp dir, ...).
+struct AgentError {
+  Error error;
+  friend bool operator==(const AgentError&, const AgentError&) = default;
+};
+
+struct AgentBye {
+  friend bool operator==(const AgentBye&, const AgentBye&) = default;
+};
+
+using Message = std::variant<LauncherHello, AgentHello, JobSpec, Spawn, RankStarted, RankOutput,
+                             FenceContribute, FenceRelease, DmodexRequest, DmodexReply, RankExited,
+                             SpawnFailed, Kill, Shutdown, AgentError, AgentBye>;
+
+struct Header {
+  std::uint16_t version = kProtocolVersion;
+  MsgType type = MsgType::LauncherHello;
+  std::uint32_t id = 0;
+  std::uint32_t refers_to = 0;
+  std::uint32_t body_bytes = 0;
+};
+
+/// A whole frame: header plus its raw body.
+struct Frame {
+  Header header;
+  std::vector<std::byte> body;
+  std::size_t wire_size() const { return kHeaderBytes + body.size(); }
+};
+
+/// One decoded message with its request id and the id it answers (0 when none).
+struct Envelope {
+  Message message;
+  std::uint32_t id = 0;
+  std::uint32_t refers_to = 0;
+};
+
+MsgType type_of(const Message& message);
+/// Serialises a message into one frame (header + body), ready to write.
+std::vector<std::byte> encode(const Message& message, std::uint32_t id = 0,
+                              std::uint32_t refers_to = 0);
+/// Decodes the frame at the front of `in`. An empty optional means "not enough bytes yet": keep
+/// them and call again after the next read. Never reads past `in`, never throws, never aborts.
+Result<std::optional<Frame>> decode_frame(std::span<const std::byte> in);
+/// Decodes a frame's body into its message. A body that does not parse exactly is an Error.
+Result<Envelope> decode_message(const Frame& frame);
+
+}  // namespace mpilaunch::protocol

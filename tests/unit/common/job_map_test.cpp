@@ -1,0 +1,68 @@
+#include <doctest/doctest.h>
+
+#include "common/job_map.hpp"
+
+using namespace mpilaunch;
+
+namespace {
+std::vector<int> placement(const JobMap& map) {
+  std::vector<int> out;
+  for (int r = 0; r < map.size(); ++r) out.push_back(map.node_of(r));
+  return out;
+}
+}  // namespace
+
+TEST_CASE("map by slot fills each host in order") {
+  const auto map = map_job({{"a", 2}, {"b", 2}}, {.np = 3});
+  REQUIRE(map.has_value());
+  CHECK(placement(map.value()) == std::vector<int>{0, 0, 1});
+  CHECK(map->local_rank(2) == 0);
+  CHECK(map->node_list() == "a,b");
+  CHECK(map->proc_list() == "0,1;2");
+}
+
+TEST_CASE("default np is every slot; unused hosts are dropped") {
+  CHECK(map_job({{"a", 2}, {"b", 3}}, {})->size() == 5);
+  const auto map = map_job({{"a", 4}, {"b", 4}}, {.np = 2});
+  CHECK(map->node_count() == 1);
+  CHECK(map->nodes() == std::vector<std::string>{"a"});
+}
+
+TEST_CASE("map by node goes round robin") {
+  const auto map = map_job({{"a", 2}, {"b", 2}}, {.np = 3, .map_by = MapBy::Node});
+  CHECK(placement(map.value()) == std::vector<int>{0, 1, 0});
+  CHECK(map->proc_list() == "0,2;1");
+}
+
+TEST_CASE("-N places a fixed count per node") {
+  const auto map = map_job({{"a", 2}, {"b", 2}, {"c", 2}}, {.per_node = 2});
+  CHECK(placement(map.value()) == std::vector<int>{0, 0, 1, 1, 2, 2});
+  CHECK(map_job({{"a", 1}}, {.per_node = 2}).error().kind == ErrorKind::NotEnoughSlots);
+  CHECK(map_job({{"a", 1}}, {.per_node = 2, .oversubscribe = true})->size() == 2);
+  CHECK(map_job({{"a", 2}}, {.np = 3, .per_node = 2}).error().kind == ErrorKind::BadOption);
+}
+
+TEST_CASE("too many ranks need --oversubscribe, and max_slots is a hard limit") {
+  const auto refused = map_job({{"a", 2}}, {.np = 3});
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(refused.error().kind == ErrorKind::NotEnoughSlots);
+  CHECK(refused.error().detail.find("3 processes") != std::string::npos);
+  CHECK(refused.error().detail.find("--oversubscribe") != std::string::npos);
+  const auto over = map_job({{"a", 1}, {"b", 1}}, {.np = 5, .oversubscribe = true});
+  CHECK(placement(over.value()) == std::vector<int>{0, 0, 0, 1, 1});
+  CHECK(map_job({{"a", 1, 2}}, {.np = 3, .oversubscribe = true}).error().kind ==
+        ErrorKind::NotEnoughSlots);
+}
+
+TEST_CASE("bad counts are usage errors") {
+  CHECK(map_job({{"a", 1}}, {.np = 0}).error().kind == ErrorKind::BadOption);
+  CHECK(map_job({{"a", 1}}, {.per_node = 0}).error().kind == ErrorKind::BadOption);
+  CHECK(map_job({}, {.np = 1}).error().kind == ErrorKind::BadOption);
+}
+
+TEST_CASE("PMI process mapping folds equal blocks") {
+  CHECK(map_job({{"a", 2}, {"b", 2}}, {})->pmi_process_mapping() == "(vector,(0,2,2))");
+  CHECK(map_job({{"a", 3}, {"b", 1}}, {})->pmi_process_mapping() == "(vector,(0,1,3),(1,1,1))");
+  CHECK(map_job({{"a", 2}, {"b", 2}}, {.map_by = MapBy::Node})->pmi_process_mapping() ==
+        "(vector,(0,2,1),(0,2,1))");
+}

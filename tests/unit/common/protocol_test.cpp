@@ -1,0 +1,114 @@
+#include <doctest/doctest.h>
+
+#include "common/protocol.hpp"
+
+using namespace mpilaunch;
+using namespace mpilaunch::protocol;
+
+namespace {
+
+std::vector<std::byte> bytes(std::string_view s) {
+  const auto* p = reinterpret_cast<const std::byte*>(s.data());
+  return {p, p + s.size()};
+}
+
+Envelope round_trip(const Message& m, std::uint32_t id = 0, std::uint32_t refers_to = 0) {
+  const auto wire = encode(m, id, refers_to);
+  auto frame = decode_frame(wire);
+  REQUIRE(frame.has_value());
+  REQUIRE(frame.value().has_value());
+  CHECK(frame.value()->wire_size() == wire.size());
+  auto env = decode_message(*frame.value());
+  REQUIRE(env.has_value());
+  return env.value();
+}
+
+}  // namespace
+
+TEST_CASE("every message type round-trips") {
+  const std::vector<Message> messages = {
+      LauncherHello{"0.1.0", "secret-token", 2, "node3"},
+      AgentHello{"0.1.0", "host", 1234, 8},
+      JobSpec{"job1", "mpilaunch-job1-1", 1, {{"n1", {0, 1}}, {"n2", {2}}}, {"./a.out", "x y"},
+              {"A=1", "B="}, "/tmp/w", "/dev/shm/j", true},
+      Spawn{"ns"},
+      RankStarted{3, 4242},
+      RankOutput{1, Stream::Stderr, bytes("hello\n")},
+      FenceContribute{"ns", 7, 0, true, bytes("blob")},
+      FenceRelease{"ns", 7, -1, bytes("blobblob")},
+      DmodexRequest{"ns", 5},
+      DmodexReply{0, bytes("data")},
+      RankExited{2, 99, Signaled{11, true}, std::nullopt, true, false},
+      RankExited{2, 99, Exited{3}, 7, true, true},
+      SpawnFailed{Error{.kind = ErrorKind::ExecutableNotFound, .host = "n1", .rank = 0,
+                        .executable = "./nope", .evidence = {"execve: ENOENT"}}},
+      Kill{9},
+      Shutdown{},
+      AgentError{Error{.kind = ErrorKind::PmixError, .detail = "PMIx_server_init: -1"}},
+      AgentBye{},
+  };
+  for (const Message& m : messages) {
+    CAPTURE(static_cast<int>(type_of(m)));
+    const Envelope env = round_trip(m, 17, 4);
+    CHECK(env.message == m);
+    CHECK(env.id == 17);
+    CHECK(env.refers_to == 4);
+  }
+}
+
+TEST_CASE("a partial frame asks for more bytes, byte by byte") {
+  const auto wire = encode(RankOutput{0, Stream::Stdout, bytes("0123456789")});
+  for (std::size_t n = 0; n < wire.size(); ++n) {
+    auto frame = decode_frame(std::span(wire).first(n));
+    REQUIRE(frame.has_value());
+    CHECK_FALSE(frame.value().has_value());
+  }
+  auto full = decode_frame(wire);
+  REQUIRE(full.has_value());
+  CHECK(full.value().has_value());
+}
+
+TEST_CASE("a frame of another protocol version is a named mismatch") {
+  auto wire = encode(Shutdown{});
+  wire[0] = std::byte{2};
+  auto frame = decode_frame(wire);
+  REQUIRE_FALSE(frame.has_value());
+  CHECK(frame.error().kind == ErrorKind::ProtocolMismatch);
+  CHECK(frame.error().detail.find("version 2") != std::string::npos);
+}
+
+TEST_CASE("unknown types, oversized and trailing bodies are malformed frames") {
+  auto unknown = encode(Shutdown{});
+  unknown[2] = std::byte{0x7f};
+  CHECK(decode_frame(unknown).error().kind == ErrorKind::MalformedFrame);
+
+  auto huge = encode(Shutdown{});
+  huge[15] = std::byte{0x7f};
+  CHECK(decode_frame(huge).error().kind == ErrorKind::MalformedFrame);
+
+  // A Kill body with one extra byte: the header is fine, the body does not parse exactly.
+  auto extra = encode(Kill{9});
+  extra.push_back(std::byte{0});
+  extra[12] = std::byte{5};
+  auto frame = decode_frame(extra);
+  REQUIRE(frame.has_value());
+  REQUIRE(frame.value().has_value());
+  CHECK(decode_message(*frame.value()).error().kind == ErrorKind::MalformedFrame);
+
+  // A body cut short inside a length-prefixed string.
+  auto cut = encode(Spawn{"namespace"});
+  cut.resize(cut.size() - 3);
+  cut[12] = std::byte{static_cast<unsigned char>(cut.size() - kHeaderBytes)};
+  frame = decode_frame(cut);
+  REQUIRE(frame.has_value());
+  REQUIRE(frame.value().has_value());
+  CHECK(decode_message(*frame.value()).error().kind == ErrorKind::MalformedFrame);
+}
+
+TEST_CASE("an invalid enum value inside a body is rejected") {
+  auto wire = encode(RankOutput{0, Stream::Stdout, {}});
+  wire[kHeaderBytes + 4] = std::byte{9};  // the stream byte
+  auto frame = decode_frame(wire);
+  REQUIRE(frame.has_value());
+  CHECK_FALSE(decode_message(*frame.value()).has_value());
+}
