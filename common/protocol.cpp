@@ -91,6 +91,7 @@ void put(Writer& w, const RankOutput& m) {
 }
 void put(Writer& w, const FenceContribute& m) {
   w.str(m.nspace);
+  w.str(m.procs);
   w.u32(m.seq);
   w.i32(m.status);
   w.boolean(m.collect);
@@ -98,6 +99,7 @@ void put(Writer& w, const FenceContribute& m) {
 }
 void put(Writer& w, const FenceRelease& m) {
   w.str(m.nspace);
+  w.str(m.procs);
   w.u32(m.seq);
   w.i32(m.status);
   w.bytes(m.data);
@@ -193,6 +195,7 @@ Message get(Reader& r, MsgType type) {
     case MsgType::FenceContribute: {
       FenceContribute m;
       m.nspace = r.str();
+      m.procs = r.str();
       m.seq = r.u32();
       m.status = r.i32();
       m.collect = r.boolean();
@@ -202,6 +205,7 @@ Message get(Reader& r, MsgType type) {
     case MsgType::FenceRelease: {
       FenceRelease m;
       m.nspace = r.str();
+      m.procs = r.str();
       m.seq = r.u32();
       m.status = r.i32();
       m.data = r.bytes();

@@ -100,9 +100,11 @@ struct RankOutput {
   friend bool operator==(const RankOutput&, const RankOutput&) = default;
 };
 
-/// agent -> launcher: this node's part of fence `seq` of `nspace`.
+/// agent -> launcher: this node's part of fence `seq` over the proc set `procs`
+/// ("nspace:rank;..." as PMIx listed it, the wildcard rank being 4294967294).
 struct FenceContribute {
   std::string nspace;
+  std::string procs;
   std::uint32_t seq = 0;
   std::int32_t status = 0;  // PMIx status of the local collective
   bool collect = false;
@@ -113,6 +115,7 @@ struct FenceContribute {
 /// launcher -> agents: every node's blob concatenated in node order, or a failure status.
 struct FenceRelease {
   std::string nspace;
+  std::string procs;
   std::uint32_t seq = 0;
   std::int32_t status = 0;
   std::vector<std::byte> data;

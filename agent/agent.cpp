@@ -1,0 +1,331 @@
+#include "agent/agent.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "agent/rank_env.hpp"
+#include "common/handshake.hpp"
+#include "mpilaunch_version.h"
+
+extern char** environ;
+
+namespace mpilaunch::agent {
+namespace {
+
+constexpr std::size_t kOutputQueueLimit = 4 << 20;  // bytes of frames queued before readers wait
+constexpr auto kDrainGrace = std::chrono::seconds(2);  // output still open after a rank's exit
+
+template <class... Ts>
+struct Overloaded : Ts... {
+  using Ts::operator()...;
+};
+
+std::string os_hostname() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return "localhost";
+  return name;
+}
+
+std::vector<std::byte> to_bytes(std::string_view s) {
+  const auto* p = reinterpret_cast<const std::byte*>(s.data());
+  return {p, p + s.size()};
+}
+
+}  // namespace
+
+Agent::Agent(asio::io_context& io, int in_fd, int out_fd)
+    : io_(io), frames_(io, in_fd, out_fd, "launcher"), pmix_(io, *this),
+      children_(io, [this](pid_t pid, ExitReason reason) { on_reaped(pid, reason); }) {}
+
+int Agent::run() {
+  frames_.send_raw(to_bytes(handshake::hello_line(os_hostname())));
+  asio::co_spawn(io_, frames_.read_loop(*this, false), asio::detached);
+  io_.run();
+  return exit_code_;
+}
+
+void Agent::on_message(protocol::Envelope envelope) {
+  using namespace protocol;
+  const std::uint32_t id = envelope.id;
+  const std::uint32_t refers_to = envelope.refers_to;
+  std::visit(Overloaded{
+                 [&](const LauncherHello& m) { handle(m); },
+                 [&](const JobSpec& m) { handle(m); },
+                 [&](const Spawn& m) { handle(m); },
+                 [&](const Kill& m) { handle(m); },
+                 [&](const Shutdown& m) { handle(m); },
+                 [&](const FenceRelease& m) {
+                   const auto it = pending_fences_.find({m.nspace + "|" + m.procs, m.seq});
+                   if (it == pending_fences_.end()) return;
+                   it->second(m.status, m.data);
+                   pending_fences_.erase(it);
+                 },
+                 [&](const DmodexRequest& m) {
+                   pmix_.request_dmodex(m.nspace, m.rank,
+                                        [this, id](int status, std::span<const std::byte> data) {
+                                          frames_.send(DmodexReply{status, {data.begin(), data.end()}},
+                                                       0, id);
+                                        });
+                 },
+                 [&](const DmodexReply& m) {
+                   const auto it = pending_dmodex_.find(refers_to);
+                   if (it == pending_dmodex_.end()) return;
+                   it->second(m.status, m.data);
+                   pending_dmodex_.erase(it);
+                 },
+                 [&](const auto& m) {
+                   fail(Error{.kind = ErrorKind::MalformedFrame,
+                              .detail = fmt::format("the agent does not accept message type {}",
+                                                    static_cast<int>(type_of(Message{m})))});
+                 },
+             },
+             envelope.message);
+}
+
+void Agent::on_closed(std::optional<Error> why) {
+  if (finished_) return;
+  if (why) std::fprintf(stderr, "mpilaunch-agent: link to the launcher failed: %s\n", why->detail.c_str());
+  launcher_gone_ = true;
+  if (!shutting_down_) exit_code_ = 1;
+  children_.signal_all(SIGKILL);
+  maybe_finish();
+}
+
+void Agent::handle(const protocol::LauncherHello& m) {
+  hello_ = m;
+  frames_.send(protocol::AgentHello{MPILAUNCH_VERSION, os_hostname(), static_cast<int>(::getpid()),
+                                    static_cast<std::uint32_t>(::sysconf(_SC_NPROCESSORS_ONLN))});
+}
+
+std::string Agent::node_dir() const {
+  return fmt::format("{}/node{}", job_->tmpdir, hello_->node_index);
+}
+
+void Agent::handle(const protocol::JobSpec& m) {
+  if (!hello_) return fail(Error{.kind = ErrorKind::MalformedFrame, .detail = "job spec before hello"});
+  auto values = namespace_values(m, hello_->node_index);
+  if (!values) return fail(values.error());
+  if (job_ && job_->nspace != m.nspace) {
+    pmix_.deregister_namespace(job_->nspace);
+    ranks_.clear();
+    rank_of_pid_.clear();
+  }
+  job_ = m;
+  std::error_code ec;
+  for (const char* sub : {"pmix", "vader", "ompi"})
+    std::filesystem::create_directories(node_dir() + "/" + sub, ec);
+  if (ec)
+    return fail(Error{.kind = ErrorKind::OutOfResources, .host = hello_->node_name,
+                      .detail = fmt::format("cannot create {}: {}", node_dir(), ec.message())});
+  if (!pmix_.initialized()) {
+    if (auto st = pmix_.init(hello_->node_name, hello_->node_index, node_dir() + "/pmix"); !st)
+      return fail(st.error());
+  }
+  const std::string ns_dir = node_dir() + "/ompi/" + m.nspace;
+  std::filesystem::create_directories(ns_dir, ec);
+  if (auto st = pmix_.register_namespace(m.nspace, values.value(), node_dir() + "/ompi", ns_dir); !st)
+    return fail(st.error());
+}
+
+void Agent::handle(const protocol::Spawn& m) {
+  if (!job_ || job_->nspace != m.nspace)
+    return fail(Error{.kind = ErrorKind::MalformedFrame, .detail = "spawn of an unknown namespace"});
+  for (const protocol::NodeRanks& node : std::span(job_->nodes).subspan(hello_->node_index, 1))
+    for (std::uint32_t rank : node.ranks) {
+      if (shutting_down_) return;
+      spawn_rank(rank);
+    }
+}
+
+void Agent::spawn_rank(std::uint32_t rank) {
+  const auto& local = job_->nodes[hello_->node_index].ranks;
+  const int local_rank = static_cast<int>(std::find(local.begin(), local.end(), rank) - local.begin());
+  std::size_t size = 0;
+  for (const auto& node : job_->nodes) size += node.ranks.size();
+  auto report_failure = [&](Error e) {
+    e.host = hello_->node_name;
+    e.rank = static_cast<int>(rank);
+    if (e.phase.empty()) e.phase = "spawn";
+    Rank& r = ranks_[rank];
+    r.rank = rank;
+    r.reported = true;
+    frames_.send(protocol::SpawnFailed{std::move(e)});
+  };
+  auto pmix_env = pmix_.register_client(job_->nspace, rank, ::getuid(), ::getgid());
+  if (!pmix_env) return report_failure(pmix_env.error());
+  RankEnvInput input;
+  for (char** e = environ; *e != nullptr; ++e) input.inherited.emplace_back(*e);
+  input.pmix = std::move(pmix_env).value();
+  input.job = job_->env;
+  input.placement = RankPlacement{static_cast<int>(rank), static_cast<int>(size), local_rank,
+                                  static_cast<int>(local.size()), local_rank,
+                                  static_cast<int>(job_->attempt)};
+  input.vader_dir = node_dir() + "/vader";
+  input.ompi_tmpdir = node_dir() + "/ompi";
+  input.virtual_nodes = job_->virtual_nodes;
+  auto child = children_.spawn(SpawnRequest{rank, job_->argv, build_rank_env(input), job_->wdir});
+  if (!child) {
+    pmix_.deregister_client(job_->nspace, rank);
+    return report_failure(child.error());
+  }
+  Rank& r = ranks_[rank];
+  r.rank = rank;
+  r.pid = child->pid;
+  r.open_streams = 2;
+  r.out = std::make_unique<asio::posix::stream_descriptor>(io_, child->stdout_fd);
+  r.err = std::make_unique<asio::posix::stream_descriptor>(io_, child->stderr_fd);
+  rank_of_pid_[child->pid] = rank;
+  frames_.send(protocol::RankStarted{rank, child->pid});
+  asio::co_spawn(io_, pump(rank, protocol::Stream::Stdout, *r.out), asio::detached);
+  asio::co_spawn(io_, pump(rank, protocol::Stream::Stderr, *r.err), asio::detached);
+}
+
+asio::awaitable<void> Agent::pump(std::uint32_t rank, protocol::Stream stream,
+                                  asio::posix::stream_descriptor& source) {
+  std::vector<std::byte> buffer(64 * 1024);
+  for (;;) {
+    co_await frames_.wait_below(kOutputQueueLimit);
+    boost::system::error_code ec;
+    const std::size_t n = co_await source.async_read_some(
+        asio::buffer(buffer), asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) break;
+    frames_.send(protocol::RankOutput{rank, stream, {buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(n)}});
+  }
+  Rank& r = ranks_[rank];
+  --r.open_streams;
+  maybe_report(r);
+}
+
+void Agent::on_reaped(pid_t pid, ExitReason reason) {
+  const auto it = rank_of_pid_.find(pid);
+  if (it == rank_of_pid_.end()) return;  // a child whose exec failed: already reported
+  Rank& r = ranks_[it->second];
+  r.exit = reason;
+  maybe_report(r);
+}
+
+void Agent::maybe_report(Rank& r) {
+  if (r.reported || !r.exit) return;
+  if (r.open_streams > 0) {
+    // Something the rank started may still hold its output open: wait a little, then stop.
+    if (!r.drain) {
+      r.drain = std::make_unique<asio::steady_timer>(io_, kDrainGrace);
+      r.drain->async_wait([this, rank = r.rank](const boost::system::error_code& ec) {
+        if (ec) return;
+        Rank& late = ranks_[rank];
+        boost::system::error_code ignored;
+        late.out->close(ignored);
+        late.err->close(ignored);
+      });
+    }
+    return;
+  }
+  if (r.drain) r.drain->cancel();
+  r.reported = true;
+  frames_.send(protocol::RankExited{r.rank, r.pid, *r.exit,
+                                    r.abort_status ? std::optional<std::int32_t>(*r.abort_status)
+                                                   : std::nullopt,
+                                    r.connected, r.finalized});
+  if (job_) pmix_.deregister_client(job_->nspace, r.rank);
+  maybe_finish();
+}
+
+void Agent::handle(const protocol::Kill& m) { children_.signal_all(m.signal); }
+
+void Agent::handle(const protocol::Shutdown&) {
+  shutting_down_ = true;
+  children_.signal_all(SIGKILL);
+  maybe_finish();
+}
+
+void Agent::fail(Error error) {
+  if (error.host.empty() && hello_) error.host = hello_->node_name;
+  frames_.send(protocol::AgentError{std::move(error)});
+}
+
+Agent::Rank* Agent::find_rank(const std::string& nspace, std::uint32_t rank) {
+  if (!job_ || job_->nspace != nspace) return nullptr;
+  const auto it = ranks_.find(rank);
+  return it == ranks_.end() ? nullptr : &it->second;
+}
+
+void Agent::on_client_connected(const std::string& nspace, std::uint32_t rank) {
+  if (Rank* r = find_rank(nspace, rank)) r->connected = true;
+}
+
+void Agent::on_client_finalized(const std::string& nspace, std::uint32_t rank) {
+  if (Rank* r = find_rank(nspace, rank)) r->finalized = true;
+}
+
+void Agent::on_abort(const std::string& nspace, std::uint32_t rank, int status, const std::string&) {
+  if (Rank* r = find_rank(nspace, rank)) r->abort_status = status;
+}
+
+void Agent::on_fence(const std::string& nspace, const std::string& signature, bool collect,
+                     int local_status, std::vector<std::byte> data, ModexDone done) {
+  const std::string key = nspace + "|" + signature;
+  const std::uint32_t seq = ++fence_counts_[key];
+  pending_fences_[{key, seq}] = std::move(done);
+  frames_.send(protocol::FenceContribute{nspace, signature, seq, local_status, collect, std::move(data)});
+}
+
+void Agent::on_dmodex(const std::string& nspace, std::uint32_t rank, ModexDone done) {
+  const std::uint32_t id = next_request_id_++;
+  pending_dmodex_[id] = std::move(done);
+  frames_.send(protocol::DmodexRequest{nspace, rank}, id);
+}
+
+void Agent::on_log(const std::string& nspace, std::optional<std::uint32_t> rank, std::string text) {
+  if (!text.empty() && text.back() != '\n') text += '\n';
+  if (rank && find_rank(nspace, *rank) != nullptr) {
+    frames_.send(protocol::RankOutput{*rank, protocol::Stream::Stderr, to_bytes(text)});
+  } else {
+    std::fputs(text.c_str(), stderr);
+  }
+}
+
+void Agent::maybe_finish() {
+  if (finished_ || !(shutting_down_ || launcher_gone_)) return;
+  for (const auto& [rank, r] : ranks_)
+    if (!r.reported) return;
+  finish();
+}
+
+void Agent::finish() {
+  finished_ = true;
+  for (auto& [key, done] : pending_fences_) done(-1, {});
+  pending_fences_.clear();
+  for (auto& [id, done] : pending_dmodex_) done(-1, {});
+  pending_dmodex_.clear();
+  if (job_) pmix_.deregister_namespace(job_->nspace);
+  pmix_.finalize();
+  remove_job_files();
+  if (launcher_gone_) {
+    io_.stop();
+    return;
+  }
+  frames_.send(protocol::AgentBye{});
+  asio::co_spawn(
+      io_,
+      [this]() -> asio::awaitable<void> {
+        co_await frames_.flush();
+        io_.stop();
+      },
+      asio::detached);
+}
+
+void Agent::remove_job_files() {
+  if (!job_ || !hello_) return;
+  std::error_code ec;
+  std::filesystem::remove_all(node_dir(), ec);
+  ::rmdir(job_->tmpdir.c_str());  // the last agent of a machine removes the job directory
+}
+
+}  // namespace mpilaunch::agent

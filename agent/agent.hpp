@@ -1,0 +1,91 @@
+#pragma once
+/// [io] The agent: says hello, serves the launcher's frames, runs this node's ranks under its
+/// PMIx server, forwards their output and exits, and cleans up whatever happens to the link.
+
+#include <sys/types.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "agent/child_set.hpp"
+#include "agent/pmix_host.hpp"
+#include "common/asio.hpp"
+#include "common/frame_stream.hpp"
+#include "common/protocol.hpp"
+
+namespace mpilaunch::agent {
+
+class Agent final : public FrameSink, public PmixEvents {
+ public:
+  /// `in_fd`/`out_fd` carry the protocol (the agent's original stdin and stdout).
+  Agent(asio::io_context& io, int in_fd, int out_fd);
+  /// Runs until the launcher says Shutdown or goes away; returns the agent's exit code.
+  int run();
+
+ private:
+  struct Rank {
+    std::uint32_t rank = 0;
+    pid_t pid = -1;
+    int open_streams = 0;
+    std::optional<ExitReason> exit;
+    std::optional<int> abort_status;
+    bool connected = false;
+    bool finalized = false;
+    bool reported = false;
+    std::unique_ptr<asio::posix::stream_descriptor> out, err;
+    std::unique_ptr<asio::steady_timer> drain;
+  };
+
+  // FrameSink
+  void on_hello(const handshake::Hello&) override {}
+  void on_message(protocol::Envelope envelope) override;
+  void on_closed(std::optional<Error> why) override;
+  // PmixEvents
+  void on_client_connected(const std::string& nspace, std::uint32_t rank) override;
+  void on_client_finalized(const std::string& nspace, std::uint32_t rank) override;
+  void on_abort(const std::string& nspace, std::uint32_t rank, int status,
+                const std::string& message) override;
+  void on_fence(const std::string& nspace, const std::string& signature, bool collect,
+                int local_status, std::vector<std::byte> data, ModexDone done) override;
+  void on_dmodex(const std::string& nspace, std::uint32_t rank, ModexDone done) override;
+  void on_log(const std::string& nspace, std::optional<std::uint32_t> rank, std::string text) override;
+
+  void handle(const protocol::LauncherHello& m);
+  void handle(const protocol::JobSpec& m);
+  void handle(const protocol::Spawn& m);
+  void spawn_rank(std::uint32_t rank);
+  void handle(const protocol::Kill& m);
+  void handle(const protocol::Shutdown& m);
+  void fail(Error error);
+
+  Rank* find_rank(const std::string& nspace, std::uint32_t rank);
+  asio::awaitable<void> pump(std::uint32_t rank, protocol::Stream stream,
+                             asio::posix::stream_descriptor& source);
+  void on_reaped(pid_t pid, ExitReason reason);
+  void maybe_report(Rank& rank);
+  void maybe_finish();
+  void finish();
+  void remove_job_files();
+  std::string node_dir() const;
+
+  asio::io_context& io_;
+  FrameStream frames_;
+  PmixHost pmix_;
+  ChildSet children_;
+  std::optional<protocol::LauncherHello> hello_;
+  std::optional<protocol::JobSpec> job_;
+  std::map<std::uint32_t, Rank> ranks_;
+  std::map<pid_t, std::uint32_t> rank_of_pid_;
+  std::map<std::string, std::uint32_t> fence_counts_;
+  std::map<std::pair<std::string, std::uint32_t>, ModexDone> pending_fences_;
+  std::map<std::uint32_t, ModexDone> pending_dmodex_;
+  std::uint32_t next_request_id_ = 1;
+  bool shutting_down_ = false;
+  bool launcher_gone_ = false;
+  bool finished_ = false;
+  int exit_code_ = 0;
+};
+
+}  // namespace mpilaunch::agent

@@ -1,0 +1,192 @@
+#include "agent/child_set.hpp"
+
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace mpilaunch::agent {
+namespace {
+
+struct ExecFailure {
+  char stage;  // 'W': chdir, 'E': execve, 'S': setup
+  int err;
+};
+
+std::string env_value(const std::vector<std::string>& env, std::string_view name) {
+  for (const auto& entry : env)
+    if (entry.size() > name.size() && entry.compare(0, name.size(), name) == 0 &&
+        entry[name.size()] == '=')
+      return entry.substr(name.size() + 1);
+  return {};
+}
+
+// Checks one candidate path: 0 if executable, else an errno-like reason.
+int check_candidate(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return errno;
+  if (S_ISDIR(st.st_mode)) return EISDIR;
+  if (::access(path.c_str(), X_OK) != 0) return errno;
+  return 0;
+}
+
+Error exec_error(int err, const std::string& program) {
+  if (err == ENOENT || err == ENOTDIR)
+    return Error{.kind = ErrorKind::ExecutableNotFound, .executable = program,
+                 .detail = std::strerror(err)};
+  return Error{.kind = ErrorKind::ExecutableNotExecutable, .executable = program,
+               .detail = std::strerror(err)};
+}
+
+}  // namespace
+
+Result<std::string> resolve_executable(const std::string& program, const std::vector<std::string>& env,
+                                       const std::string& wdir) {
+  if (program.empty())
+    return Error{.kind = ErrorKind::ExecutableNotFound, .detail = "empty program name"};
+  if (program.find('/') != std::string::npos) {
+    const std::string path = program[0] == '/' || wdir.empty() ? program : wdir + "/" + program;
+    const int err = check_candidate(path);
+    if (err != 0) return exec_error(err, program);
+    return path;
+  }
+  std::string search = env_value(env, "PATH");
+  if (search.empty()) search = "/usr/local/bin:/usr/bin:/bin";
+  int first_error = ENOENT;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t end = search.find(':', start);
+    std::string dir = search.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (dir.empty()) dir = ".";
+    if (dir[0] != '/' && !wdir.empty()) dir = wdir + "/" + dir;
+    const std::string candidate = dir + "/" + program;
+    const int err = check_candidate(candidate);
+    if (err == 0) return candidate;
+    if (err != ENOENT && err != ENOTDIR && first_error == ENOENT) first_error = err;
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  Error e = exec_error(first_error, program);
+  if (first_error == ENOENT) e.detail = "not found in PATH";
+  return e;
+}
+
+ChildSet::ChildSet(asio::io_context& io, ReapHandler on_reaped)
+    : sigchld_(io, SIGCHLD), on_reaped_(std::move(on_reaped)) {
+  wait_for_sigchld();
+}
+
+void ChildSet::wait_for_sigchld() {
+  sigchld_.async_wait([this](const boost::system::error_code& ec, int) {
+    if (ec) return;
+    reap();
+    wait_for_sigchld();
+  });
+}
+
+void ChildSet::reap() {
+  for (;;) {
+    int status = 0;
+    const pid_t pid = ::waitpid(-1, &status, WNOHANG);
+    if (pid <= 0) return;
+    if (!WIFEXITED(status) && !WIFSIGNALED(status)) continue;
+    children_.erase(pid);
+    on_reaped_(pid, exit_reason_from_wait_status(status));
+  }
+}
+
+Result<SpawnedChild> ChildSet::spawn(const SpawnRequest& request) {
+  if (!request.wdir.empty()) {
+    struct stat st {};
+    if (::stat(request.wdir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) ||
+        ::access(request.wdir.c_str(), X_OK) != 0)
+      return Error{.kind = ErrorKind::WdirError,
+                   .detail = fmt::format("{}: {}", request.wdir,
+                                         errno != 0 ? std::strerror(errno) : "not a directory")};
+  }
+  auto path = resolve_executable(request.argv.at(0), request.env, request.wdir);
+  if (!path) return path.error();
+
+  // Everything the child touches is prepared before fork: it only calls async-signal-safe code.
+  std::vector<char*> argv, envp;
+  for (const auto& a : request.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  for (const auto& e : request.env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  int out[2], err[2], status_pipe[2];
+  if (::pipe2(out, O_CLOEXEC) != 0) return Error{.kind = ErrorKind::OutOfResources, .detail = "pipe"};
+  if (::pipe2(err, O_CLOEXEC) != 0) {
+    ::close(out[0]), ::close(out[1]);
+    return Error{.kind = ErrorKind::OutOfResources, .detail = "pipe"};
+  }
+  if (::pipe2(status_pipe, O_CLOEXEC) != 0) {
+    ::close(out[0]), ::close(out[1]), ::close(err[0]), ::close(err[1]);
+    return Error{.kind = ErrorKind::OutOfResources, .detail = "pipe"};
+  }
+  const int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  const pid_t parent = ::getpid();
+  const char* wdir = request.wdir.empty() ? nullptr : request.wdir.c_str();
+  const std::string& exe = path.value();
+
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    auto fail = [&](char stage) {
+      const ExecFailure f{stage, errno};
+      [[maybe_unused]] ssize_t n = ::write(status_pipe[1], &f, sizeof f);
+      ::_exit(127);
+    };
+    ::setpgid(0, 0);
+    if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) ::_exit(127);
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    ::signal(SIGPIPE, SIG_DFL);
+    if (devnull >= 0) ::dup2(devnull, 0);
+    if (::dup2(out[1], 1) < 0 || ::dup2(err[1], 2) < 0) fail('S');
+    if (wdir != nullptr && ::chdir(wdir) != 0) fail('W');
+    ::execve(exe.c_str(), argv.data(), envp.data());
+    fail('E');
+  }
+  const int fork_errno = errno;
+  if (devnull >= 0) ::close(devnull);
+  ::close(out[1]);
+  ::close(err[1]);
+  ::close(status_pipe[1]);
+  if (pid < 0) {
+    ::close(out[0]), ::close(err[0]), ::close(status_pipe[0]);
+    return Error{.kind = ErrorKind::OutOfResources, .rank = static_cast<int>(request.rank),
+                 .detail = fmt::format("fork: {}", std::strerror(fork_errno))};
+  }
+  ::setpgid(pid, pid);  // also here, so the group exists before we may signal it
+  children_[pid] = request.rank;
+  // The status pipe closes on a successful exec; a failure report arrives first otherwise.
+  ExecFailure failure{};
+  ssize_t n;
+  do {
+    n = ::read(status_pipe[0], &failure, sizeof failure);
+  } while (n < 0 && errno == EINTR);
+  ::close(status_pipe[0]);
+  if (n == static_cast<ssize_t>(sizeof failure)) {
+    ::close(out[0]), ::close(err[0]);
+    Error e = failure.stage == 'W'
+                  ? Error{.kind = ErrorKind::WdirError,
+                          .detail = fmt::format("{}: {}", request.wdir, std::strerror(failure.err))}
+                  : exec_error(failure.err, request.argv[0]);
+    e.rank = static_cast<int>(request.rank);
+    return e;  // the child's exit is reaped and ignored by the caller
+  }
+  return SpawnedChild{pid, out[0], err[0]};
+}
+
+void ChildSet::signal_all(int signal) {
+  for (const auto& [pid, rank] : children_) ::kill(-pid, signal);
+}
+
+}  // namespace mpilaunch::agent

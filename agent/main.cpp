@@ -1,0 +1,41 @@
+// mpilaunch-agent: started by mpilaunch (locally or over ssh); speaks the protocol on stdio.
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+
+#include "agent/agent.hpp"
+#include "mpilaunch_version.h"
+
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--version") == 0 || std::strcmp(argv[i], "-V") == 0) {
+      std::printf("mpilaunch-agent %s (protocol %u)\n", MPILAUNCH_VERSION,
+                  static_cast<unsigned>(mpilaunch::protocol::kProtocolVersion));
+      return 0;
+    }
+    if (std::strcmp(argv[i], "--stdio") != 0) {
+      std::fprintf(stderr,
+                   "mpilaunch-agent: unknown argument '%s'\n"
+                   "usage: mpilaunch-agent [--stdio | --version]\n"
+                   "The agent is started by mpilaunch and speaks its protocol on stdin/stdout.\n",
+                   argv[i]);
+      return 64;
+    }
+  }
+  // Keep the protocol on private descriptors; stray writes to stdout (libraries) go to stderr.
+  const int in_fd = ::fcntl(0, F_DUPFD_CLOEXEC, 3);
+  const int out_fd = ::fcntl(1, F_DUPFD_CLOEXEC, 3);
+  if (in_fd < 0 || out_fd < 0) return 70;
+  ::dup2(2, 1);
+  const int devnull = ::open("/dev/null", O_RDONLY);
+  if (devnull >= 0) ::dup2(devnull, 0), ::close(devnull);
+  std::signal(SIGPIPE, SIG_IGN);
+
+  mpilaunch::asio::io_context io(1);
+  mpilaunch::agent::Agent agent(io, in_fd, out_fd);
+  return agent.run();
+}

@@ -1,0 +1,46 @@
+#include "agent/namespace_info.hpp"
+
+#include <fmt/format.h>
+
+namespace mpilaunch::agent {
+
+Result<NamespaceValues> namespace_values(const protocol::JobSpec& spec, std::uint32_t node_index) {
+  if (node_index >= spec.nodes.size())
+    return Error{.kind = ErrorKind::MalformedFrame,
+                 .detail = fmt::format("job spec has {} nodes, this agent is node {}",
+                                       spec.nodes.size(), node_index)};
+  NamespaceValues v;
+  v.job_id = spec.job_id;
+  v.num_nodes = static_cast<std::uint32_t>(spec.nodes.size());
+  std::size_t total = 0;
+  for (const auto& node : spec.nodes) total += node.ranks.size();
+  if (total == 0 || total > 10'000'000)
+    return Error{.kind = ErrorKind::MalformedFrame, .detail = "job spec with no ranks"};
+  v.job_size = static_cast<std::uint32_t>(total);
+  v.ranks.resize(total);
+  std::vector<bool> seen(total, false);
+  std::vector<std::string> names, groups;
+  for (std::uint32_t n = 0; n < spec.nodes.size(); ++n) {
+    const auto& node = spec.nodes[n];
+    names.push_back(node.name);
+    groups.push_back(fmt::format("{}", fmt::join(node.ranks, ",")));
+    for (std::size_t i = 0; i < node.ranks.size(); ++i) {
+      const std::uint32_t rank = node.ranks[i];
+      if (rank >= total || seen[rank])
+        return Error{.kind = ErrorKind::MalformedFrame,
+                     .detail = fmt::format("job spec places rank {} twice or out of range", rank)};
+      seen[rank] = true;
+      v.ranks[rank] = RankValues{rank, static_cast<std::uint16_t>(i), static_cast<std::uint16_t>(i),
+                                 n, node.name};
+    }
+  }
+  v.node_list = fmt::format("{}", fmt::join(names, ","));
+  v.proc_list = fmt::format("{}", fmt::join(groups, ";"));
+  v.node_id = node_index;
+  v.hostname = spec.nodes[node_index].name;
+  v.local_ranks = spec.nodes[node_index].ranks;
+  v.local_peers = fmt::format("{}", fmt::join(v.local_ranks, ","));
+  return v;
+}
+
+}  // namespace mpilaunch::agent

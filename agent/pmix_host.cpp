@@ -1,0 +1,338 @@
+#include "agent/pmix_host.hpp"
+
+#include <pmix.h>
+#include <pmix_server.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace mpilaunch::agent {
+namespace {
+
+PmixHost* g_host = nullptr;  // libpmix upcalls carry no host context: one server per process
+
+// Owns a vector of pmix_info_t and destructs them.
+class InfoList {
+ public:
+  InfoList() = default;
+  InfoList(const InfoList&) = delete;
+  InfoList& operator=(const InfoList&) = delete;
+  ~InfoList() {
+    for (auto& info : items_) PMIX_INFO_DESTRUCT(&info);
+  }
+  template <class T>
+  void add(const char* key, const T& value, pmix_data_type_t type) {
+    items_.emplace_back();
+    PMIX_INFO_CONSTRUCT(&items_.back());
+    PMIX_INFO_LOAD(&items_.back(), key, &value, type);
+  }
+  void add_string(const char* key, const std::string& value) {
+    items_.emplace_back();
+    PMIX_INFO_CONSTRUCT(&items_.back());
+    PMIX_INFO_LOAD(&items_.back(), key, value.c_str(), PMIX_STRING);
+  }
+  void add_regex(const char* key, const char* regex) {
+    items_.emplace_back();
+    PMIX_INFO_CONSTRUCT(&items_.back());
+    PMIX_INFO_LOAD(&items_.back(), key, regex, PMIX_REGEX);
+  }
+  void add_array(const char* key, pmix_data_array_t* array) {
+    items_.emplace_back();
+    PMIX_INFO_CONSTRUCT(&items_.back());
+    PMIX_INFO_LOAD(&items_.back(), key, array, PMIX_DATA_ARRAY);
+  }
+  pmix_info_t* data() { return items_.empty() ? nullptr : items_.data(); }
+  std::size_t size() const { return items_.size(); }
+
+ private:
+  std::vector<pmix_info_t> items_;
+};
+
+Status pmix_failure(const char* call, pmix_status_t rc) {
+  return Error{.kind = ErrorKind::PmixError,
+               .detail = fmt::format("{} failed: {} ({})", call, PMIx_Error_string(rc), rc)};
+}
+
+std::vector<std::byte> copy_bytes(const char* data, std::size_t size) {
+  const auto* p = reinterpret_cast<const std::byte*>(data);
+  return data == nullptr ? std::vector<std::byte>{} : std::vector<std::byte>(p, p + size);
+}
+
+// Hands `data` to libpmix as a malloc'd copy that libpmix releases through `free_buffer`.
+void complete_modex(pmix_modex_cbfunc_t cbfunc, void* cbdata, int status,
+                    std::span<const std::byte> data) {
+  char* copy = nullptr;
+  if (!data.empty()) {
+    copy = static_cast<char*>(std::malloc(data.size()));
+    std::memcpy(copy, data.data(), data.size());
+  }
+  cbfunc(status, copy, data.size(), cbdata, [](void* p) { std::free(p); }, copy);
+}
+
+pmix_status_t on_connected(const pmix_proc_t* proc, void*, pmix_op_cbfunc_t cbfunc, void*) {
+  const std::string nspace = proc->nspace;
+  const std::uint32_t rank = proc->rank;
+  asio::post(g_host->io(), [nspace, rank] { g_host->events().on_client_connected(nspace, rank); });
+  // libpmix 4.2 passes no cbfunc here; should another version pass one, complete inline.
+  return cbfunc == nullptr ? PMIX_SUCCESS : PMIX_OPERATION_SUCCEEDED;
+}
+
+pmix_status_t on_finalized(const pmix_proc_t* proc, void*, pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  const std::string nspace = proc->nspace;
+  const std::uint32_t rank = proc->rank;
+  asio::post(g_host->io(), [nspace, rank, cbfunc, cbdata] {
+    g_host->events().on_client_finalized(nspace, rank);
+    if (cbfunc != nullptr) cbfunc(PMIX_SUCCESS, cbdata);
+  });
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t on_abort(const pmix_proc_t* proc, void*, int status, const char msg[], pmix_proc_t[],
+                       size_t, pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  const std::string nspace = proc->nspace;
+  const std::uint32_t rank = proc->rank;
+  const std::string message = msg == nullptr ? "" : msg;
+  asio::post(g_host->io(), [=] {
+    g_host->events().on_abort(nspace, rank, status, message);
+    if (cbfunc != nullptr) cbfunc(PMIX_SUCCESS, cbdata);
+  });
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t on_fence(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t info[],
+                       size_t ninfo, char* data, size_t ndata, pmix_modex_cbfunc_t cbfunc,
+                       void* cbdata) {
+  if (nprocs == 0) return PMIX_ERR_BAD_PARAM;
+  std::string signature;
+  for (size_t i = 0; i < nprocs; ++i) signature += fmt::format("{}:{};", procs[i].nspace, procs[i].rank);
+  bool collect = false;
+  int local_status = PMIX_SUCCESS;
+  for (size_t i = 0; i < ninfo; ++i) {
+    if (PMIX_CHECK_KEY(&info[i], PMIX_COLLECT_DATA)) collect = PMIX_INFO_TRUE(&info[i]);
+    if (PMIX_CHECK_KEY(&info[i], PMIX_LOCAL_COLLECTIVE_STATUS)) local_status = info[i].value.data.status;
+  }
+  const std::string nspace = procs[0].nspace;
+  auto blob = copy_bytes(data, ndata);
+  asio::post(g_host->io(), [=, blob = std::move(blob)]() mutable {
+    g_host->events().on_fence(nspace, signature, collect, local_status, std::move(blob),
+                              [cbfunc, cbdata](int status, std::span<const std::byte> bytes) {
+                                complete_modex(cbfunc, cbdata, status, bytes);
+                              });
+  });
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t on_dmodex(const pmix_proc_t* proc, const pmix_info_t[], size_t,
+                        pmix_modex_cbfunc_t cbfunc, void* cbdata) {
+  const std::string nspace = proc->nspace;
+  const std::uint32_t rank = proc->rank;
+  if (rank == PMIX_RANK_WILDCARD) return PMIX_ERR_BAD_PARAM;
+  asio::post(g_host->io(), [=] {
+    g_host->events().on_dmodex(nspace, rank,
+                               [cbfunc, cbdata](int status, std::span<const std::byte> bytes) {
+                                 complete_modex(cbfunc, cbdata, status, bytes);
+                               });
+  });
+  return PMIX_SUCCESS;
+}
+
+void on_log(const pmix_proc_t* client, const pmix_info_t data[], size_t ndata, const pmix_info_t[],
+            size_t, pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  std::string text;
+  for (size_t i = 0; i < ndata; ++i) {
+    const pmix_value_t& v = data[i].value;
+    if (v.type == PMIX_STRING && v.data.string != nullptr) {
+      text += v.data.string;
+    } else if (v.type == PMIX_BYTE_OBJECT && v.data.bo.bytes != nullptr) {
+      text += printable_text(std::as_bytes(std::span(v.data.bo.bytes, v.data.bo.size)));
+    }
+  }
+  std::string nspace;
+  std::optional<std::uint32_t> rank;
+  if (client != nullptr) {
+    nspace = client->nspace;
+    rank = client->rank;
+  }
+  // Never complete a log request inside the upcall: libpmix holds a lock that the completion
+  // takes again, which deadlocks its progress thread. Complete it from the loop instead.
+  asio::post(g_host->io(), [=] {
+    if (!text.empty()) g_host->events().on_log(nspace, rank, text);
+    if (cbfunc != nullptr) cbfunc(PMIX_SUCCESS, cbdata);
+  });
+}
+
+pmix_server_module_t make_module() {
+  pmix_server_module_t m;
+  std::memset(&m, 0, sizeof(m));
+  m.client_connected = on_connected;
+  m.client_finalized = on_finalized;
+  m.abort = on_abort;
+  m.fence_nb = on_fence;
+  m.direct_modex = on_dmodex;
+  m.log = on_log;
+  return m;
+}
+
+pmix_server_module_t g_module = make_module();
+
+}  // namespace
+
+std::string printable_text(std::span<const std::byte> bytes) {
+  std::size_t best_start = 0, best_len = 0, start = 0;
+  for (std::size_t i = 0; i <= bytes.size(); ++i) {
+    const bool printable = i < bytes.size() && [](unsigned char c) {
+      return c == '\n' || c == '\t' || (c >= 0x20 && c < 0x7f) || c >= 0x80;
+    }(std::to_integer<unsigned char>(bytes[i]));
+    if (printable) continue;
+    if (i - start > best_len) {
+      best_start = start;
+      best_len = i - start;
+    }
+    start = i + 1;
+  }
+  return std::string(reinterpret_cast<const char*>(bytes.data()) + best_start, best_len);
+}
+
+PmixHost::PmixHost(asio::io_context& io, PmixEvents& events) : io_(io), events_(events) {
+  g_host = this;
+}
+
+PmixHost::~PmixHost() {
+  finalize();
+  g_host = nullptr;
+}
+
+Status PmixHost::init(const std::string& hostname, std::uint32_t node_id, const std::string& tmpdir) {
+  InfoList info;
+  info.add_string(PMIX_SERVER_TMPDIR, tmpdir);
+  info.add_string(PMIX_SYSTEM_TMPDIR, tmpdir);
+  info.add_string(PMIX_HOSTNAME, hostname);
+  info.add(PMIX_NODEID, node_id, PMIX_UINT32);
+  const bool no = false;
+  info.add(PMIX_SERVER_TOOL_SUPPORT, no, PMIX_BOOL);
+  info.add(PMIX_SERVER_SYSTEM_SUPPORT, no, PMIX_BOOL);
+  const pmix_status_t rc = PMIx_server_init(&g_module, info.data(), info.size());
+  if (rc != PMIX_SUCCESS) return pmix_failure("PMIx_server_init", rc);
+  initialized_ = true;
+  return {};
+}
+
+Status PmixHost::register_namespace(const std::string& nspace, const NamespaceValues& v,
+                                    const std::string& job_tmpdir, const std::string& ns_tmpdir) {
+  char* node_regex = nullptr;
+  char* proc_regex = nullptr;
+  pmix_status_t rc = PMIx_generate_regex(v.node_list.c_str(), &node_regex);
+  if (rc != PMIX_SUCCESS) return pmix_failure("PMIx_generate_regex", rc);
+  rc = PMIx_generate_ppn(v.proc_list.c_str(), &proc_regex);
+  if (rc != PMIX_SUCCESS) {
+    std::free(node_regex);
+    return pmix_failure("PMIx_generate_ppn", rc);
+  }
+  InfoList info;
+  info.add_string(PMIX_JOBID, v.job_id);
+  info.add(PMIX_UNIV_SIZE, v.job_size, PMIX_UINT32);
+  info.add(PMIX_JOB_SIZE, v.job_size, PMIX_UINT32);
+  info.add(PMIX_MAX_PROCS, v.job_size, PMIX_UINT32);
+  info.add(PMIX_NUM_NODES, v.num_nodes, PMIX_UINT32);
+  const std::uint32_t one = 1, zero = 0;
+  info.add(PMIX_JOB_NUM_APPS, one, PMIX_UINT32);
+  info.add(PMIX_APPNUM, zero, PMIX_UINT32);
+  const bool no = false, yes = true;
+  info.add(PMIX_SPAWNED, no, PMIX_BOOL);
+  info.add_regex(PMIX_NODE_MAP, node_regex);
+  info.add_regex(PMIX_PROC_MAP, proc_regex);
+  std::free(node_regex);
+  std::free(proc_regex);
+  info.add_string(PMIX_TMPDIR, job_tmpdir);
+  info.add_string(PMIX_NSDIR, ns_tmpdir);
+  info.add(PMIX_TDIR_RMCLEAN, yes, PMIX_BOOL);
+  const auto local_size = static_cast<std::uint32_t>(v.local_ranks.size());
+  info.add(PMIX_LOCAL_SIZE, local_size, PMIX_UINT32);
+  info.add(PMIX_NODE_SIZE, local_size, PMIX_UINT32);
+  info.add_string(PMIX_LOCAL_PEERS, v.local_peers);
+  if (!v.local_ranks.empty()) {
+    const pmix_rank_t leader = v.local_ranks.front();
+    info.add(PMIX_LOCALLDR, leader, PMIX_PROC_RANK);
+  }
+  for (const RankValues& r : v.ranks) {
+    pmix_data_array_t* array = nullptr;
+    PMIX_DATA_ARRAY_CREATE(array, 6, PMIX_INFO);
+    auto* items = static_cast<pmix_info_t*>(array->array);
+    const pmix_rank_t rank = r.rank;  // PMIX_RANK must come first, typed as a rank
+    PMIX_INFO_LOAD(&items[0], PMIX_RANK, &rank, PMIX_PROC_RANK);
+    PMIX_INFO_LOAD(&items[1], PMIX_LOCAL_RANK, &r.local_rank, PMIX_UINT16);
+    PMIX_INFO_LOAD(&items[2], PMIX_NODE_RANK, &r.node_rank, PMIX_UINT16);
+    PMIX_INFO_LOAD(&items[3], PMIX_NODEID, &r.node_id, PMIX_UINT32);
+    PMIX_INFO_LOAD(&items[4], PMIX_HOSTNAME, r.hostname.c_str(), PMIX_STRING);
+    PMIX_INFO_LOAD(&items[5], PMIX_APPNUM, &zero, PMIX_UINT32);
+    info.add_array(PMIX_PROC_DATA, array);
+    PMIX_DATA_ARRAY_FREE(array);
+  }
+  rc = PMIx_server_register_nspace(nspace.c_str(), static_cast<int>(v.local_ranks.size()),
+                                   info.data(), info.size(), nullptr, nullptr);
+  if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED)
+    return pmix_failure("PMIx_server_register_nspace", rc);
+  return {};
+}
+
+Result<std::vector<std::string>> PmixHost::register_client(const std::string& nspace,
+                                                           std::uint32_t rank, uid_t uid, gid_t gid) {
+  pmix_proc_t proc;
+  PMIX_LOAD_PROCID(&proc, nspace.c_str(), rank);
+  pmix_status_t rc = PMIx_server_register_client(&proc, uid, gid, nullptr, nullptr, nullptr);
+  if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED)
+    return pmix_failure("PMIx_server_register_client", rc).error();
+  char** env = nullptr;
+  rc = PMIx_server_setup_fork(&proc, &env);
+  if (rc != PMIX_SUCCESS) return pmix_failure("PMIx_server_setup_fork", rc).error();
+  std::vector<std::string> out;
+  for (char** e = env; e != nullptr && *e != nullptr; ++e) {
+    out.emplace_back(*e);
+    std::free(*e);
+  }
+  std::free(env);
+  return out;
+}
+
+void PmixHost::deregister_client(const std::string& nspace, std::uint32_t rank) {
+  if (!initialized_) return;
+  pmix_proc_t proc;
+  PMIX_LOAD_PROCID(&proc, nspace.c_str(), rank);
+  PMIx_server_deregister_client(&proc, nullptr, nullptr);
+}
+
+void PmixHost::deregister_namespace(const std::string& nspace) {
+  if (!initialized_) return;
+  PMIx_server_deregister_nspace(nspace.c_str(), nullptr, nullptr);
+}
+
+void PmixHost::request_dmodex(const std::string& nspace, std::uint32_t rank, ModexDone done) {
+  pmix_proc_t proc;
+  PMIX_LOAD_PROCID(&proc, nspace.c_str(), rank);
+  auto* pending = new ModexDone(std::move(done));
+  const pmix_status_t rc = PMIx_server_dmodex_request(
+      &proc,
+      [](pmix_status_t status, char* data, size_t size, void* cbdata) {
+        auto* done_ptr = static_cast<ModexDone*>(cbdata);
+        auto bytes = copy_bytes(data, size);
+        asio::post(g_host->io(), [done_ptr, status, bytes = std::move(bytes)] {
+          (*done_ptr)(status, bytes);
+          delete done_ptr;
+        });
+      },
+      pending);
+  if (rc != PMIX_SUCCESS) {
+    (*pending)(rc, {});
+    delete pending;
+  }
+}
+
+void PmixHost::finalize() {
+  if (!initialized_) return;
+  initialized_ = false;
+  PMIx_server_finalize();
+}
+
+}  // namespace mpilaunch::agent

@@ -1,0 +1,78 @@
+#pragma once
+/// [io] The agent's PMIx server: libpmix's server module and its calls. Upcalls arrive on
+/// libpmix's progress thread; each is copied and posted onto the agent's loop, where
+/// PmixEvents handles it. Completions (`done` callbacks) may be called on the loop thread.
+/// libpmix keeps one server per process, hence one PmixHost per agent process.
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "agent/namespace_info.hpp"
+#include "common/asio.hpp"
+#include "common/result.hpp"
+
+namespace mpilaunch::agent {
+
+/// Completes a fence or a direct-modex request: status is a PMIx status code.
+using ModexDone = std::function<void(int status, std::span<const std::byte> data)>;
+
+class PmixEvents {
+ public:
+  virtual ~PmixEvents() = default;
+  virtual void on_client_connected(const std::string& nspace, std::uint32_t rank) = 0;
+  virtual void on_client_finalized(const std::string& nspace, std::uint32_t rank) = 0;
+  virtual void on_abort(const std::string& nspace, std::uint32_t rank, int status,
+                        const std::string& message) = 0;
+  /// Every local participant of a fence entered it; `signature` identifies its proc set.
+  virtual void on_fence(const std::string& nspace, const std::string& signature, bool collect,
+                        int local_status, std::vector<std::byte> data, ModexDone done) = 0;
+  /// A local rank needs another rank's modex data.
+  virtual void on_dmodex(const std::string& nspace, std::uint32_t rank, ModexDone done) = 0;
+  /// A rank logged text (Open MPI's show_help in a direct launch).
+  virtual void on_log(const std::string& nspace, std::optional<std::uint32_t> rank,
+                      std::string text) = 0;
+};
+
+class PmixHost {
+ public:
+  PmixHost(asio::io_context& io, PmixEvents& events);
+  ~PmixHost();
+  PmixHost(const PmixHost&) = delete;
+  PmixHost& operator=(const PmixHost&) = delete;
+
+  /// PMIx_server_init with this node's name (as in the node map), id and private tmpdir.
+  Status init(const std::string& hostname, std::uint32_t node_id, const std::string& tmpdir);
+  bool initialized() const { return initialized_; }
+  Status register_namespace(const std::string& nspace, const NamespaceValues& values,
+                            const std::string& job_tmpdir, const std::string& ns_tmpdir);
+  /// Registers one local rank and returns the environment PMIx wants it to have.
+  Result<std::vector<std::string>> register_client(const std::string& nspace, std::uint32_t rank,
+                                                   uid_t uid, gid_t gid);
+  void deregister_client(const std::string& nspace, std::uint32_t rank);
+  void deregister_namespace(const std::string& nspace);
+  /// Asks the local PMIx server for a local rank's modex data, for a peer agent.
+  void request_dmodex(const std::string& nspace, std::uint32_t rank, ModexDone done);
+  void finalize();
+
+  // Entry points for the C upcalls (pmix_host.cpp); not for other callers.
+  asio::io_context& io() { return io_; }
+  PmixEvents& events() { return events_; }
+
+ private:
+  asio::io_context& io_;
+  PmixEvents& events_;
+  bool initialized_ = false;
+};
+
+/// Printable text inside a log payload (Open MPI packs file, topic and rendered text into a
+/// byte object): the longest run of printable characters.
+std::string printable_text(std::span<const std::byte> bytes);
+
+}  // namespace mpilaunch::agent

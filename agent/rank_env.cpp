@@ -1,0 +1,79 @@
+#include "agent/rank_env.hpp"
+
+#include <map>
+#include <string_view>
+
+namespace mpilaunch::agent {
+namespace {
+
+bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+
+class EnvBuilder {
+ public:
+  void set(const std::string& entry) {
+    const auto eq = entry.find('=');
+    if (eq == std::string::npos || eq == 0) return;
+    set(entry.substr(0, eq), entry.substr(eq + 1));
+  }
+  void set(const std::string& name, const std::string& value) {
+    auto [it, inserted] = index_.try_emplace(name, entries_.size());
+    if (inserted) {
+      entries_.push_back(name + "=" + value);
+    } else {
+      entries_[it->second] = name + "=" + value;
+    }
+  }
+  void set_default(const std::string& name, const std::string& value) {
+    if (!index_.contains(name)) set(name, value);
+  }
+  std::vector<std::string> take() { return std::move(entries_); }
+
+ private:
+  std::vector<std::string> entries_;
+  std::map<std::string, std::size_t> index_;
+};
+
+}  // namespace
+
+bool is_stripped_variable(const std::string& name) {
+  static constexpr std::string_view kPrefixes[] = {
+      "PMIX_", "PMI_", "OMPI_MCA_pmix", "OMPI_MCA_schizo", "OMPI_MCA_ess", "OMPI_MCA_orte_launch",
+      "OMPI_COMM_WORLD_", "OMPI_UNIVERSE_SIZE", "OMPI_FILE_LOCATION", "MPILAUNCH_ATTEMPT",
+      "MPI_LOCALNRANKS", "MPI_LOCALRANKID"};
+  for (std::string_view prefix : kPrefixes)
+    if (starts_with(name, prefix)) return true;
+  return false;
+}
+
+std::vector<std::string> build_rank_env(const RankEnvInput& in) {
+  EnvBuilder env;
+  for (const std::string& entry : in.inherited) {
+    const auto eq = entry.find('=');
+    if (eq == std::string::npos || is_stripped_variable(entry.substr(0, eq))) continue;
+    env.set(entry);
+  }
+  for (const std::string& entry : in.pmix) env.set(entry);
+
+  const RankPlacement& p = in.placement;
+  // Without this, Open MPI 4.1's schizo/orte finds no known launcher and turns every rank into
+  // a singleton that forks its own orted (docs/architecture.md, "direct launch").
+  env.set("OMPI_MCA_schizo", "^orte");
+  env.set("OMPI_COMM_WORLD_SIZE", std::to_string(p.size));
+  env.set("OMPI_COMM_WORLD_RANK", std::to_string(p.rank));
+  env.set("OMPI_COMM_WORLD_LOCAL_SIZE", std::to_string(p.local_size));
+  env.set("OMPI_COMM_WORLD_LOCAL_RANK", std::to_string(p.local_rank));
+  env.set("OMPI_COMM_WORLD_NODE_RANK", std::to_string(p.node_rank));
+  env.set("OMPI_UNIVERSE_SIZE", std::to_string(p.size));
+  env.set("MPILAUNCH_ATTEMPT", std::to_string(p.attempt));
+  // Keep every shared-memory segment and session file inside the job's directory, so that
+  // removing that directory cleans up even after a killed run.
+  if (!in.vader_dir.empty()) env.set("OMPI_MCA_btl_vader_backing_directory", in.vader_dir);
+  if (!in.ompi_tmpdir.empty()) env.set("OMPI_MCA_orte_tmpdir_base", in.ompi_tmpdir);
+
+  for (const std::string& entry : in.job) env.set(entry);
+  // Virtual nodes on one machine talk over loopback unless the user chose interfaces.
+  if (in.virtual_nodes) env.set_default("OMPI_MCA_btl_tcp_if_include", "lo");
+  return env.take();
+}
+
+}  // namespace mpilaunch::agent

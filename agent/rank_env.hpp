@@ -1,0 +1,36 @@
+#pragma once
+/// Each rank's environment: the agent's own, minus stale launcher variables, plus what PMIx's
+/// setup_fork gives, plus what Open MPI needs for a direct launch, plus the user's -x/--mca.
+
+#include <string>
+#include <vector>
+
+namespace mpilaunch::agent {
+
+struct RankPlacement {
+  int rank = 0;
+  int size = 1;
+  int local_rank = 0;
+  int local_size = 1;
+  int node_rank = 0;
+  int attempt = 1;
+};
+
+struct RankEnvInput {
+  std::vector<std::string> inherited;   // the agent's environ
+  std::vector<std::string> pmix;        // from PMIx_server_setup_fork
+  std::vector<std::string> job;         // JobSpec.env: -x and --mca, applied last
+  RankPlacement placement;
+  std::string vader_dir;                // private shared-memory backing directory of this node
+  std::string ompi_tmpdir;              // Open MPI's session directory base
+  bool virtual_nodes = false;           // several nodes on one machine: keep TCP on loopback
+};
+
+/// The final environment as NAME=value strings, each name once (later sources win).
+std::vector<std::string> build_rank_env(const RankEnvInput& in);
+
+/// True for variables a rank must not inherit from the agent's own environment: stale PMIx
+/// and PMI contact info, launcher detection switches, other launchers' rank variables.
+bool is_stripped_variable(const std::string& name);
+
+}  // namespace mpilaunch::agent
