@@ -147,7 +147,8 @@ Result<SpawnedChild> ChildSet::spawn(const SpawnRequest& request) {
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    ::signal(SIGPIPE, SIG_DFL);
+    for (int s = 1; s < NSIG; ++s)
+      if (s != SIGKILL && s != SIGSTOP) ::signal(s, SIG_DFL);  // the agent ignores some
     if (devnull >= 0) ::dup2(devnull, 0);
     if (::dup2(out[1], 1) < 0 || ::dup2(err[1], 2) < 0) fail('S');
     if (wdir != nullptr && ::chdir(wdir) != 0) fail('W');

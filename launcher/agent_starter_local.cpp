@@ -1,0 +1,72 @@
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "launcher/agent_starter.hpp"
+
+namespace mpilaunch::launcher {
+
+std::string find_agent_binary(const std::string& configured) {
+  auto executable = [](const std::string& p) { return !p.empty() && ::access(p.c_str(), X_OK) == 0; };
+  if (!configured.empty()) return configured;
+  if (const char* env = std::getenv("MPILAUNCH_AGENT"); env != nullptr && *env != '\0') return env;
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const auto dir = self.parent_path();
+    for (const auto& candidate : {dir / "mpilaunch-agent", dir.parent_path() / "agent" / "mpilaunch-agent"})
+      if (executable(candidate.string())) return candidate.string();
+  }
+  if (const char* path = std::getenv("PATH"); path != nullptr) {
+    std::string_view rest(path);
+    while (!rest.empty()) {
+      const auto colon = rest.find(':');
+      const std::string candidate = std::string(rest.substr(0, colon)) + "/mpilaunch-agent";
+      if (executable(candidate)) return candidate;
+      if (colon == std::string_view::npos) break;
+      rest.remove_prefix(colon + 1);
+    }
+  }
+  return {};
+}
+
+Result<AgentProcess> LocalAgentStarter::start(const HostEntry& host) {
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+    return Error{.kind = ErrorKind::AgentStartFailed, .host = host.name, .phase = "exec",
+                 .detail = fmt::format("socketpair: {}", std::strerror(errno))};
+  const std::string path = agent_path_;
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    // The agent dies with the launcher's process only through its closed stream; keep it in
+    // our process group so a terminal's Ctrl-C is handled by the launcher, not the agent.
+    ::signal(SIGINT, SIG_IGN);
+    ::dup2(sv[1], 0);
+    ::dup2(sv[1], 1);
+    if (::getppid() != parent) ::_exit(127);
+    ::execl(path.c_str(), path.c_str(), "--stdio", static_cast<char*>(nullptr));
+    const char msg[] = "mpilaunch: cannot execute the agent\n";
+    [[maybe_unused]] ssize_t n = ::write(2, msg, sizeof msg - 1);
+    ::_exit(127);
+  }
+  const int saved = errno;
+  ::close(sv[1]);
+  if (pid < 0) {
+    ::close(sv[0]);
+    return Error{.kind = ErrorKind::AgentStartFailed, .host = host.name, .phase = "exec",
+                 .detail = fmt::format("fork: {}", std::strerror(saved))};
+  }
+  return AgentProcess{sv[0], pid};
+}
+
+}  // namespace mpilaunch::launcher

@@ -1,0 +1,75 @@
+#include "launcher/fence_relay.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+
+namespace mpilaunch::launcher {
+
+Result<std::set<int>> FenceRelay::participants(const std::string& procs) const {
+  std::set<int> nodes;
+  std::size_t start = 0;
+  while (start < procs.size()) {
+    std::size_t end = procs.find(';', start);
+    if (end == std::string::npos) end = procs.size();
+    const std::string_view item(procs.data() + start, end - start);
+    start = end + 1;
+    if (item.empty()) continue;
+    const auto colon = item.rfind(':');
+    std::uint32_t rank = 0;
+    if (colon == std::string_view::npos ||
+        std::from_chars(item.data() + colon + 1, item.data() + item.size(), rank).ec != std::errc())
+      return Error{.kind = ErrorKind::MalformedFrame,
+                   .detail = fmt::format("fence participant '{}' is not nspace:rank", item)};
+    if (rank == kWildcardRank) {
+      for (int n = 0; n < map_->node_count(); ++n) nodes.insert(n);
+    } else if (rank < static_cast<std::uint32_t>(map_->size())) {
+      nodes.insert(map_->node_of(static_cast<int>(rank)));
+    } else {
+      return Error{.kind = ErrorKind::MalformedFrame,
+                   .detail = fmt::format("fence names rank {} of a {}-rank job", rank, map_->size())};
+    }
+  }
+  if (nodes.empty())
+    return Error{.kind = ErrorKind::MalformedFrame, .detail = "fence without participants"};
+  return nodes;
+}
+
+Result<std::optional<FenceRelay::Release>> FenceRelay::contribute(int node,
+                                                                  const protocol::FenceContribute& c) {
+  const Key key{c.nspace, c.procs, c.seq};
+  auto it = fences_.find(key);
+  if (it == fences_.end()) {
+    auto expected = participants(c.procs);
+    if (!expected) return expected.error();
+    it = fences_.emplace(key, Pending{std::move(expected).value(), {}, 0, c.nspace}).first;
+  }
+  Pending& p = it->second;
+  if (!p.expected.contains(node) || p.blobs.contains(node))
+    return Error{.kind = ErrorKind::MalformedFrame,
+                 .detail = fmt::format("node {} contributed twice or is not in fence {}", node, c.seq)};
+  p.blobs[node] = c.data;
+  if (c.status != 0 && p.status == 0) p.status = c.status;
+  if (p.blobs.size() < p.expected.size()) return std::optional<Release>{};
+  Release release;
+  release.message = protocol::FenceRelease{c.nspace, c.procs, c.seq, p.status, {}};
+  for (const auto& [from, blob] : p.blobs)
+    release.message.data.insert(release.message.data.end(), blob.begin(), blob.end());
+  release.nodes.assign(p.expected.begin(), p.expected.end());
+  fences_.erase(it);
+  return std::optional<Release>{std::move(release)};
+}
+
+std::vector<FenceRelay::Release> FenceRelay::fail_all(std::int32_t status) {
+  std::vector<Release> out;
+  for (auto& [key, p] : fences_) {
+    Release r;
+    r.message = protocol::FenceRelease{std::get<0>(key), std::get<1>(key), std::get<2>(key), status, {}};
+    r.nodes.assign(p.expected.begin(), p.expected.end());
+    out.push_back(std::move(r));
+  }
+  fences_.clear();
+  return out;
+}
+
+}  // namespace mpilaunch::launcher

@@ -1,0 +1,47 @@
+#pragma once
+/// From options and hosts to a plan: which nodes, which ranks where, what every rank gets.
+/// Pure; `--dry-run` prints render_plan() and stops.
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/job_map.hpp"
+#include "common/result.hpp"
+#include "launcher/host_entry.hpp"
+#include "launcher/options.hpp"
+
+namespace mpilaunch::launcher {
+
+using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
+
+struct MachineFacts {
+  std::string hostname;  // this machine's name
+  int cpus = 1;
+  std::string cwd;
+};
+
+struct LaunchPlan {
+  LauncherKind launcher = LauncherKind::Local;
+  bool isolated = false;           // no hosts were given: one local agent
+  std::string hosts_source;        // where the hosts came from
+  std::vector<HostEntry> nodes;    // one per node of the map, in node order
+  JobMap map;
+  std::vector<std::string> env;    // NAME=value for every rank (-x, --mca)
+  std::vector<std::string> argv;   // program and arguments
+  std::string wdir;                // absolute
+  std::vector<std::string> warnings;
+};
+
+/// `hosts` is empty for isolated local mode. Errors: BadOption, NotEnoughSlots.
+Result<LaunchPlan> make_plan(const Options& options, const HostList& hosts, const MachineFacts& machine,
+                             const EnvLookup& getenv);
+
+/// True when `name` denotes this machine (localhost, 127.x, its hostname).
+bool is_local_name(const std::string& name, const std::string& hostname);
+
+/// The --dry-run text: hosts and their source, the rank map, the agent commands.
+std::string render_plan(const LaunchPlan& plan, const std::string& agent_command);
+
+}  // namespace mpilaunch::launcher

@@ -1,0 +1,298 @@
+#include "launcher/options.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <functional>
+
+namespace mpilaunch::launcher {
+namespace {
+
+Error bad(std::string detail) { return Error{.kind = ErrorKind::BadOption, .detail = std::move(detail)}; }
+
+Result<int> positive_int(std::string_view option, std::string_view text) {
+  int value = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || ptr != text.data() + text.size())
+    return bad(fmt::format("{} needs a whole number, not '{}'", option, text));
+  if (value < 1) return bad(fmt::format("{} {}: the value must be at least 1", option, text));
+  return value;
+}
+
+Result<double> seconds(std::string_view option, std::string_view text) {
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(std::string(text), &used);
+    if (used != text.size() || !(v >= 0)) throw std::invalid_argument("bad");
+    return v;
+  } catch (const std::exception&) {
+    return bad(fmt::format("{} needs a number of seconds, not '{}'", option, text));
+  }
+}
+
+using Values = std::vector<std::string_view>;
+using Handler = std::function<Status(Options&, const Values&)>;
+
+struct OptionSpec {
+  std::vector<std::string_view> names;  // every accepted spelling, dashes included
+  int arity;                            // number of values it takes
+  Handler apply;
+};
+
+Status set_flag(bool& flag) {
+  flag = true;
+  return {};
+}
+
+const std::vector<OptionSpec>& option_table() {
+  static const std::vector<OptionSpec> table = {
+      {{"-n", "-np", "--np", "-c"}, 1,
+       [](Options& o, const Values& v) -> Status {
+         auto n = positive_int("-n", v[0]);
+         if (!n) return n.error();
+         o.np = n.value();
+         return {};
+       }},
+      {{"-N", "--npernode", "-npernode"}, 1,
+       [](Options& o, const Values& v) -> Status {
+         auto n = positive_int("-N", v[0]);
+         if (!n) return n.error();
+         o.per_node = n.value();
+         return {};
+       }},
+      {{"--map-by", "-map-by"}, 1,
+       [](Options& o, const Values& v) -> Status {
+         std::string policy(v[0]);
+         std::transform(policy.begin(), policy.end(), policy.begin(), ::tolower);
+         // Open MPI allows modifiers after a colon: slot:OVERSUBSCRIBE.
+         const auto colon = policy.find(':');
+         const std::string base = policy.substr(0, colon);
+         if (colon != std::string::npos && policy.substr(colon + 1) == "oversubscribe")
+           o.oversubscribe = true;
+         if (base == "slot" || base == "core" || base.empty()) {
+           o.map_by = MapBy::Slot;
+         } else if (base == "node") {
+           o.map_by = MapBy::Node;
+         } else {
+           return bad(fmt::format("--map-by {}: the policy must be 'slot' or 'node'", v[0]));
+         }
+         return {};
+       }},
+      {{"--oversubscribe", "-oversubscribe"}, 0,
+       [](Options& o, const Values&) { return set_flag(o.oversubscribe); }},
+      {{"-H", "--host", "-host"}, 1,
+       [](Options& o, const Values& v) -> Status {
+         o.hosts.emplace_back(v[0]);
+         return {};
+       }},
+      {{"--hostfile", "-hostfile", "--machinefile", "-machinefile", "-f"}, 1,
+       [](Options& o, const Values& v) -> Status {
+         if (!o.hostfile.empty()) return bad("--hostfile was given twice; give one host file");
+         o.hostfile = std::string(v[0]);
+         return {};
+       }},
+      {{"--launcher", "-launcher"}, 1,
+       [](Options& o, const Values& v) -> Status {
+         if (v[0] == "local") {
+           o.launcher = LauncherKind::Local;
+         } else if (v[0] == "ssh" || v[0] == "rsh") {
+           o.launcher = LauncherKind::Ssh;
+         } else {
+           return bad(fmt::format("--launcher={}: choose 'local' or 'ssh'", v[0]));
+         }
+         return {};
+       }},
+      {{"--agent-path"}, 1,
+       [](Options& o, const Values& v) -> Status {
+         o.agent_path = std::string(v[0]);
+         return {};
+       }},
+      {{"-x"}, 1,
+       [](Options& o, const Values& v) -> Status {
+         if (v[0].empty() || v[0][0] == '=')
+           return bad(fmt::format("-x '{}': give NAME or NAME=value", v[0]));
+         o.exports.emplace_back(v[0]);
+         return {};
+       }},
+      {{"--mca", "-mca", "--gmca", "-gmca"}, 2,
+       [](Options& o, const Values& v) -> Status {
+         if (v[0].empty()) return bad("--mca needs a parameter name and a value");
+         o.mca.emplace_back(std::string(v[0]), std::string(v[1]));
+         return {};
+       }},
+      {{"--wdir", "-wdir", "--wd", "-wd"}, 1,
+       [](Options& o, const Values& v) -> Status {
+         o.wdir = std::string(v[0]);
+         return {};
+       }},
+      {{"--tag-output", "-tag-output"}, 0,
+       [](Options& o, const Values&) { return set_flag(o.tag_output); }},
+      {{"--timestamp-output", "-timestamp-output"}, 0,
+       [](Options& o, const Values&) { return set_flag(o.timestamp_output); }},
+      {{"--output-filename", "-output-filename"}, 1,
+       [](Options& o, const Values& v) -> Status {
+         o.output_filename = std::string(v[0]);
+         return {};
+       }},
+      {{"--timeout", "-timeout"}, 1,
+       [](Options& o, const Values& v) -> Status {
+         auto s = seconds("--timeout", v[0]);
+         if (!s) return s.error();
+         if (s.value() <= 0) return bad("--timeout must be more than 0 seconds");
+         o.timeout_seconds = s.value();
+         return {};
+       }},
+      {{"--kill-grace"}, 1,
+       [](Options& o, const Values& v) -> Status {
+         auto s = seconds("--kill-grace", v[0]);
+         if (!s) return s.error();
+         o.kill_grace_seconds = s.value();
+         return {};
+       }},
+      {{"--dry-run", "-dry-run"}, 0, [](Options& o, const Values&) { return set_flag(o.dry_run); }},
+      {{"--events"}, 1,
+       [](Options& o, const Values& v) -> Status {
+         o.events_file = std::string(v[0]);
+         return {};
+       }},
+      {{"--allow-run-as-root", "-allow-run-as-root"}, 0,
+       [](Options& o, const Values&) { return set_flag(o.allow_run_as_root); }},
+      {{"-h", "--help", "-help"}, 0, [](Options& o, const Values&) { return set_flag(o.help); }},
+      {{"-V", "--version", "-version"}, 0, [](Options& o, const Values&) { return set_flag(o.version); }},
+  };
+  return table;
+}
+
+const OptionSpec* find_option(std::string_view name) {
+  for (const OptionSpec& spec : option_table())
+    if (std::find(spec.names.begin(), spec.names.end(), name) != spec.names.end()) return &spec;
+  return nullptr;
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::string suggest_option(std::string_view unknown) {
+  std::string best;
+  std::size_t best_distance = 3;  // farther than two edits is no suggestion
+  for (const OptionSpec& spec : option_table())
+    for (std::string_view name : spec.names) {
+      if (name.size() < 3) continue;
+      const std::size_t d = edit_distance(unknown, name);
+      if (d < best_distance) {
+        best_distance = d;
+        best = std::string(name);
+      }
+    }
+  return best;
+}
+
+Result<Options> parse_options(const std::vector<std::string>& args) {
+  Options o;
+  std::size_t i = 0;
+  while (i < args.size()) {
+    const std::string& arg = args[i];
+    if (arg == "--") {
+      ++i;
+      break;
+    }
+    if (arg.size() < 2 || arg[0] != '-') break;  // the program
+    std::string name = arg;
+    std::optional<std::string> attached;
+    if (const auto eq = arg.find('='); arg.starts_with("--") && eq != std::string::npos) {
+      name = arg.substr(0, eq);
+      attached = arg.substr(eq + 1);
+    }
+    const OptionSpec* spec = find_option(name);
+    // Short options with the value attached: -n4, -Hnode1.
+    if (spec == nullptr && !arg.starts_with("--") && arg.size() > 2) {
+      const OptionSpec* short_spec = find_option(arg.substr(0, 2));
+      if (short_spec != nullptr && short_spec->arity == 1) {
+        spec = short_spec;
+        name = arg.substr(0, 2);
+        attached = arg.substr(2);
+      }
+    }
+    if (spec == nullptr) {
+      const std::string suggestion = suggest_option(name);
+      return bad(suggestion.empty()
+                     ? fmt::format("unknown option '{}'", arg)
+                     : fmt::format("unknown option '{}' (did you mean '{}'?)", arg, suggestion));
+    }
+    Values values;
+    if (attached) {
+      if (spec->arity != 1) return bad(fmt::format("option '{}' takes no '=' value", name));
+      values.push_back(*attached);
+    }
+    while (static_cast<int>(values.size()) < spec->arity) {
+      if (++i >= args.size())
+        return bad(fmt::format("option '{}' needs {} value{}", name, spec->arity,
+                               spec->arity > 1 ? "s" : ""));
+      values.push_back(args[i]);
+    }
+    if (Status st = spec->apply(o, values); !st) return st.error();
+    ++i;
+  }
+  o.program.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+  if (o.help || o.version) return o;
+  if (o.program.empty()) return bad("no program to run was given: mpilaunch [options] PROGRAM [ARGS...]");
+  if (!o.hosts.empty() && !o.hostfile.empty())
+    return bad("-H and --hostfile were both given; use one of them");
+  return o;
+}
+
+std::string usage_text() {
+  return R"(Usage: mpilaunch [options] PROGRAM [ARGS...]
+       mpilaunch explain [--json] [--rc N] [FILE|-]
+
+Mapping:
+  -n, -np, --np N           number of processes (default: one per slot)
+  -N, --npernode N          processes per node
+  --map-by slot|node        fill each node first (slot, default) or round robin (node)
+  --oversubscribe           allow more processes than slots
+Hosts:
+  -H, --host H[:N],...      hosts with N slots each (default 1); repeatable
+  --hostfile, --machinefile FILE
+                            Open MPI ("host slots=N") or MPICH ("host:N") host file
+  --launcher local|ssh      how agents start (default: local without hosts, else ssh)
+  --agent-path PATH         mpilaunch-agent on the nodes (default: next to mpilaunch)
+Environment:
+  -x NAME[=VALUE]           export a variable to every rank
+  --mca KEY VALUE           set Open MPI parameter KEY (OMPI_MCA_KEY) for every rank
+  --wdir, --wd DIR          working directory of the ranks
+Output:
+  --tag-output              prefix lines with [job,rank]<stdout>:
+  --timestamp-output        prefix lines with the time
+  --output-filename DIR     write DIR/rank-R/stdout and stderr instead of the terminal
+Fault handling:
+  --timeout SECONDS         fail the job after this long (default: none)
+  --kill-grace SECONDS      SIGTERM to SIGKILL delay at teardown (default 3)
+Debugging:
+  --dry-run                 print the plan (nodes, rank map, agent commands) and exit
+  --events FILE             write a JSON Lines timeline of the job to FILE
+  --allow-run-as-root       accepted for mpirun compatibility
+  -V, --version             print the version
+  -h, --help                print this help
+
+Exit status: 0 on success; a failing rank's exit code; 128+N for a signal N; 64 usage,
+65 hostfile, 66 program or directory, 67 slots, 69 agent start, 70 internal, 75 agent lost,
+124 timeout (docs/exit-codes.md).
+)";
+}
+
+}  // namespace mpilaunch::launcher

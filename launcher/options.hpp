@@ -1,0 +1,59 @@
+#pragma once
+/// The mpirun-compatible command line: -n/-np/--np, -N, -H/--host, --hostfile, -x, --mca,
+/// --wdir, output, launcher and fault-handling options. Pure: argv in, Options or an Error out.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/job_map.hpp"
+#include "common/result.hpp"
+
+namespace mpilaunch::launcher {
+
+enum class LauncherKind { Auto, Local, Ssh };
+
+struct Options {
+  // Mapping
+  std::optional<int> np;
+  std::optional<int> per_node;
+  MapBy map_by = MapBy::Slot;
+  bool oversubscribe = false;
+  // Hosts
+  std::vector<std::string> hosts;  // each -H value, unparsed
+  std::string hostfile;
+  LauncherKind launcher = LauncherKind::Auto;
+  std::string agent_path;
+  // Environment
+  std::vector<std::string> exports;  // -x NAME or NAME=value
+  std::vector<std::pair<std::string, std::string>> mca;
+  std::string wdir;
+  // Output
+  bool tag_output = false;
+  bool timestamp_output = false;
+  std::string output_filename;
+  // Fault handling
+  std::optional<double> timeout_seconds;
+  double kill_grace_seconds = 3.0;
+  // Debugging and reporting
+  bool dry_run = false;
+  std::string events_file;
+  bool allow_run_as_root = false;
+  bool help = false;
+  bool version = false;
+  // What to run
+  std::vector<std::string> program;  // program and its arguments
+};
+
+/// Parses everything after argv[0]. BadOption errors name the option and say how to fix it.
+Result<Options> parse_options(const std::vector<std::string>& args);
+
+/// The --help text.
+std::string usage_text();
+
+/// The closest known option to `unknown` when it is a likely misspelling, else empty.
+std::string suggest_option(std::string_view unknown);
+
+}  // namespace mpilaunch::launcher

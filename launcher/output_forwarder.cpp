@@ -1,0 +1,151 @@
+#include "launcher/output_forwarder.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+namespace mpilaunch::launcher {
+namespace {
+
+constexpr std::size_t kMaxHeldLine = 64 * 1024;  // a longer unterminated line is written as is
+
+std::string timestamp_prefix() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t t = std::chrono::system_clock::to_time_t(now);
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()) % 1000;
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  return fmt::format("[{}.{:03}Z] ", buf, ms.count());
+}
+
+}  // namespace
+
+bool write_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    const ssize_t n = ::write(fd, data.data(), data.size());
+    if (n > 0) {
+      data.remove_prefix(static_cast<std::size_t>(n));
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else if (n < 0 && errno == EAGAIN) {
+      pollfd p{fd, POLLOUT, 0};
+      ::poll(&p, 1, -1);
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+OutputForwarder::~OutputForwarder() {
+  flush_all();
+  for (const auto& [key, fd] : files_) ::close(fd);
+}
+
+Status OutputForwarder::open() {
+  if (config_.directory.empty()) return {};
+  std::error_code ec;
+  std::filesystem::create_directories(config_.directory, ec);
+  if (ec)
+    return Error{.kind = ErrorKind::BadOption,
+                 .detail = fmt::format("--output-filename {}: {}", config_.directory, ec.message())};
+  return {};
+}
+
+int OutputForwarder::fd_for(const Key& key) {
+  if (config_.directory.empty()) return key.second == protocol::Stream::Stdout ? 1 : 2;
+  if (const auto it = files_.find(key); it != files_.end()) return it->second;
+  const std::string dir = fmt::format("{}/rank-{}", config_.directory, key.first);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  const std::string path = dir + (key.second == protocol::Stream::Stdout ? "/stdout" : "/stderr");
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  files_[key] = fd;
+  return fd;
+}
+
+void OutputForwarder::emit(const Key& key, std::string_view text, bool complete_lines_only) {
+  const int fd = fd_for(key);
+  if (fd < 0) return;
+  if (!config_.tag && !config_.timestamp) {
+    bytes_ += text.size();
+    write_all(fd, text);
+    return;
+  }
+  std::string out;
+  out.reserve(text.size() + 64);
+  const std::string tag = config_.tag ? fmt::format("[{},{}]<{}>: ", config_.job_tag, key.first,
+                                                    key.second == protocol::Stream::Stdout ? "stdout" : "stderr")
+                                      : std::string();
+  const std::string stamp = config_.timestamp ? timestamp_prefix() : std::string();
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) {
+      if (complete_lines_only) break;
+      end = text.size() - 1;
+    }
+    out += stamp;
+    out += tag;
+    out.append(text.substr(start, end - start + 1));
+    if (text[end] != '\n') out += '\n';
+    start = end + 1;
+  }
+  bytes_ += out.size();
+  write_all(fd, out);
+}
+
+void OutputForwarder::write(std::uint32_t rank, protocol::Stream stream, std::span<const std::byte> data) {
+  const Key key{rank, stream};
+  const std::string_view chunk(reinterpret_cast<const char*>(data.data()), data.size());
+  if (!config_.directory.empty() && !config_.tag && !config_.timestamp) {
+    emit(key, chunk, false);  // files need no line assembly
+    return;
+  }
+  std::string& held = partial_[key];
+  const std::size_t last_newline = chunk.rfind('\n');
+  if (last_newline == std::string_view::npos) {
+    held.append(chunk);
+    if (held.size() > kMaxHeldLine) {
+      emit(key, held, false);
+      held.clear();
+    }
+    return;
+  }
+  if (held.empty()) {
+    emit(key, chunk.substr(0, last_newline + 1), true);
+  } else {
+    held.append(chunk.substr(0, last_newline + 1));
+    emit(key, held, true);
+    held.clear();
+  }
+  held.append(chunk.substr(last_newline + 1));
+}
+
+void OutputForwarder::rank_done(std::uint32_t rank) {
+  for (auto stream : {protocol::Stream::Stdout, protocol::Stream::Stderr}) {
+    const auto it = partial_.find({rank, stream});
+    if (it == partial_.end()) continue;
+    if (!it->second.empty()) emit(it->first, it->second, false);
+    partial_.erase(it);
+  }
+}
+
+void OutputForwarder::flush_all() {
+  for (auto& [key, held] : partial_)
+    if (!held.empty()) emit(key, held, false);
+  partial_.clear();
+}
+
+}  // namespace mpilaunch::launcher

@@ -1,0 +1,96 @@
+#pragma once
+/// [io] run(): owns the io_context's flows for one job. Starts agents, feeds events to the
+/// lifecycle table (job_state.hpp), carries out its actions, relays fences and direct modex,
+/// forwards output, tears down on the first failure and reports one Error.
+
+#include <sys/types.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/asio.hpp"
+#include "common/frame_stream.hpp"
+#include "common/protocol.hpp"
+#include "launcher/agent_starter.hpp"
+#include "launcher/event_log.hpp"
+#include "launcher/fence_relay.hpp"
+#include "launcher/job_state.hpp"
+#include "launcher/launch_plan.hpp"
+#include "launcher/output_forwarder.hpp"
+
+namespace mpilaunch::launcher {
+
+struct JobConfig {
+  LaunchPlan plan;
+  std::string job_id;
+  std::string token;
+  std::string tmpdir;  // this job's directory for every temporary file, on every node
+  std::optional<double> timeout_seconds;
+  double kill_grace_seconds = 3.0;
+  double start_timeout_seconds = 60.0;
+};
+
+class Supervisor {
+ public:
+  Supervisor(asio::io_context& io, JobConfig config, AgentStarter& starter, EventLog& events,
+             OutputForwarder& output);
+  ~Supervisor();
+  /// Runs the job to its end; returns mpilaunch's exit code.
+  int run();
+
+ private:
+  class Link;
+  enum class RankPhase { NotSpawned, Spawning, Running, Ended };
+  struct RankStatus {
+    RankPhase phase = RankPhase::NotSpawned;
+    pid_t pid = -1;
+  };
+
+  void feed(JobEvent event);
+  void execute(Action action);
+  void start_agents();
+  void spawn_ranks();
+  void tear_down();
+  void finish();
+  void complete();
+  void fail(Error error, JobEvent event);
+  void check_ranks();
+  void on_link_message(Link& link, protocol::Envelope envelope);
+  void on_link_closed(Link& link, std::optional<Error> why);
+  void on_rank_exited(Link& link, const protocol::RankExited& m);
+  void on_fence(Link& link, const protocol::FenceContribute& m);
+  void on_dmodex_request(Link& link, std::uint32_t id, const protocol::DmodexRequest& m);
+  void on_dmodex_reply(std::uint32_t refers_to, const protocol::DmodexReply& m);
+  void send_to(int node, const protocol::Message& m, std::uint32_t id = 0, std::uint32_t refers_to = 0);
+  void kill_ranks(int signal);
+  void wait_for_signals();
+  bool all_agents_ready() const;
+
+  asio::io_context& io_;
+  JobConfig config_;
+  AgentStarter& starter_;
+  EventLog& events_;
+  OutputForwarder& output_;
+  FenceRelay relay_;
+  JobState state_ = JobState::StartingAgents;
+  std::vector<std::unique_ptr<Link>> links_;
+  std::vector<RankStatus> ranks_;
+  std::optional<Error> error_;
+  std::map<std::uint32_t, std::pair<int, std::uint32_t>> dmodex_;  // our id -> (node, their id)
+  std::uint32_t next_id_ = 1;
+  std::uint32_t attempt_ = 1;
+  int interrupts_ = 0;
+  bool finishing_ = false;
+  bool done_ = false;
+  int exit_code_ = 0;
+  asio::signal_set signals_;
+  asio::steady_timer kill_timer_;
+  asio::steady_timer job_timer_;
+  asio::steady_timer start_timer_;
+  asio::steady_timer shutdown_timer_;
+};
+
+}  // namespace mpilaunch::launcher
