@@ -19,7 +19,7 @@ extern char** environ;
 namespace mpilaunch::agent {
 namespace {
 
-constexpr std::size_t kOutputQueueLimit = 4 << 20;  // bytes of frames queued before readers wait
+constexpr std::size_t kOutputQueueLimit = 4 << 20;     // bytes of frames queued before readers wait
 constexpr auto kDrainGrace = std::chrono::seconds(2);  // output still open after a rank's exit
 
 template <class... Ts>
@@ -41,7 +41,9 @@ std::vector<std::byte> to_bytes(std::string_view s) {
 }  // namespace
 
 Agent::Agent(asio::io_context& io, int in_fd, int out_fd)
-    : io_(io), frames_(io, in_fd, out_fd, "launcher"), pmix_(io, *this),
+    : io_(io),
+      frames_(io, in_fd, out_fd, "launcher"),
+      pmix_(io, *this),
       children_(io, [this](pid_t pid, ExitReason reason) { on_reaped(pid, reason); }) {}
 
 int Agent::run() {
@@ -68,11 +70,10 @@ void Agent::on_message(protocol::Envelope envelope) {
                    pending_fences_.erase(it);
                  },
                  [&](const DmodexRequest& m) {
-                   pmix_.request_dmodex(m.nspace, m.rank,
-                                        [this, id](int status, std::span<const std::byte> data) {
-                                          frames_.send(DmodexReply{status, {data.begin(), data.end()}},
-                                                       0, id);
-                                        });
+                   pmix_.request_dmodex(
+                       m.nspace, m.rank, [this, id](int status, std::span<const std::byte> data) {
+                         frames_.send(DmodexReply{status, {data.begin(), data.end()}}, 0, id);
+                       });
                  },
                  [&](const DmodexReply& m) {
                    const auto it = pending_dmodex_.find(refers_to);
@@ -91,7 +92,8 @@ void Agent::on_message(protocol::Envelope envelope) {
 
 void Agent::on_closed(std::optional<Error> why) {
   if (finished_) return;
-  if (why) std::fprintf(stderr, "mpilaunch-agent: link to the launcher failed: %s\n", why->detail.c_str());
+  if (why)
+    std::fprintf(stderr, "mpilaunch-agent: link to the launcher failed: %s\n", why->detail.c_str());
   launcher_gone_ = true;
   if (!shutting_down_) exit_code_ = 1;
   children_.signal_all(SIGKILL);
@@ -109,7 +111,8 @@ std::string Agent::node_dir() const {
 }
 
 void Agent::handle(const protocol::JobSpec& m) {
-  if (!hello_) return fail(Error{.kind = ErrorKind::MalformedFrame, .detail = "job spec before hello"});
+  if (!hello_)
+    return fail(Error{.kind = ErrorKind::MalformedFrame, .detail = "job spec before hello"});
   auto values = namespace_values(m, hello_->node_index);
   if (!values) return fail(values.error());
   if (job_ && job_->nspace != m.nspace) {
@@ -122,7 +125,8 @@ void Agent::handle(const protocol::JobSpec& m) {
   for (const char* sub : {"pmix", "vader", "ompi"})
     std::filesystem::create_directories(node_dir() + "/" + sub, ec);
   if (ec)
-    return fail(Error{.kind = ErrorKind::OutOfResources, .host = hello_->node_name,
+    return fail(Error{.kind = ErrorKind::OutOfResources,
+                      .host = hello_->node_name,
                       .detail = fmt::format("cannot create {}: {}", node_dir(), ec.message())});
   if (!pmix_.initialized()) {
     if (auto st = pmix_.init(hello_->node_name, hello_->node_index, node_dir() + "/pmix"); !st)
@@ -130,13 +134,15 @@ void Agent::handle(const protocol::JobSpec& m) {
   }
   const std::string ns_dir = node_dir() + "/ompi/" + m.nspace;
   std::filesystem::create_directories(ns_dir, ec);
-  if (auto st = pmix_.register_namespace(m.nspace, values.value(), node_dir() + "/ompi", ns_dir); !st)
+  if (auto st = pmix_.register_namespace(m.nspace, values.value(), node_dir() + "/ompi", ns_dir);
+      !st)
     return fail(st.error());
 }
 
 void Agent::handle(const protocol::Spawn& m) {
   if (!job_ || job_->nspace != m.nspace)
-    return fail(Error{.kind = ErrorKind::MalformedFrame, .detail = "spawn of an unknown namespace"});
+    return fail(
+        Error{.kind = ErrorKind::MalformedFrame, .detail = "spawn of an unknown namespace"});
   for (const protocol::NodeRanks& node : std::span(job_->nodes).subspan(hello_->node_index, 1))
     for (std::uint32_t rank : node.ranks) {
       if (shutting_down_) return;
@@ -146,7 +152,8 @@ void Agent::handle(const protocol::Spawn& m) {
 
 void Agent::spawn_rank(std::uint32_t rank) {
   const auto& local = job_->nodes[hello_->node_index].ranks;
-  const int local_rank = static_cast<int>(std::find(local.begin(), local.end(), rank) - local.begin());
+  const int local_rank =
+      static_cast<int>(std::find(local.begin(), local.end(), rank) - local.begin());
   std::size_t size = 0;
   for (const auto& node : job_->nodes) size += node.ranks.size();
   auto report_failure = [&](Error e) {
@@ -164,8 +171,11 @@ void Agent::spawn_rank(std::uint32_t rank) {
   for (char** e = environ; *e != nullptr; ++e) input.inherited.emplace_back(*e);
   input.pmix = std::move(pmix_env).value();
   input.job = job_->env;
-  input.placement = RankPlacement{static_cast<int>(rank), static_cast<int>(size), local_rank,
-                                  static_cast<int>(local.size()), local_rank,
+  input.placement = RankPlacement{static_cast<int>(rank),
+                                  static_cast<int>(size),
+                                  local_rank,
+                                  static_cast<int>(local.size()),
+                                  local_rank,
                                   static_cast<int>(job_->attempt)};
   input.vader_dir = node_dir() + "/vader";
   input.ompi_tmpdir = node_dir() + "/ompi";
@@ -196,7 +206,8 @@ asio::awaitable<void> Agent::pump(std::uint32_t rank, protocol::Stream stream,
     const std::size_t n = co_await source.async_read_some(
         asio::buffer(buffer), asio::redirect_error(asio::use_awaitable, ec));
     if (ec) break;
-    frames_.send(protocol::RankOutput{rank, stream, {buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(n)}});
+    frames_.send(protocol::RankOutput{
+        rank, stream, {buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(n)}});
   }
   Rank& r = ranks_[rank];
   --r.open_streams;
@@ -229,15 +240,17 @@ void Agent::maybe_report(Rank& r) {
   }
   if (r.drain) r.drain->cancel();
   r.reported = true;
-  frames_.send(protocol::RankExited{r.rank, r.pid, *r.exit,
-                                    r.abort_status ? std::optional<std::int32_t>(*r.abort_status)
-                                                   : std::nullopt,
-                                    r.connected, r.finalized});
+  frames_.send(protocol::RankExited{
+      r.rank, r.pid, *r.exit,
+      r.abort_status ? std::optional<std::int32_t>(*r.abort_status) : std::nullopt, r.connected,
+      r.finalized});
   if (job_) pmix_.deregister_client(job_->nspace, r.rank);
   maybe_finish();
 }
 
-void Agent::handle(const protocol::Kill& m) { children_.signal_all(m.signal); }
+void Agent::handle(const protocol::Kill& m) {
+  children_.signal_all(m.signal);
+}
 
 void Agent::handle(const protocol::Shutdown&) {
   shutting_down_ = true;
@@ -264,7 +277,8 @@ void Agent::on_client_finalized(const std::string& nspace, std::uint32_t rank) {
   if (Rank* r = find_rank(nspace, rank)) r->finalized = true;
 }
 
-void Agent::on_abort(const std::string& nspace, std::uint32_t rank, int status, const std::string&) {
+void Agent::on_abort(const std::string& nspace, std::uint32_t rank, int status,
+                     const std::string&) {
   if (Rank* r = find_rank(nspace, rank)) r->abort_status = status;
 }
 
@@ -273,7 +287,8 @@ void Agent::on_fence(const std::string& nspace, const std::string& signature, bo
   const std::string key = nspace + "|" + signature;
   const std::uint32_t seq = ++fence_counts_[key];
   pending_fences_[{key, seq}] = std::move(done);
-  frames_.send(protocol::FenceContribute{nspace, signature, seq, local_status, collect, std::move(data)});
+  frames_.send(
+      protocol::FenceContribute{nspace, signature, seq, local_status, collect, std::move(data)});
 }
 
 void Agent::on_dmodex(const std::string& nspace, std::uint32_t rank, ModexDone done) {

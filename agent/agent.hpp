@@ -50,7 +50,8 @@ class Agent final : public FrameSink, public PmixEvents {
   void on_fence(const std::string& nspace, const std::string& signature, bool collect,
                 int local_status, std::vector<std::byte> data, ModexDone done) override;
   void on_dmodex(const std::string& nspace, std::uint32_t rank, ModexDone done) override;
-  void on_log(const std::string& nspace, std::optional<std::uint32_t> rank, std::string text) override;
+  void on_log(const std::string& nspace, std::optional<std::uint32_t> rank,
+              std::string text) override;
 
   void handle(const protocol::LauncherHello& m);
   void handle(const protocol::JobSpec& m);

@@ -39,15 +39,17 @@ int check_candidate(const std::string& path) {
 
 Error exec_error(int err, const std::string& program) {
   if (err == ENOENT || err == ENOTDIR)
-    return Error{.kind = ErrorKind::ExecutableNotFound, .executable = program,
-                 .detail = std::strerror(err)};
-  return Error{.kind = ErrorKind::ExecutableNotExecutable, .executable = program,
+    return Error{
+        .kind = ErrorKind::ExecutableNotFound, .executable = program, .detail = std::strerror(err)};
+  return Error{.kind = ErrorKind::ExecutableNotExecutable,
+               .executable = program,
                .detail = std::strerror(err)};
 }
 
 }  // namespace
 
-Result<std::string> resolve_executable(const std::string& program, const std::vector<std::string>& env,
+Result<std::string> resolve_executable(const std::string& program,
+                                       const std::vector<std::string>& env,
                                        const std::string& wdir) {
   if (program.empty())
     return Error{.kind = ErrorKind::ExecutableNotFound, .detail = "empty program name"};
@@ -63,7 +65,8 @@ Result<std::string> resolve_executable(const std::string& program, const std::ve
   std::size_t start = 0;
   for (;;) {
     const std::size_t end = search.find(':', start);
-    std::string dir = search.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    std::string dir =
+        search.substr(start, end == std::string::npos ? std::string::npos : end - start);
     if (dir.empty()) dir = ".";
     if (dir[0] != '/' && !wdir.empty()) dir = wdir + "/" + dir;
     const std::string candidate = dir + "/" + program;
@@ -121,7 +124,8 @@ Result<SpawnedChild> ChildSet::spawn(const SpawnRequest& request) {
   for (const auto& e : request.env) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
   int out[2], err[2], status_pipe[2];
-  if (::pipe2(out, O_CLOEXEC) != 0) return Error{.kind = ErrorKind::OutOfResources, .detail = "pipe"};
+  if (::pipe2(out, O_CLOEXEC) != 0)
+    return Error{.kind = ErrorKind::OutOfResources, .detail = "pipe"};
   if (::pipe2(err, O_CLOEXEC) != 0) {
     ::close(out[0]), ::close(out[1]);
     return Error{.kind = ErrorKind::OutOfResources, .detail = "pipe"};
@@ -162,7 +166,8 @@ Result<SpawnedChild> ChildSet::spawn(const SpawnRequest& request) {
   ::close(status_pipe[1]);
   if (pid < 0) {
     ::close(out[0]), ::close(err[0]), ::close(status_pipe[0]);
-    return Error{.kind = ErrorKind::OutOfResources, .rank = static_cast<int>(request.rank),
+    return Error{.kind = ErrorKind::OutOfResources,
+                 .rank = static_cast<int>(request.rank),
                  .detail = fmt::format("fork: {}", std::strerror(fork_errno))};
   }
   ::setpgid(pid, pid);  // also here, so the group exists before we may signal it

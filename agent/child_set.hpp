@@ -31,7 +31,8 @@ struct SpawnedChild {
 
 /// Finds the program the way execvp would, relative to `wdir`, using PATH from `env`.
 /// Errors: ExecutableNotFound, ExecutableNotExecutable (detail says why).
-Result<std::string> resolve_executable(const std::string& program, const std::vector<std::string>& env,
+Result<std::string> resolve_executable(const std::string& program,
+                                       const std::vector<std::string>& env,
                                        const std::string& wdir);
 
 class ChildSet {

@@ -29,7 +29,7 @@ struct NamespaceValues {
   std::uint32_t node_id = 0;
   std::string hostname;
   std::vector<std::uint32_t> local_ranks;
-  std::string local_peers;  // "0,1,2"
+  std::string local_peers;        // "0,1,2"
   std::vector<RankValues> ranks;  // every rank of the job, in rank order
 };
 

@@ -68,7 +68,8 @@ void complete_modex(pmix_modex_cbfunc_t cbfunc, void* cbdata, int status,
     copy = static_cast<char*>(std::malloc(data.size()));
     std::memcpy(copy, data.data(), data.size());
   }
-  cbfunc(status, copy, data.size(), cbdata, [](void* p) { std::free(p); }, copy);
+  cbfunc(
+      status, copy, data.size(), cbdata, [](void* p) { std::free(p); }, copy);
 }
 
 pmix_status_t on_connected(const pmix_proc_t* proc, void*, pmix_op_cbfunc_t cbfunc, void*) {
@@ -106,12 +107,14 @@ pmix_status_t on_fence(const pmix_proc_t procs[], size_t nprocs, const pmix_info
                        void* cbdata) {
   if (nprocs == 0) return PMIX_ERR_BAD_PARAM;
   std::string signature;
-  for (size_t i = 0; i < nprocs; ++i) signature += fmt::format("{}:{};", procs[i].nspace, procs[i].rank);
+  for (size_t i = 0; i < nprocs; ++i)
+    signature += fmt::format("{}:{};", procs[i].nspace, procs[i].rank);
   bool collect = false;
   int local_status = PMIX_SUCCESS;
   for (size_t i = 0; i < ninfo; ++i) {
     if (PMIX_CHECK_KEY(&info[i], PMIX_COLLECT_DATA)) collect = PMIX_INFO_TRUE(&info[i]);
-    if (PMIX_CHECK_KEY(&info[i], PMIX_LOCAL_COLLECTIVE_STATUS)) local_status = info[i].value.data.status;
+    if (PMIX_CHECK_KEY(&info[i], PMIX_LOCAL_COLLECTIVE_STATUS))
+      local_status = info[i].value.data.status;
   }
   const std::string nspace = procs[0].nspace;
   auto blob = copy_bytes(data, ndata);
@@ -204,7 +207,8 @@ PmixHost::~PmixHost() {
   g_host = nullptr;
 }
 
-Status PmixHost::init(const std::string& hostname, std::uint32_t node_id, const std::string& tmpdir) {
+Status PmixHost::init(const std::string& hostname, std::uint32_t node_id,
+                      const std::string& tmpdir) {
   InfoList info;
   info.add_string(PMIX_SERVER_TMPDIR, tmpdir);
   info.add_string(PMIX_SYSTEM_TMPDIR, tmpdir);
@@ -278,7 +282,8 @@ Status PmixHost::register_namespace(const std::string& nspace, const NamespaceVa
 }
 
 Result<std::vector<std::string>> PmixHost::register_client(const std::string& nspace,
-                                                           std::uint32_t rank, uid_t uid, gid_t gid) {
+                                                           std::uint32_t rank, uid_t uid,
+                                                           gid_t gid) {
   pmix_proc_t proc;
   PMIX_LOAD_PROCID(&proc, nspace.c_str(), rank);
   pmix_status_t rc = PMIx_server_register_client(&proc, uid, gid, nullptr, nullptr, nullptr);

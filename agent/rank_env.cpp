@@ -6,7 +6,9 @@
 namespace mpilaunch::agent {
 namespace {
 
-bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+bool starts_with(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
 
 class EnvBuilder {
  public:
@@ -36,10 +38,18 @@ class EnvBuilder {
 }  // namespace
 
 bool is_stripped_variable(const std::string& name) {
-  static constexpr std::string_view kPrefixes[] = {
-      "PMIX_", "PMI_", "OMPI_MCA_pmix", "OMPI_MCA_schizo", "OMPI_MCA_ess", "OMPI_MCA_orte_launch",
-      "OMPI_COMM_WORLD_", "OMPI_UNIVERSE_SIZE", "OMPI_FILE_LOCATION", "MPILAUNCH_ATTEMPT",
-      "MPI_LOCALNRANKS", "MPI_LOCALRANKID"};
+  static constexpr std::string_view kPrefixes[] = {"PMIX_",
+                                                   "PMI_",
+                                                   "OMPI_MCA_pmix",
+                                                   "OMPI_MCA_schizo",
+                                                   "OMPI_MCA_ess",
+                                                   "OMPI_MCA_orte_launch",
+                                                   "OMPI_COMM_WORLD_",
+                                                   "OMPI_UNIVERSE_SIZE",
+                                                   "OMPI_FILE_LOCATION",
+                                                   "MPILAUNCH_ATTEMPT",
+                                                   "MPI_LOCALNRANKS",
+                                                   "MPI_LOCALRANKID"};
   for (std::string_view prefix : kPrefixes)
     if (starts_with(name, prefix)) return true;
   return false;

@@ -17,13 +17,13 @@ struct RankPlacement {
 };
 
 struct RankEnvInput {
-  std::vector<std::string> inherited;   // the agent's environ
-  std::vector<std::string> pmix;        // from PMIx_server_setup_fork
-  std::vector<std::string> job;         // JobSpec.env: -x and --mca, applied last
+  std::vector<std::string> inherited;  // the agent's environ
+  std::vector<std::string> pmix;       // from PMIx_server_setup_fork
+  std::vector<std::string> job;        // JobSpec.env: -x and --mca, applied last
   RankPlacement placement;
-  std::string vader_dir;                // private shared-memory backing directory of this node
-  std::string ompi_tmpdir;              // Open MPI's session directory base
-  bool virtual_nodes = false;           // several nodes on one machine: keep TCP on loopback
+  std::string vader_dir;       // private shared-memory backing directory of this node
+  std::string ompi_tmpdir;     // Open MPI's session directory base
+  bool virtual_nodes = false;  // several nodes on one machine: keep TCP on loopback
 };
 
 /// The final environment as NAME=value strings, each name once (later sources win).

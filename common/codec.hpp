@@ -87,7 +87,8 @@ class Reader {
   std::uint64_t get(int n) {
     if (failed_ || in_.size() - pos_ < static_cast<std::size_t>(n)) return fail<std::uint64_t>();
     std::uint64_t v = 0;
-    for (int i = 0; i < n; ++i) v |= std::uint64_t(std::to_integer<std::uint8_t>(in_[pos_ + i])) << (8 * i);
+    for (int i = 0; i < n; ++i)
+      v |= std::uint64_t(std::to_integer<std::uint8_t>(in_[pos_ + i])) << (8 * i);
     pos_ += static_cast<std::size_t>(n);
     return v;
   }

@@ -7,29 +7,52 @@ namespace mpilaunch {
 
 std::string_view kind_name(ErrorKind kind) {
   switch (kind) {
-    case ErrorKind::RunAsRootRefused: return "run-as-root-refused";
-    case ErrorKind::NotEnoughSlots: return "not-enough-slots";
-    case ErrorKind::ExecutableNotFound: return "executable-not-found";
-    case ErrorKind::ExecutableNotExecutable: return "executable-not-executable";
-    case ErrorKind::WdirError: return "wdir-error";
-    case ErrorKind::AgentStartFailed: return "agent-start-failed";
-    case ErrorKind::AgentLost: return "agent-lost";
-    case ErrorKind::UnknownHost: return "unknown-host";
-    case ErrorKind::HostfileError: return "hostfile-error";
-    case ErrorKind::RankExitNonzero: return "rank-exit-nonzero";
-    case ErrorKind::RankSignaled: return "rank-signaled";
-    case ErrorKind::RankCalledAbort: return "rank-called-abort";
-    case ErrorKind::RankNoFinalize: return "rank-no-finalize";
-    case ErrorKind::MpiInitFailed: return "mpi-init-failed";
-    case ErrorKind::PmixError: return "pmix-error";
-    case ErrorKind::ComponentNotFound: return "component-not-found";
-    case ErrorKind::BadOption: return "bad-option";
-    case ErrorKind::Timeout: return "timeout";
-    case ErrorKind::OutOfResources: return "out-of-resources";
-    case ErrorKind::ProtocolMismatch: return "protocol-mismatch";
-    case ErrorKind::MalformedFrame: return "malformed-frame";
-    case ErrorKind::Interrupted: return "interrupted";
-    case ErrorKind::Unknown: return "unknown";
+    case ErrorKind::RunAsRootRefused:
+      return "run-as-root-refused";
+    case ErrorKind::NotEnoughSlots:
+      return "not-enough-slots";
+    case ErrorKind::ExecutableNotFound:
+      return "executable-not-found";
+    case ErrorKind::ExecutableNotExecutable:
+      return "executable-not-executable";
+    case ErrorKind::WdirError:
+      return "wdir-error";
+    case ErrorKind::AgentStartFailed:
+      return "agent-start-failed";
+    case ErrorKind::AgentLost:
+      return "agent-lost";
+    case ErrorKind::UnknownHost:
+      return "unknown-host";
+    case ErrorKind::HostfileError:
+      return "hostfile-error";
+    case ErrorKind::RankExitNonzero:
+      return "rank-exit-nonzero";
+    case ErrorKind::RankSignaled:
+      return "rank-signaled";
+    case ErrorKind::RankCalledAbort:
+      return "rank-called-abort";
+    case ErrorKind::RankNoFinalize:
+      return "rank-no-finalize";
+    case ErrorKind::MpiInitFailed:
+      return "mpi-init-failed";
+    case ErrorKind::PmixError:
+      return "pmix-error";
+    case ErrorKind::ComponentNotFound:
+      return "component-not-found";
+    case ErrorKind::BadOption:
+      return "bad-option";
+    case ErrorKind::Timeout:
+      return "timeout";
+    case ErrorKind::OutOfResources:
+      return "out-of-resources";
+    case ErrorKind::ProtocolMismatch:
+      return "protocol-mismatch";
+    case ErrorKind::MalformedFrame:
+      return "malformed-frame";
+    case ErrorKind::Interrupted:
+      return "interrupted";
+    case ErrorKind::Unknown:
+      return "unknown";
   }
   return "unknown";
 }

@@ -38,14 +38,29 @@ enum class ErrorKind {
 };
 
 inline constexpr ErrorKind kAllErrorKinds[] = {
-    ErrorKind::RunAsRootRefused,  ErrorKind::NotEnoughSlots,  ErrorKind::ExecutableNotFound,
-    ErrorKind::ExecutableNotExecutable, ErrorKind::WdirError, ErrorKind::AgentStartFailed,
-    ErrorKind::AgentLost,         ErrorKind::UnknownHost,     ErrorKind::HostfileError,
-    ErrorKind::RankExitNonzero,   ErrorKind::RankSignaled,    ErrorKind::RankCalledAbort,
-    ErrorKind::RankNoFinalize,    ErrorKind::MpiInitFailed,   ErrorKind::PmixError,
-    ErrorKind::ComponentNotFound, ErrorKind::BadOption,       ErrorKind::Timeout,
-    ErrorKind::OutOfResources,    ErrorKind::ProtocolMismatch, ErrorKind::MalformedFrame,
-    ErrorKind::Interrupted,       ErrorKind::Unknown,
+    ErrorKind::RunAsRootRefused,
+    ErrorKind::NotEnoughSlots,
+    ErrorKind::ExecutableNotFound,
+    ErrorKind::ExecutableNotExecutable,
+    ErrorKind::WdirError,
+    ErrorKind::AgentStartFailed,
+    ErrorKind::AgentLost,
+    ErrorKind::UnknownHost,
+    ErrorKind::HostfileError,
+    ErrorKind::RankExitNonzero,
+    ErrorKind::RankSignaled,
+    ErrorKind::RankCalledAbort,
+    ErrorKind::RankNoFinalize,
+    ErrorKind::MpiInitFailed,
+    ErrorKind::PmixError,
+    ErrorKind::ComponentNotFound,
+    ErrorKind::BadOption,
+    ErrorKind::Timeout,
+    ErrorKind::OutOfResources,
+    ErrorKind::ProtocolMismatch,
+    ErrorKind::MalformedFrame,
+    ErrorKind::Interrupted,
+    ErrorKind::Unknown,
 };
 
 /// One failure. Optional fields are unknown when empty and are never guessed (a rank is never
@@ -72,7 +87,13 @@ std::string_view kind_name(ErrorKind kind);
 std::optional<ErrorKind> kind_from_name(std::string_view name);
 
 /// Retry classes of docs/errors.md: whether a whole-job restart can possibly help.
-enum class RetryClass { Never, UntilStartDeadline, WithinBudget, WithinBudgetStopOnRepeat, NoRestart };
+enum class RetryClass {
+  Never,
+  UntilStartDeadline,
+  WithinBudget,
+  WithinBudgetStopOnRepeat,
+  NoRestart
+};
 RetryClass retry_class(const Error& error);
 /// True for the classes a restart budget may be spent on.
 bool is_retryable(const Error& error);

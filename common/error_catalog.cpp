@@ -5,11 +5,12 @@
 namespace mpilaunch {
 namespace {
 
+// " (rank 3 on node-b)", " (on node-b)" or "": where a launch-time failure happened.
 std::string where(const Error& e) {
-  std::string s;
-  if (e.rank) s += fmt::format(" rank {}", *e.rank);
-  if (!e.host.empty()) s += fmt::format(" on {}", e.host);
-  return s;
+  if (e.rank && !e.host.empty()) return fmt::format(" (rank {} on {})", *e.rank, e.host);
+  if (e.rank) return fmt::format(" (rank {})", *e.rank);
+  if (!e.host.empty()) return fmt::format(" (on {})", e.host);
+  return "";
 }
 
 // "rank 3 on node-b", "a process on node-b" or "a process": the subject of a rank's sentence.
@@ -19,7 +20,9 @@ std::string who(const Error& e) {
   return s;
 }
 
-std::string signal_text(int signal) { return fmt::format("signal {} ({})", signal, signal_name(signal)); }
+std::string signal_text(int signal) {
+  return fmt::format("signal {} ({})", signal, signal_name(signal));
+}
 
 std::string agent_phase_hint(const std::string& phase) {
   if (phase == "resolve")
@@ -57,24 +60,28 @@ std::string message(const Error& e) {
       return e.detail.empty() ? "there are not enough slots for the requested processes"
                               : fmt::format("there are not enough slots: {}", e.detail);
     case ErrorKind::ExecutableNotFound:
-      return fmt::format("the executable {}was not found{}",
-                         e.executable.empty() ? "" : "'" + e.executable + "' ", at);
+      return fmt::format("the executable {}was not found{}{}",
+                         e.executable.empty() ? "" : "'" + e.executable + "' ", at,
+                         e.detail.empty() ? "" : ": " + e.detail);
     case ErrorKind::ExecutableNotExecutable:
       return fmt::format("the executable {}could not be executed{}{}",
                          e.executable.empty() ? "" : "'" + e.executable + "' ", at,
                          e.detail.empty() ? "" : ": " + e.detail);
     case ErrorKind::WdirError:
-      return fmt::format("the working directory {}could not be used{}",
-                         e.detail.empty() ? "" : "'" + e.detail + "' ", at);
+      return fmt::format("the working directory could not be used{}{}", at,
+                         e.detail.empty() ? "" : ": " + e.detail);
     case ErrorKind::AgentStartFailed:
-      return fmt::format("the agent on {} could not be started{}{}", e.host.empty() ? "a host" : e.host,
+      return fmt::format("the agent on {} could not be started{}{}",
+                         e.host.empty() ? "a host" : e.host,
                          e.phase.empty() ? "" : " (phase " + e.phase + ")",
                          e.detail.empty() ? "" : ": " + e.detail);
     case ErrorKind::AgentLost:
       return fmt::format("the connection to the agent on {} was lost{}",
-                         e.host.empty() ? "a host" : e.host, e.detail.empty() ? "" : ": " + e.detail);
+                         e.host.empty() ? "a host" : e.host,
+                         e.detail.empty() ? "" : ": " + e.detail);
     case ErrorKind::UnknownHost:
-      return fmt::format("the host {} is unknown", e.host.empty() ? "(unnamed)" : "'" + e.host + "'");
+      return fmt::format("the host {} is unknown",
+                         e.host.empty() ? "(unnamed)" : "'" + e.host + "'");
     case ErrorKind::HostfileError:
       return fmt::format("the host list is invalid{}", e.detail.empty() ? "" : ": " + e.detail);
     case ErrorKind::RankExitNonzero:
@@ -91,7 +98,8 @@ std::string message(const Error& e) {
     case ErrorKind::MpiInitFailed:
       return fmt::format("MPI_Init failed{}{}", at, e.detail.empty() ? "" : ": " + e.detail);
     case ErrorKind::PmixError:
-      return fmt::format("the PMIx wire-up failed{}{}", at, e.detail.empty() ? "" : ": " + e.detail);
+      return fmt::format("the PMIx wire-up failed{}{}", at,
+                         e.detail.empty() ? "" : ": " + e.detail);
     case ErrorKind::ComponentNotFound:
       return fmt::format("a requested MCA component was not found{}{}", at,
                          e.detail.empty() ? "" : " (" + e.detail + ")");
@@ -101,7 +109,8 @@ std::string message(const Error& e) {
       return fmt::format("the {}time limit was reached{}", e.phase.empty() ? "" : e.phase + " ",
                          e.detail.empty() ? "" : " (" + e.detail + ")");
     case ErrorKind::OutOfResources:
-      return fmt::format("a system resource ran out{}{}", at, e.detail.empty() ? "" : ": " + e.detail);
+      return fmt::format("a system resource ran out{}{}", at,
+                         e.detail.empty() ? "" : ": " + e.detail);
     case ErrorKind::ProtocolMismatch:
       return fmt::format("the agent{} speaks another protocol version{}", at,
                          e.detail.empty() ? "" : " (" + e.detail + ")");
@@ -192,7 +201,7 @@ std::string render_human(const Error& e) {
   if (e.rank) out += fmt::format("  rank:      {}\n", *e.rank);
   if (e.pid) out += fmt::format("  pid:       {}\n", *e.pid);
   if (e.exit_code) out += fmt::format("  exit code: {}\n", *e.exit_code);
-  if (e.signal) out += fmt::format("  signal:    {}\n", signal_text(*e.signal));
+  if (e.signal) out += fmt::format("  signal:    {} ({})\n", *e.signal, signal_name(*e.signal));
   if (!e.phase.empty()) out += fmt::format("  phase:     {}\n", e.phase);
   if (!e.executable.empty()) out += fmt::format("  program:   {}\n", e.executable);
   if (e.count && *e.count > 1) out += fmt::format("  reported:  {} times\n", *e.count);

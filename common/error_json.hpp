@@ -3,8 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/error.hpp"
 #include <optional>
+#include "common/error.hpp"
 
 namespace mpilaunch {
 

@@ -8,40 +8,52 @@
 namespace mpilaunch::exit_codes {
 
 inline constexpr int kSuccess = 0;
-inline constexpr int kGenericFailure = 1;        // a rank failed without a usable code of its own
-inline constexpr int kUsage = 64;                // bad-option: unknown or conflicting options
-inline constexpr int kHostfile = 65;             // hostfile-error
-inline constexpr int kNoInput = 66;              // executable-not-found/-not-executable, wdir-error
-inline constexpr int kNotEnoughSlots = 67;       // not-enough-slots
-inline constexpr int kUnavailable = 69;          // agent-start-failed, unknown-host
-inline constexpr int kInternal = 70;             // pmix-error, protocol-mismatch, malformed-frame, unknown
-inline constexpr int kOutOfResources = 71;       // out-of-resources
-inline constexpr int kAgentLost = 75;            // agent-lost
-inline constexpr int kRootRefused = 77;          // run-as-root-refused
-inline constexpr int kComponentNotFound = 78;    // component-not-found (configuration)
-inline constexpr int kTimeout = 124;             // timeout, as GNU timeout(1)
-inline constexpr int kSignalBase = 128;          // 128+N: a rank killed by, or mpilaunch interrupted by, signal N
+inline constexpr int kGenericFailure = 1;   // a rank failed without a usable code of its own
+inline constexpr int kUsage = 64;           // bad-option: unknown or conflicting options
+inline constexpr int kHostfile = 65;        // hostfile-error
+inline constexpr int kNoInput = 66;         // executable-not-found/-not-executable, wdir-error
+inline constexpr int kNotEnoughSlots = 67;  // not-enough-slots
+inline constexpr int kUnavailable = 69;     // agent-start-failed, unknown-host
+inline constexpr int kInternal = 70;  // pmix-error, protocol-mismatch, malformed-frame, unknown
+inline constexpr int kOutOfResources = 71;     // out-of-resources
+inline constexpr int kAgentLost = 75;          // agent-lost
+inline constexpr int kRootRefused = 77;        // run-as-root-refused
+inline constexpr int kComponentNotFound = 78;  // component-not-found (configuration)
+inline constexpr int kTimeout = 124;           // timeout, as GNU timeout(1)
+inline constexpr int kSignalBase =
+    128;  // 128+N: a rank killed by, or mpilaunch interrupted by, signal N
 
 /// The launcher's exit code for a job that ended with `error`.
 constexpr int for_error(const Error& e) {
   switch (e.kind) {
-    case ErrorKind::BadOption: return kUsage;
-    case ErrorKind::HostfileError: return kHostfile;
+    case ErrorKind::BadOption:
+      return kUsage;
+    case ErrorKind::HostfileError:
+      return kHostfile;
     case ErrorKind::ExecutableNotFound:
     case ErrorKind::ExecutableNotExecutable:
-    case ErrorKind::WdirError: return kNoInput;
-    case ErrorKind::NotEnoughSlots: return kNotEnoughSlots;
+    case ErrorKind::WdirError:
+      return kNoInput;
+    case ErrorKind::NotEnoughSlots:
+      return kNotEnoughSlots;
     case ErrorKind::AgentStartFailed:
-    case ErrorKind::UnknownHost: return kUnavailable;
+    case ErrorKind::UnknownHost:
+      return kUnavailable;
     case ErrorKind::PmixError:
     case ErrorKind::ProtocolMismatch:
     case ErrorKind::MalformedFrame:
-    case ErrorKind::Unknown: return kInternal;
-    case ErrorKind::OutOfResources: return kOutOfResources;
-    case ErrorKind::AgentLost: return kAgentLost;
-    case ErrorKind::RunAsRootRefused: return kRootRefused;
-    case ErrorKind::ComponentNotFound: return kComponentNotFound;
-    case ErrorKind::Timeout: return kTimeout;
+    case ErrorKind::Unknown:
+      return kInternal;
+    case ErrorKind::OutOfResources:
+      return kOutOfResources;
+    case ErrorKind::AgentLost:
+      return kAgentLost;
+    case ErrorKind::RunAsRootRefused:
+      return kRootRefused;
+    case ErrorKind::ComponentNotFound:
+      return kComponentNotFound;
+    case ErrorKind::Timeout:
+      return kTimeout;
     case ErrorKind::RankSignaled:
     case ErrorKind::Interrupted:
       return e.signal ? kSignalBase + *e.signal : kGenericFailure;

@@ -7,7 +7,9 @@
 namespace mpilaunch {
 
 FrameStream::FrameStream(asio::io_context& io, int in_fd, int out_fd, std::string peer)
-    : in_(io, in_fd), out_(io, in_fd == out_fd ? ::dup(out_fd) : out_fd), peer_(std::move(peer)),
+    : in_(io, in_fd),
+      out_(io, in_fd == out_fd ? ::dup(out_fd) : out_fd),
+      peer_(std::move(peer)),
       progress_(io, asio::steady_timer::time_point::max()) {}
 
 asio::awaitable<void> FrameStream::read_loop(FrameSink& sink, bool expect_hello) {
@@ -64,7 +66,8 @@ asio::awaitable<void> FrameStream::read_loop(FrameSink& sink, bool expect_hello)
   }
 }
 
-void FrameStream::send(const protocol::Message& message, std::uint32_t id, std::uint32_t refers_to) {
+void FrameStream::send(const protocol::Message& message, std::uint32_t id,
+                       std::uint32_t refers_to) {
   send_raw(protocol::encode(message, id, refers_to));
 }
 
@@ -106,7 +109,9 @@ asio::awaitable<void> FrameStream::write_loop() {
   notify();
 }
 
-void FrameStream::notify() { progress_.cancel(); }
+void FrameStream::notify() {
+  progress_.cancel();
+}
 
 asio::awaitable<void> FrameStream::wait_below(std::size_t limit) {
   while (!broken_ && queued_bytes_ >= limit) {

@@ -22,7 +22,7 @@ std::string hello_line(std::string_view hostname);
 struct Hello {
   int protocol = 0;
   std::string hostname;
-  std::size_t consumed = 0;       // bytes of input up to and including the hello line
+  std::size_t consumed = 0;        // bytes of input up to and including the hello line
   std::vector<std::string> noise;  // lines seen before it, for diagnostics
 };
 

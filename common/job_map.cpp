@@ -19,7 +19,9 @@ JobMap::JobMap(std::vector<std::string> nodes, std::vector<int> node_of_rank)
   }
 }
 
-std::string JobMap::node_list() const { return fmt::format("{}", fmt::join(nodes_, ",")); }
+std::string JobMap::node_list() const {
+  return fmt::format("{}", fmt::join(nodes_, ","));
+}
 
 std::string JobMap::proc_list() const {
   std::string out;
@@ -34,7 +36,9 @@ std::string JobMap::pmi_process_mapping() const {
   // Consecutive ranks on one node form a run; runs of equal length on consecutive nodes fold
   // into one (start, count, ppn) block. Falls back to an empty string when that is not
   // describable (MPICH then works it out itself).
-  struct Block { int start, count, ppn; };
+  struct Block {
+    int start, count, ppn;
+  };
   std::vector<Block> blocks;
   int rank = 0;
   while (rank < size()) {
@@ -61,10 +65,10 @@ std::string JobMap::pmi_process_mapping() const {
 namespace {
 
 Error not_enough(int wanted, int available, const std::string& how) {
-  return Error{.kind = ErrorKind::NotEnoughSlots,
-               .exit_code = std::nullopt,
-               .detail = fmt::format("{} processes were requested but {} {}", wanted, available,
-                                     how)};
+  return Error{
+      .kind = ErrorKind::NotEnoughSlots,
+      .exit_code = std::nullopt,
+      .detail = fmt::format("{} processes were requested but {} {}", wanted, available, how)};
 }
 
 int capacity(const NodeSlots& host, bool oversubscribe) {
@@ -77,16 +81,16 @@ int capacity(const NodeSlots& host, bool oversubscribe) {
 Result<JobMap> map_job(const std::vector<NodeSlots>& hosts, const MapRequest& request) {
   if (hosts.empty()) return Error{.kind = ErrorKind::BadOption, .detail = "no hosts to run on"};
   if (request.np && *request.np < 1)
-    return Error{.kind = ErrorKind::BadOption,
-                 .detail = fmt::format("-n {}: the number of processes must be at least 1",
-                                       *request.np)};
+    return Error{
+        .kind = ErrorKind::BadOption,
+        .detail = fmt::format("-n {}: the number of processes must be at least 1", *request.np)};
   if (request.per_node && *request.per_node < 1)
-    return Error{.kind = ErrorKind::BadOption,
-                 .detail = fmt::format("-N {}: processes per node must be at least 1",
-                                       *request.per_node)};
+    return Error{
+        .kind = ErrorKind::BadOption,
+        .detail = fmt::format("-N {}: processes per node must be at least 1", *request.per_node)};
   const int n_hosts = static_cast<int>(hosts.size());
-  const long total_slots = std::accumulate(hosts.begin(), hosts.end(), 0L,
-                                           [](long sum, const NodeSlots& h) { return sum + h.slots; });
+  const long total_slots = std::accumulate(
+      hosts.begin(), hosts.end(), 0L, [](long sum, const NodeSlots& h) { return sum + h.slots; });
   std::vector<int> load(hosts.size(), 0);
   std::vector<int> node_of_rank;
 

@@ -37,7 +37,9 @@ class JobMap {
   const std::vector<std::string>& nodes() const { return nodes_; }
   const std::string& node_name(int node) const { return nodes_[static_cast<std::size_t>(node)]; }
   int node_of(int rank) const { return node_of_rank_[static_cast<std::size_t>(rank)]; }
-  const std::vector<int>& ranks_on(int node) const { return ranks_on_[static_cast<std::size_t>(node)]; }
+  const std::vector<int>& ranks_on(int node) const {
+    return ranks_on_[static_cast<std::size_t>(node)];
+  }
   /// Index of `rank` among the ranks of its node (PMIX_LOCAL_RANK; also the node rank here).
   int local_rank(int rank) const { return local_rank_[static_cast<std::size_t>(rank)]; }
 

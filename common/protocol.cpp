@@ -36,7 +36,7 @@ Error get_error(Reader& r) {
   Error e;
   const std::uint16_t kind = r.u16();
   e.kind = kind <= static_cast<std::uint16_t>(ErrorKind::Unknown) ? static_cast<ErrorKind>(kind)
-                                                                   : ErrorKind::Unknown;
+                                                                  : ErrorKind::Unknown;
   e.host = r.str();
   e.rank = get_opt(r);
   e.exit_code = get_opt(r);
@@ -79,7 +79,9 @@ void put(Writer& w, const JobSpec& m) {
   w.str(m.tmpdir);
   w.boolean(m.virtual_nodes);
 }
-void put(Writer& w, const Spawn& m) { w.str(m.nspace); }
+void put(Writer& w, const Spawn& m) {
+  w.str(m.nspace);
+}
 void put(Writer& w, const RankStarted& m) {
   w.u32(m.rank);
   w.i32(m.pid);
@@ -127,10 +129,16 @@ void put(Writer& w, const RankExited& m) {
   w.boolean(m.connected);
   w.boolean(m.finalized);
 }
-void put(Writer& w, const SpawnFailed& m) { put_error(w, m.error); }
-void put(Writer& w, const Kill& m) { w.i32(m.signal); }
+void put(Writer& w, const SpawnFailed& m) {
+  put_error(w, m.error);
+}
+void put(Writer& w, const Kill& m) {
+  w.i32(m.signal);
+}
 void put(Writer&, const Shutdown&) {}
-void put(Writer& w, const AgentError& m) { put_error(w, m.error); }
+void put(Writer& w, const AgentError& m) {
+  put_error(w, m.error);
+}
 void put(Writer&, const AgentBye&) {}
 
 // One decode function per message type.
@@ -176,7 +184,8 @@ Message get(Reader& r, MsgType type) {
       m.virtual_nodes = r.boolean();
       return m;
     }
-    case MsgType::Spawn: return Spawn{r.str()};
+    case MsgType::Spawn:
+      return Spawn{r.str()};
     case MsgType::RankStarted: {
       RankStarted m;
       m.rank = r.u32();
@@ -241,11 +250,16 @@ Message get(Reader& r, MsgType type) {
       m.finalized = r.boolean();
       return m;
     }
-    case MsgType::SpawnFailed: return SpawnFailed{get_error(r)};
-    case MsgType::Kill: return Kill{r.i32()};
-    case MsgType::Shutdown: return Shutdown{};
-    case MsgType::AgentError: return AgentError{get_error(r)};
-    case MsgType::AgentBye: return AgentBye{};
+    case MsgType::SpawnFailed:
+      return SpawnFailed{get_error(r)};
+    case MsgType::Kill:
+      return Kill{r.i32()};
+    case MsgType::Shutdown:
+      return Shutdown{};
+    case MsgType::AgentError:
+      return AgentError{get_error(r)};
+    case MsgType::AgentBye:
+      return AgentBye{};
   }
   return AgentBye{};
 }
@@ -257,7 +271,8 @@ bool is_known(std::uint16_t type) {
 
 std::uint32_t read_u32(std::span<const std::byte> in, std::size_t at) {
   std::uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v |= std::uint32_t(std::to_integer<std::uint8_t>(in[at + i])) << (8 * i);
+  for (int i = 0; i < 4; ++i)
+    v |= std::uint32_t(std::to_integer<std::uint8_t>(in[at + i])) << (8 * i);
   return v;
 }
 

@@ -70,11 +70,11 @@ struct JobSpec {
   std::string nspace;  // fresh per attempt
   std::uint32_t attempt = 1;
   std::vector<NodeRanks> nodes;
-  std::vector<std::string> argv;         // program and its arguments
-  std::vector<std::string> env;          // NAME=value set in every rank (-x, --mca, launcher's)
-  std::string wdir;                      // empty: the agent's working directory
-  std::string tmpdir;                    // base directory for every temporary file of the job
-  bool virtual_nodes = false;            // several nodes share this machine
+  std::vector<std::string> argv;  // program and its arguments
+  std::vector<std::string> env;   // NAME=value set in every rank (-x, --mca, launcher's)
+  std::string wdir;               // empty: the agent's working directory
+  std::string tmpdir;             // base directory for every temporary file of the job
+  bool virtual_nodes = false;     // several nodes share this machine
   friend bool operator==(const JobSpec&, const JobSpec&) = default;
 };
 

@@ -1,5 +1,6 @@
 #pragma once
-/// Result<T>: a value or an Error. Spelled like std::expected so C++23 can replace it with an alias.
+/// Result<T>: a value or an Error. Spelled like std::expected so C++23 can replace it with an
+/// alias.
 
 #include <utility>
 #include <variant>

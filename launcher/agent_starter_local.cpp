@@ -16,14 +16,17 @@
 namespace mpilaunch::launcher {
 
 std::string find_agent_binary(const std::string& configured) {
-  auto executable = [](const std::string& p) { return !p.empty() && ::access(p.c_str(), X_OK) == 0; };
+  auto executable = [](const std::string& p) {
+    return !p.empty() && ::access(p.c_str(), X_OK) == 0;
+  };
   if (!configured.empty()) return configured;
   if (const char* env = std::getenv("MPILAUNCH_AGENT"); env != nullptr && *env != '\0') return env;
   std::error_code ec;
   const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (!ec) {
     const auto dir = self.parent_path();
-    for (const auto& candidate : {dir / "mpilaunch-agent", dir.parent_path() / "agent" / "mpilaunch-agent"})
+    for (const auto& candidate :
+         {dir / "mpilaunch-agent", dir.parent_path() / "agent" / "mpilaunch-agent"})
       if (executable(candidate.string())) return candidate.string();
   }
   if (const char* path = std::getenv("PATH"); path != nullptr) {
@@ -42,7 +45,9 @@ std::string find_agent_binary(const std::string& configured) {
 Result<AgentProcess> LocalAgentStarter::start(const HostEntry& host) {
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
-    return Error{.kind = ErrorKind::AgentStartFailed, .host = host.name, .phase = "exec",
+    return Error{.kind = ErrorKind::AgentStartFailed,
+                 .host = host.name,
+                 .phase = "exec",
                  .detail = fmt::format("socketpair: {}", std::strerror(errno))};
   const std::string path = agent_path_;
   const pid_t parent = ::getpid();
@@ -63,7 +68,9 @@ Result<AgentProcess> LocalAgentStarter::start(const HostEntry& host) {
   ::close(sv[1]);
   if (pid < 0) {
     ::close(sv[0]);
-    return Error{.kind = ErrorKind::AgentStartFailed, .host = host.name, .phase = "exec",
+    return Error{.kind = ErrorKind::AgentStartFailed,
+                 .host = host.name,
+                 .phase = "exec",
                  .detail = fmt::format("fork: {}", std::strerror(saved))};
   }
   return AgentProcess{sv[0], pid};

@@ -11,7 +11,8 @@ namespace mpilaunch::launcher {
 std::string rfc3339_now() {
   const auto now = std::chrono::system_clock::now();
   const std::time_t t = std::chrono::system_clock::to_time_t(now);
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()) % 1000;
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()) % 1000;
   std::tm tm{};
   ::gmtime_r(&t, &tm);
   char buf[32];
@@ -36,7 +37,8 @@ void EventLog::write(const std::string& event, nlohmann::json fields) {
   if (file_ == nullptr) return;
   nlohmann::json line = {{"v", 1}, {"time", rfc3339_now()}, {"event", event}};
   if (fields.is_object()) line.update(fields);
-  const std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  const std::string text =
+      line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   std::fwrite(text.data(), 1, text.size(), file_);
   std::fflush(file_);
 }

@@ -26,8 +26,9 @@ Result<std::set<int>> FenceRelay::participants(const std::string& procs) const {
     } else if (rank < static_cast<std::uint32_t>(map_->size())) {
       nodes.insert(map_->node_of(static_cast<int>(rank)));
     } else {
-      return Error{.kind = ErrorKind::MalformedFrame,
-                   .detail = fmt::format("fence names rank {} of a {}-rank job", rank, map_->size())};
+      return Error{
+          .kind = ErrorKind::MalformedFrame,
+          .detail = fmt::format("fence names rank {} of a {}-rank job", rank, map_->size())};
     }
   }
   if (nodes.empty())
@@ -35,8 +36,8 @@ Result<std::set<int>> FenceRelay::participants(const std::string& procs) const {
   return nodes;
 }
 
-Result<std::optional<FenceRelay::Release>> FenceRelay::contribute(int node,
-                                                                  const protocol::FenceContribute& c) {
+Result<std::optional<FenceRelay::Release>> FenceRelay::contribute(
+    int node, const protocol::FenceContribute& c) {
   const Key key{c.nspace, c.procs, c.seq};
   auto it = fences_.find(key);
   if (it == fences_.end()) {
@@ -46,8 +47,9 @@ Result<std::optional<FenceRelay::Release>> FenceRelay::contribute(int node,
   }
   Pending& p = it->second;
   if (!p.expected.contains(node) || p.blobs.contains(node))
-    return Error{.kind = ErrorKind::MalformedFrame,
-                 .detail = fmt::format("node {} contributed twice or is not in fence {}", node, c.seq)};
+    return Error{
+        .kind = ErrorKind::MalformedFrame,
+        .detail = fmt::format("node {} contributed twice or is not in fence {}", node, c.seq)};
   p.blobs[node] = c.data;
   if (c.status != 0 && p.status == 0) p.status = c.status;
   if (p.blobs.size() < p.expected.size()) return std::optional<Release>{};
@@ -64,7 +66,8 @@ std::vector<FenceRelay::Release> FenceRelay::fail_all(std::int32_t status) {
   std::vector<Release> out;
   for (auto& [key, p] : fences_) {
     Release r;
-    r.message = protocol::FenceRelease{std::get<0>(key), std::get<1>(key), std::get<2>(key), status, {}};
+    r.message =
+        protocol::FenceRelease{std::get<0>(key), std::get<1>(key), std::get<2>(key), status, {}};
     r.nodes.assign(p.expected.begin(), p.expected.end());
     out.push_back(std::move(r));
   }

@@ -18,12 +18,14 @@ Result<std::vector<HostEntry>> parse_host_values(const std::vector<std::string>&
       const std::string item = value.substr(start, end - start);
       start = end + 1;
       if (item.empty())
-        return Error{.kind = ErrorKind::BadOption, .detail = fmt::format("-H {}: empty host name", value)};
+        return Error{.kind = ErrorKind::BadOption,
+                     .detail = fmt::format("-H {}: empty host name", value)};
       HostEntry h{.name = item};
       if (const auto colon = item.rfind(':'); colon != std::string::npos) {
         h.name = item.substr(0, colon);
         int slots = 0;
-        const auto [p, ec] = std::from_chars(item.data() + colon + 1, item.data() + item.size(), slots);
+        const auto [p, ec] =
+            std::from_chars(item.data() + colon + 1, item.data() + item.size(), slots);
         if (ec != std::errc() || p != item.data() + item.size() || slots < 1)
           return Error{.kind = ErrorKind::BadOption,
                        .detail = fmt::format("-H {}: slots must be a number of at least 1", item)};
@@ -54,7 +56,8 @@ Result<HostList> gather_hosts(const Options& o) {
     return list;
   }
   if (!o.hostfile.empty())
-    return Error{.kind = ErrorKind::HostfileError, .detail = "--hostfile is not supported by this build yet"};
+    return Error{.kind = ErrorKind::HostfileError,
+                 .detail = "--hostfile is not supported by this build yet"};
   return list;
 }
 

@@ -7,7 +7,15 @@
 
 namespace mpilaunch::launcher {
 
-enum class JobState { StartingAgents, SpawningRanks, Running, TearingDown, BackingOff, Succeeded, Failed };
+enum class JobState {
+  StartingAgents,
+  SpawningRanks,
+  Running,
+  TearingDown,
+  BackingOff,
+  Succeeded,
+  Failed
+};
 enum class JobEvent {
   AgentsReady,
   AgentFailed,
@@ -66,7 +74,9 @@ constexpr std::optional<Step> transition(JobState from, JobEvent on) {
   return std::nullopt;
 }
 
-constexpr bool is_terminal(JobState s) { return s == S::Succeeded || s == S::Failed; }
+constexpr bool is_terminal(JobState s) {
+  return s == S::Succeeded || s == S::Failed;
+}
 
 std::string_view state_name(JobState s);
 std::string_view event_name(JobEvent e);

@@ -24,7 +24,8 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
   for (const HostEntry& h : entries) slots.push_back(NodeSlots{h.name, h.slots, h.max_slots});
 
   bool all_local = true;
-  for (const HostEntry& h : entries) all_local = all_local && is_local_name(h.name, machine.hostname);
+  for (const HostEntry& h : entries)
+    all_local = all_local && is_local_name(h.name, machine.hostname);
   plan.launcher = o.launcher;
   if (plan.launcher == LauncherKind::Auto)
     plan.launcher = plan.isolated || all_local ? LauncherKind::Local : LauncherKind::Ssh;
@@ -56,13 +57,16 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
     } else if (const auto value = getenv(x)) {
       plan.env.push_back(x + "=" + *value);
     } else {
-      plan.warnings.push_back(fmt::format("-x {}: the variable is not set here, so it is not exported", x));
+      plan.warnings.push_back(
+          fmt::format("-x {}: the variable is not set here, so it is not exported", x));
     }
   }
-  for (const auto& [key, value] : o.mca) plan.env.push_back(fmt::format("OMPI_MCA_{}={}", key, value));
+  for (const auto& [key, value] : o.mca)
+    plan.env.push_back(fmt::format("OMPI_MCA_{}={}", key, value));
 
   plan.argv = o.program;
-  plan.wdir = o.wdir.empty() ? machine.cwd : (o.wdir[0] == '/' ? o.wdir : machine.cwd + "/" + o.wdir);
+  plan.wdir =
+      o.wdir.empty() ? machine.cwd : (o.wdir[0] == '/' ? o.wdir : machine.cwd + "/" + o.wdir);
   return plan;
 }
 
@@ -79,8 +83,9 @@ std::string render_plan(const LaunchPlan& plan, const std::string& agent_command
     out += fmt::format("  node {} {} (slots {}{}): ranks {}\n", n, h.name, h.slots,
                        h.max_slots ? fmt::format(", max {}", *h.max_slots) : "",
                        fmt::join(plan.map.ranks_on(n), ","));
-    out += fmt::format("    agent: {}{}\n",
-                       plan.launcher == LauncherKind::Ssh ? "ssh " + h.name + " " : "", agent_command);
+    out +=
+        fmt::format("    agent: {}{}\n",
+                    plan.launcher == LauncherKind::Ssh ? "ssh " + h.name + " " : "", agent_command);
   }
   for (const std::string& e : plan.env) out += fmt::format("  env: {}\n", e);
   for (const std::string& w : plan.warnings) out += fmt::format("warning: {}\n", w);

@@ -24,19 +24,19 @@ struct MachineFacts {
 
 struct LaunchPlan {
   LauncherKind launcher = LauncherKind::Local;
-  bool isolated = false;           // no hosts were given: one local agent
-  std::string hosts_source;        // where the hosts came from
-  std::vector<HostEntry> nodes;    // one per node of the map, in node order
+  bool isolated = false;         // no hosts were given: one local agent
+  std::string hosts_source;      // where the hosts came from
+  std::vector<HostEntry> nodes;  // one per node of the map, in node order
   JobMap map;
-  std::vector<std::string> env;    // NAME=value for every rank (-x, --mca)
-  std::vector<std::string> argv;   // program and arguments
-  std::string wdir;                // absolute
+  std::vector<std::string> env;   // NAME=value for every rank (-x, --mca)
+  std::vector<std::string> argv;  // program and arguments
+  std::string wdir;               // absolute
   std::vector<std::string> warnings;
 };
 
 /// `hosts` is empty for isolated local mode. Errors: BadOption, NotEnoughSlots.
-Result<LaunchPlan> make_plan(const Options& options, const HostList& hosts, const MachineFacts& machine,
-                             const EnvLookup& getenv);
+Result<LaunchPlan> make_plan(const Options& options, const HostList& hosts,
+                             const MachineFacts& machine, const EnvLookup& getenv);
 
 /// True when `name` denotes this machine (localhost, 127.x, its hostname).
 bool is_local_name(const std::string& name, const std::string& hostname);

@@ -9,7 +9,9 @@
 namespace mpilaunch::launcher {
 namespace {
 
-Error bad(std::string detail) { return Error{.kind = ErrorKind::BadOption, .detail = std::move(detail)}; }
+Error bad(std::string detail) {
+  return Error{.kind = ErrorKind::BadOption, .detail = std::move(detail)};
+}
 
 Result<int> positive_int(std::string_view option, std::string_view text) {
   int value = 0;
@@ -47,21 +49,24 @@ Status set_flag(bool& flag) {
 
 const std::vector<OptionSpec>& option_table() {
   static const std::vector<OptionSpec> table = {
-      {{"-n", "-np", "--np", "-c"}, 1,
+      {{"-n", "-np", "--np", "-c"},
+       1,
        [](Options& o, const Values& v) -> Status {
          auto n = positive_int("-n", v[0]);
          if (!n) return n.error();
          o.np = n.value();
          return {};
        }},
-      {{"-N", "--npernode", "-npernode"}, 1,
+      {{"-N", "--npernode", "-npernode"},
+       1,
        [](Options& o, const Values& v) -> Status {
          auto n = positive_int("-N", v[0]);
          if (!n) return n.error();
          o.per_node = n.value();
          return {};
        }},
-      {{"--map-by", "-map-by"}, 1,
+      {{"--map-by", "-map-by"},
+       1,
        [](Options& o, const Values& v) -> Status {
          std::string policy(v[0]);
          std::transform(policy.begin(), policy.end(), policy.begin(), ::tolower);
@@ -79,20 +84,24 @@ const std::vector<OptionSpec>& option_table() {
          }
          return {};
        }},
-      {{"--oversubscribe", "-oversubscribe"}, 0,
+      {{"--oversubscribe", "-oversubscribe"},
+       0,
        [](Options& o, const Values&) { return set_flag(o.oversubscribe); }},
-      {{"-H", "--host", "-host"}, 1,
+      {{"-H", "--host", "-host"},
+       1,
        [](Options& o, const Values& v) -> Status {
          o.hosts.emplace_back(v[0]);
          return {};
        }},
-      {{"--hostfile", "-hostfile", "--machinefile", "-machinefile", "-f"}, 1,
+      {{"--hostfile", "-hostfile", "--machinefile", "-machinefile", "-f"},
+       1,
        [](Options& o, const Values& v) -> Status {
          if (!o.hostfile.empty()) return bad("--hostfile was given twice; give one host file");
          o.hostfile = std::string(v[0]);
          return {};
        }},
-      {{"--launcher", "-launcher"}, 1,
+      {{"--launcher", "-launcher"},
+       1,
        [](Options& o, const Values& v) -> Status {
          if (v[0] == "local") {
            o.launcher = LauncherKind::Local;
@@ -103,39 +112,47 @@ const std::vector<OptionSpec>& option_table() {
          }
          return {};
        }},
-      {{"--agent-path"}, 1,
+      {{"--agent-path"},
+       1,
        [](Options& o, const Values& v) -> Status {
          o.agent_path = std::string(v[0]);
          return {};
        }},
-      {{"-x"}, 1,
+      {{"-x"},
+       1,
        [](Options& o, const Values& v) -> Status {
          if (v[0].empty() || v[0][0] == '=')
            return bad(fmt::format("-x '{}': give NAME or NAME=value", v[0]));
          o.exports.emplace_back(v[0]);
          return {};
        }},
-      {{"--mca", "-mca", "--gmca", "-gmca"}, 2,
+      {{"--mca", "-mca", "--gmca", "-gmca"},
+       2,
        [](Options& o, const Values& v) -> Status {
          if (v[0].empty()) return bad("--mca needs a parameter name and a value");
          o.mca.emplace_back(std::string(v[0]), std::string(v[1]));
          return {};
        }},
-      {{"--wdir", "-wdir", "--wd", "-wd"}, 1,
+      {{"--wdir", "-wdir", "--wd", "-wd"},
+       1,
        [](Options& o, const Values& v) -> Status {
          o.wdir = std::string(v[0]);
          return {};
        }},
-      {{"--tag-output", "-tag-output"}, 0,
+      {{"--tag-output", "-tag-output"},
+       0,
        [](Options& o, const Values&) { return set_flag(o.tag_output); }},
-      {{"--timestamp-output", "-timestamp-output"}, 0,
+      {{"--timestamp-output", "-timestamp-output"},
+       0,
        [](Options& o, const Values&) { return set_flag(o.timestamp_output); }},
-      {{"--output-filename", "-output-filename"}, 1,
+      {{"--output-filename", "-output-filename"},
+       1,
        [](Options& o, const Values& v) -> Status {
          o.output_filename = std::string(v[0]);
          return {};
        }},
-      {{"--timeout", "-timeout"}, 1,
+      {{"--timeout", "-timeout"},
+       1,
        [](Options& o, const Values& v) -> Status {
          auto s = seconds("--timeout", v[0]);
          if (!s) return s.error();
@@ -143,7 +160,8 @@ const std::vector<OptionSpec>& option_table() {
          o.timeout_seconds = s.value();
          return {};
        }},
-      {{"--kill-grace"}, 1,
+      {{"--kill-grace"},
+       1,
        [](Options& o, const Values& v) -> Status {
          auto s = seconds("--kill-grace", v[0]);
          if (!s) return s.error();
@@ -151,15 +169,19 @@ const std::vector<OptionSpec>& option_table() {
          return {};
        }},
       {{"--dry-run", "-dry-run"}, 0, [](Options& o, const Values&) { return set_flag(o.dry_run); }},
-      {{"--events"}, 1,
+      {{"--events"},
+       1,
        [](Options& o, const Values& v) -> Status {
          o.events_file = std::string(v[0]);
          return {};
        }},
-      {{"--allow-run-as-root", "-allow-run-as-root"}, 0,
+      {{"--allow-run-as-root", "-allow-run-as-root"},
+       0,
        [](Options& o, const Values&) { return set_flag(o.allow_run_as_root); }},
       {{"-h", "--help", "-help"}, 0, [](Options& o, const Values&) { return set_flag(o.help); }},
-      {{"-V", "--version", "-version"}, 0, [](Options& o, const Values&) { return set_flag(o.version); }},
+      {{"-V", "--version", "-version"},
+       0,
+       [](Options& o, const Values&) { return set_flag(o.version); }},
   };
   return table;
 }
@@ -250,7 +272,8 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
   }
   o.program.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
   if (o.help || o.version) return o;
-  if (o.program.empty()) return bad("no program to run was given: mpilaunch [options] PROGRAM [ARGS...]");
+  if (o.program.empty())
+    return bad("no program to run was given: mpilaunch [options] PROGRAM [ARGS...]");
   if (!o.hosts.empty() && !o.hostfile.empty())
     return bad("-H and --hostfile were both given; use one of them");
   return o;

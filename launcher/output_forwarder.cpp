@@ -21,7 +21,8 @@ constexpr std::size_t kMaxHeldLine = 64 * 1024;  // a longer unterminated line i
 std::string timestamp_prefix() {
   const auto now = std::chrono::system_clock::now();
   const std::time_t t = std::chrono::system_clock::to_time_t(now);
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()) % 1000;
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()) % 1000;
   std::tm tm{};
   ::gmtime_r(&t, &tm);
   char buf[64];
@@ -58,8 +59,9 @@ Status OutputForwarder::open() {
   std::error_code ec;
   std::filesystem::create_directories(config_.directory, ec);
   if (ec)
-    return Error{.kind = ErrorKind::BadOption,
-                 .detail = fmt::format("--output-filename {}: {}", config_.directory, ec.message())};
+    return Error{
+        .kind = ErrorKind::BadOption,
+        .detail = fmt::format("--output-filename {}: {}", config_.directory, ec.message())};
   return {};
 }
 
@@ -85,9 +87,10 @@ void OutputForwarder::emit(const Key& key, std::string_view text, bool complete_
   }
   std::string out;
   out.reserve(text.size() + 64);
-  const std::string tag = config_.tag ? fmt::format("[{},{}]<{}>: ", config_.job_tag, key.first,
-                                                    key.second == protocol::Stream::Stdout ? "stdout" : "stderr")
-                                      : std::string();
+  const std::string tag =
+      config_.tag ? fmt::format("[{},{}]<{}>: ", config_.job_tag, key.first,
+                                key.second == protocol::Stream::Stdout ? "stdout" : "stderr")
+                  : std::string();
   const std::string stamp = config_.timestamp ? timestamp_prefix() : std::string();
   std::size_t start = 0;
   while (start < text.size()) {
@@ -106,7 +109,8 @@ void OutputForwarder::emit(const Key& key, std::string_view text, bool complete_
   write_all(fd, out);
 }
 
-void OutputForwarder::write(std::uint32_t rank, protocol::Stream stream, std::span<const std::byte> data) {
+void OutputForwarder::write(std::uint32_t rank, protocol::Stream stream,
+                            std::span<const std::byte> data) {
   const Key key{rank, stream};
   const std::string_view chunk(reinterpret_cast<const char*>(data.data()), data.size());
   if (!config_.directory.empty() && !config_.tag && !config_.timestamp) {

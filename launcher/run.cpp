@@ -54,7 +54,8 @@ std::string temp_base() {
 // Reports an error that ends the run before any agent started.
 int early_failure(const Error& error, EventLog& events) {
   std::fputs(render_human(error).c_str(), stderr);
-  if (error.kind == ErrorKind::BadOption) std::fputs("Run 'mpilaunch --help' for the options.\n", stderr);
+  if (error.kind == ErrorKind::BadOption)
+    std::fputs("Run 'mpilaunch --help' for the options.\n", stderr);
   const int code = exit_codes::for_error(error);
   events.write("job-failed", {{"error", error_to_json(error)}, {"attempt", 0}});
   events.write("job-end", {{"exit_code", code}, {"status", "failed"}, {"attempts", 0}});
@@ -94,12 +95,14 @@ int run(const std::vector<std::string>& args) {
   const MachineFacts machine = this_machine();
   auto hosts = gather_hosts(o);
   if (!hosts) return early_failure(hosts.error(), events);
-  auto plan = make_plan(o, hosts.value(), machine, [](const std::string& name) -> std::optional<std::string> {
-    const char* v = std::getenv(name.c_str());
-    return v == nullptr ? std::nullopt : std::optional<std::string>(v);
-  });
+  auto plan = make_plan(o, hosts.value(), machine,
+                        [](const std::string& name) -> std::optional<std::string> {
+                          const char* v = std::getenv(name.c_str());
+                          return v == nullptr ? std::nullopt : std::optional<std::string>(v);
+                        });
   if (!plan) return early_failure(plan.error(), events);
-  for (const std::string& w : plan->warnings) std::fprintf(stderr, "mpilaunch: warning: %s\n", w.c_str());
+  for (const std::string& w : plan->warnings)
+    std::fprintf(stderr, "mpilaunch: warning: %s\n", w.c_str());
 
   const std::string agent = find_agent_binary(o.agent_path);
   LocalAgentStarter local_starter(agent.empty() ? "mpilaunch-agent" : agent);
@@ -108,18 +111,23 @@ int run(const std::vector<std::string>& args) {
     return exit_codes::kSuccess;
   }
   if (plan->launcher == LauncherKind::Ssh)
-    return early_failure(Error{.kind = ErrorKind::AgentStartFailed, .host = plan->nodes.front().name,
+    return early_failure(Error{.kind = ErrorKind::AgentStartFailed,
+                               .host = plan->nodes.front().name,
                                .phase = "exec",
                                .detail = "this build has no ssh launcher; use --launcher=local"},
                          events);
   if (agent.empty())
-    return early_failure(Error{.kind = ErrorKind::AgentStartFailed, .host = machine.hostname, .phase = "exec",
-                               .detail = "mpilaunch-agent was not found next to mpilaunch or in PATH"},
-                         events);
+    return early_failure(
+        Error{.kind = ErrorKind::AgentStartFailed,
+              .host = machine.hostname,
+              .phase = "exec",
+              .detail = "mpilaunch-agent was not found next to mpilaunch or in PATH"},
+        events);
 
   JobConfig config;
   config.job_id = random_hex(4);
-  OutputForwarder output(OutputConfig{o.tag_output, o.timestamp_output, o.output_filename, config.job_id});
+  OutputForwarder output(
+      OutputConfig{o.tag_output, o.timestamp_output, o.output_filename, config.job_id});
   if (Status st = output.open(); !st) return early_failure(st.error(), events);
 
   config.token = random_hex(16);

@@ -27,7 +27,8 @@ constexpr std::int32_t kPmixErrLostConnection = -61;  // PMIX_ERR_LOST_CONNECTIO
 constexpr auto kShutdownGrace = std::chrono::seconds(5);
 
 std::chrono::steady_clock::duration seconds(double s) {
-  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s));
+  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(s));
 }
 
 }  // namespace
@@ -36,11 +37,18 @@ std::chrono::steady_clock::duration seconds(double s) {
 class Supervisor::Link final : public FrameSink {
  public:
   Link(Supervisor& owner, int node, HostEntry host, AgentProcess process)
-      : owner_(owner), node(node), host(std::move(host)), pid(process.pid),
+      : owner_(owner),
+        node(node),
+        host(std::move(host)),
+        pid(process.pid),
         stream(owner.io_, process.fd, process.fd, this->host.name) {}
   void on_hello(const handshake::Hello&) override { hello_seen = true; }
-  void on_message(protocol::Envelope envelope) override { owner_.on_link_message(*this, std::move(envelope)); }
-  void on_closed(std::optional<Error> why) override { owner_.on_link_closed(*this, std::move(why)); }
+  void on_message(protocol::Envelope envelope) override {
+    owner_.on_link_message(*this, std::move(envelope));
+  }
+  void on_closed(std::optional<Error> why) override {
+    owner_.on_link_closed(*this, std::move(why));
+  }
 
   Supervisor& owner_;
   int node;
@@ -53,11 +61,19 @@ class Supervisor::Link final : public FrameSink {
   bool closed = false;
 };
 
-Supervisor::Supervisor(asio::io_context& io, JobConfig config, AgentStarter& starter, EventLog& events,
-                       OutputForwarder& output)
-    : io_(io), config_(std::move(config)), starter_(starter), events_(events), output_(output),
-      relay_(config_.plan.map), signals_(io, SIGINT, SIGTERM, SIGHUP), kill_timer_(io), job_timer_(io),
-      start_timer_(io), shutdown_timer_(io) {
+Supervisor::Supervisor(asio::io_context& io, JobConfig config, AgentStarter& starter,
+                       EventLog& events, OutputForwarder& output)
+    : io_(io),
+      config_(std::move(config)),
+      starter_(starter),
+      events_(events),
+      output_(output),
+      relay_(config_.plan.map),
+      signals_(io, SIGINT, SIGTERM, SIGHUP),
+      kill_timer_(io),
+      job_timer_(io),
+      start_timer_(io),
+      shutdown_timer_(io) {
   signals_.add(SIGUSR1);
   signals_.add(SIGUSR2);
   ranks_.resize(static_cast<std::size_t>(config_.plan.map.size()));
@@ -68,14 +84,18 @@ Supervisor::~Supervisor() = default;
 int Supervisor::run() {
   nlohmann::json nodes = nlohmann::json::array();
   for (const HostEntry& h : config_.plan.nodes) nodes.push_back(h.name);
-  events_.write("job-start", {{"job", config_.job_id}, {"np", config_.plan.map.size()}, {"nodes", nodes},
-                              {"argv", config_.plan.argv}, {"version", MPILAUNCH_VERSION}});
+  events_.write("job-start", {{"job", config_.job_id},
+                              {"np", config_.plan.map.size()},
+                              {"nodes", nodes},
+                              {"argv", config_.plan.argv},
+                              {"version", MPILAUNCH_VERSION}});
   wait_for_signals();
   if (config_.timeout_seconds) {
     job_timer_.expires_after(seconds(*config_.timeout_seconds));
     job_timer_.async_wait([this](const boost::system::error_code& ec) {
       if (ec) return;
-      fail(Error{.kind = ErrorKind::Timeout, .phase = "job",
+      fail(Error{.kind = ErrorKind::Timeout,
+                 .phase = "job",
                  .detail = fmt::format("--timeout {} s", *config_.timeout_seconds)},
            JobEvent::TimedOut);
     });
@@ -98,12 +118,17 @@ void Supervisor::feed(JobEvent event) {
 
 void Supervisor::execute(Action action) {
   switch (action) {
-    case Action::None: return;
-    case Action::SpawnRanks: return spawn_ranks();
-    case Action::TearDownRanks: return tear_down();
-    case Action::StartBackoff: return;  // restarts: see the restart policy
+    case Action::None:
+      return;
+    case Action::SpawnRanks:
+      return spawn_ranks();
+    case Action::TearDownRanks:
+      return tear_down();
+    case Action::StartBackoff:
+      return;  // restarts: see the restart policy
     case Action::ReportSuccess:
-    case Action::ReportFailure: return finish();
+    case Action::ReportFailure:
+      return finish();
   }
 }
 
@@ -115,18 +140,20 @@ void Supervisor::start_agents() {
     links_.push_back(std::make_unique<Link>(*this, n, host, process.value()));
     Link& link = *links_.back();
     asio::co_spawn(io_, link.stream.read_loop(link, true), asio::detached);
-    link.stream.send(protocol::LauncherHello{MPILAUNCH_VERSION, config_.token, static_cast<std::uint32_t>(n),
-                                             host.name});
+    link.stream.send(protocol::LauncherHello{MPILAUNCH_VERSION, config_.token,
+                                             static_cast<std::uint32_t>(n), host.name});
   }
   start_timer_.expires_after(seconds(config_.start_timeout_seconds));
   start_timer_.async_wait([this](const boost::system::error_code& ec) {
     if (ec || state_ != JobState::StartingAgents) return;
     for (const auto& link : links_)
       if (!link->ready)
-        return fail(Error{.kind = ErrorKind::AgentStartFailed, .host = link->host.name,
-                          .phase = "handshake",
-                          .detail = fmt::format("no answer within {} s", config_.start_timeout_seconds)},
-                    JobEvent::AgentFailed);
+        return fail(
+            Error{.kind = ErrorKind::AgentStartFailed,
+                  .host = link->host.name,
+                  .phase = "handshake",
+                  .detail = fmt::format("no answer within {} s", config_.start_timeout_seconds)},
+            JobEvent::AgentFailed);
   });
 }
 
@@ -208,7 +235,8 @@ void Supervisor::check_ranks() {
   }
 }
 
-void Supervisor::send_to(int node, const protocol::Message& m, std::uint32_t id, std::uint32_t refers_to) {
+void Supervisor::send_to(int node, const protocol::Message& m, std::uint32_t id,
+                         std::uint32_t refers_to) {
   Link& link = *links_.at(static_cast<std::size_t>(node));
   if (!link.closed) link.stream.send(m, id, refers_to);
 }
@@ -217,56 +245,64 @@ void Supervisor::on_link_message(Link& link, protocol::Envelope envelope) {
   using namespace protocol;
   const std::uint32_t id = envelope.id;
   const std::uint32_t refers_to = envelope.refers_to;
-  std::visit(
-      Overloaded{
-          [&](const AgentHello& m) {
-            if (m.agent_version != MPILAUNCH_VERSION)
-              return fail(Error{.kind = ErrorKind::AgentStartFailed, .host = link.host.name,
-                                .phase = "version",
-                                .detail = fmt::format("agent {} answered, launcher is {}", m.agent_version,
-                                                      MPILAUNCH_VERSION)},
-                          JobEvent::AgentFailed);
-            link.ready = true;
-            events_.write("agent-up", {{"host", link.host.name}, {"node", link.node}, {"pid", m.pid},
-                                       {"os_hostname", m.os_hostname}});
-            if (all_agents_ready()) feed(JobEvent::AgentsReady);
-          },
-          [&](const RankStarted& m) {
-            if (m.rank >= ranks_.size()) return;
-            ranks_[m.rank] = RankStatus{RankPhase::Running, m.pid};
-            events_.write("rank-start", {{"rank", m.rank}, {"host", link.host.name}, {"pid", m.pid}});
-            for (const RankStatus& r : ranks_)
-              if (r.phase == RankPhase::Spawning) return;
-            feed(JobEvent::RanksStarted);
-          },
-          [&](const RankOutput& m) { output_.write(m.rank, m.stream, m.data); },
-          [&](const RankExited& m) { on_rank_exited(link, m); },
-          [&](const SpawnFailed& m) {
-            if (m.error.rank && *m.error.rank >= 0 && static_cast<std::size_t>(*m.error.rank) < ranks_.size())
-              ranks_[static_cast<std::size_t>(*m.error.rank)].phase = RankPhase::Ended;
-            fail(m.error, JobEvent::RankFailed);
-            check_ranks();
-          },
-          [&](const FenceContribute& m) { on_fence(link, m); },
-          [&](const DmodexRequest& m) { on_dmodex_request(link, id, m); },
-          [&](const DmodexReply& m) { on_dmodex_reply(refers_to, m); },
-          [&](const AgentError& m) { fail(m.error, JobEvent::AgentFailed); },
-          [&](const AgentBye&) { link.bye = true; },
-          [&](const auto&) {
-            fail(Error{.kind = ErrorKind::MalformedFrame, .host = link.host.name,
-                       .detail = "the agent sent a launcher-only message"},
-                 JobEvent::AgentFailed);
-          },
-      },
-      envelope.message);
+  std::visit(Overloaded{
+                 [&](const AgentHello& m) {
+                   if (m.agent_version != MPILAUNCH_VERSION)
+                     return fail(Error{.kind = ErrorKind::AgentStartFailed,
+                                       .host = link.host.name,
+                                       .phase = "version",
+                                       .detail = fmt::format("agent {} answered, launcher is {}",
+                                                             m.agent_version, MPILAUNCH_VERSION)},
+                                 JobEvent::AgentFailed);
+                   link.ready = true;
+                   events_.write("agent-up", {{"host", link.host.name},
+                                              {"node", link.node},
+                                              {"pid", m.pid},
+                                              {"os_hostname", m.os_hostname}});
+                   if (all_agents_ready()) feed(JobEvent::AgentsReady);
+                 },
+                 [&](const RankStarted& m) {
+                   if (m.rank >= ranks_.size()) return;
+                   ranks_[m.rank] = RankStatus{RankPhase::Running, m.pid};
+                   events_.write("rank-start",
+                                 {{"rank", m.rank}, {"host", link.host.name}, {"pid", m.pid}});
+                   for (const RankStatus& r : ranks_)
+                     if (r.phase == RankPhase::Spawning) return;
+                   feed(JobEvent::RanksStarted);
+                 },
+                 [&](const RankOutput& m) { output_.write(m.rank, m.stream, m.data); },
+                 [&](const RankExited& m) { on_rank_exited(link, m); },
+                 [&](const SpawnFailed& m) {
+                   if (m.error.rank && *m.error.rank >= 0 &&
+                       static_cast<std::size_t>(*m.error.rank) < ranks_.size())
+                     ranks_[static_cast<std::size_t>(*m.error.rank)].phase = RankPhase::Ended;
+                   fail(m.error, JobEvent::RankFailed);
+                   check_ranks();
+                 },
+                 [&](const FenceContribute& m) { on_fence(link, m); },
+                 [&](const DmodexRequest& m) { on_dmodex_request(link, id, m); },
+                 [&](const DmodexReply& m) { on_dmodex_reply(refers_to, m); },
+                 [&](const AgentError& m) { fail(m.error, JobEvent::AgentFailed); },
+                 [&](const AgentBye&) { link.bye = true; },
+                 [&](const auto&) {
+                   fail(Error{.kind = ErrorKind::MalformedFrame,
+                              .host = link.host.name,
+                              .detail = "the agent sent a launcher-only message"},
+                        JobEvent::AgentFailed);
+                 },
+             },
+             envelope.message);
 }
 
 void Supervisor::on_rank_exited(Link& link, const protocol::RankExited& m) {
   if (m.rank >= ranks_.size()) return;
   ranks_[m.rank].phase = RankPhase::Ended;
   output_.rank_done(m.rank);
-  nlohmann::json fields = {{"rank", m.rank}, {"host", link.host.name}, {"pid", m.pid},
-                           {"connected", m.connected}, {"finalized", m.finalized}};
+  nlohmann::json fields = {{"rank", m.rank},
+                           {"host", link.host.name},
+                           {"pid", m.pid},
+                           {"connected", m.connected},
+                           {"finalized", m.finalized}};
   if (const auto* exited = std::get_if<Exited>(&m.reason)) {
     fields["exit_code"] = exited->code;
   } else {
@@ -275,7 +311,8 @@ void Supervisor::on_rank_exited(Link& link, const protocol::RankExited& m) {
   if (m.abort_status) fields["abort_status"] = *m.abort_status;
   events_.write("rank-exit", std::move(fields));
   // Ranks killed by our own teardown are consequences, not causes.
-  if (auto error = classify_rank_exit(m, link.host.name); error && state_ != JobState::TearingDown) {
+  if (auto error = classify_rank_exit(m, link.host.name);
+      error && state_ != JobState::TearingDown) {
     error->executable = config_.plan.argv.empty() ? "" : config_.plan.argv[0];
     fail(*error, JobEvent::RankFailed);
   }
@@ -319,19 +356,23 @@ void Supervisor::on_link_closed(Link& link, std::optional<Error> why) {
     // The stream is gone, so the agent is useless: make sure it is gone too, then reap it.
     int wstatus = 0;
     if (::waitpid(link.pid, &wstatus, WNOHANG) == 0) ::kill(link.pid, SIGKILL);
-    if (::waitpid(link.pid, &wstatus, WNOHANG) == link.pid || ::waitpid(link.pid, &wstatus, 0) == link.pid) {
+    if (::waitpid(link.pid, &wstatus, WNOHANG) == link.pid ||
+        ::waitpid(link.pid, &wstatus, 0) == link.pid) {
       link.pid = -1;
-      status = WIFSIGNALED(wstatus) ? fmt::format("the agent was killed by {}", signal_name(WTERMSIG(wstatus)))
-                                    : fmt::format("the agent exited with status {}", WEXITSTATUS(wstatus));
+      status = WIFSIGNALED(wstatus)
+                   ? fmt::format("the agent was killed by {}", signal_name(WTERMSIG(wstatus)))
+                   : fmt::format("the agent exited with status {}", WEXITSTATUS(wstatus));
     }
   }
   if (!link.bye && !done_) {
-    for (int r : config_.plan.map.ranks_on(link.node)) ranks_[static_cast<std::size_t>(r)].phase = RankPhase::Ended;
+    for (int r : config_.plan.map.ranks_on(link.node))
+      ranks_[static_cast<std::size_t>(r)].phase = RankPhase::Ended;
     Error e = why.value_or(Error{});
     e.host = link.host.name;
     if (e.detail.empty()) e.detail = status.empty() ? "the connection closed" : status;
     if (!link.ready) {
-      e.phase = e.kind == ErrorKind::ProtocolMismatch ? "version" : (link.hello_seen ? "handshake" : "exec");
+      e.phase = e.kind == ErrorKind::ProtocolMismatch ? "version"
+                                                      : (link.hello_seen ? "handshake" : "exec");
       e.kind = ErrorKind::AgentStartFailed;
     } else if (e.kind != ErrorKind::MalformedFrame) {
       e.kind = ErrorKind::AgentLost;
@@ -379,7 +420,8 @@ void Supervisor::complete() {
     const std::string text = render_human(*error_);
     std::fputs(text.c_str(), stderr);
   }
-  events_.write("job-end", {{"exit_code", exit_code_}, {"status", error_ ? "failed" : "succeeded"},
+  events_.write("job-end", {{"exit_code", exit_code_},
+                            {"status", error_ ? "failed" : "succeeded"},
                             {"attempts", attempt_}});
   io_.stop();
 }

@@ -64,7 +64,8 @@ class Supervisor {
   void on_fence(Link& link, const protocol::FenceContribute& m);
   void on_dmodex_request(Link& link, std::uint32_t id, const protocol::DmodexRequest& m);
   void on_dmodex_reply(std::uint32_t refers_to, const protocol::DmodexReply& m);
-  void send_to(int node, const protocol::Message& m, std::uint32_t id = 0, std::uint32_t refers_to = 0);
+  void send_to(int node, const protocol::Message& m, std::uint32_t id = 0,
+               std::uint32_t refers_to = 0);
   void kill_ranks(int signal);
   void wait_for_signals();
   bool all_agents_ready() const;

@@ -31,8 +31,9 @@ TEST_CASE("every kind has a message and a hint") {
 }
 
 TEST_CASE("messages are built from the fields and never invent a rank") {
-  CHECK(message(Error{.kind = ErrorKind::RankSignaled, .host = "node-b", .rank = 3, .signal = 11}) ==
-        "rank 3 on node-b was killed by signal 11 (SIGSEGV)");
+  CHECK(
+      message(Error{.kind = ErrorKind::RankSignaled, .host = "node-b", .rank = 3, .signal = 11}) ==
+      "rank 3 on node-b was killed by signal 11 (SIGSEGV)");
   CHECK(message(Error{.kind = ErrorKind::RankExitNonzero, .exit_code = 3}) ==
         "a process exited with code 3");
   CHECK(message(Error{.kind = ErrorKind::RankCalledAbort, .rank = 1, .exit_code = 7}) ==
@@ -44,11 +45,13 @@ TEST_CASE("retry classes follow the documented policy") {
   CHECK_FALSE(is_retryable(Error{.kind = ErrorKind::BadOption}));
   CHECK(is_retryable(Error{.kind = ErrorKind::RankSignaled}));
   CHECK(is_retryable(Error{.kind = ErrorKind::AgentLost}));
-  CHECK(retry_class(Error{.kind = ErrorKind::AgentStartFailed, .phase = "auth"}) == RetryClass::Never);
+  CHECK(retry_class(Error{.kind = ErrorKind::AgentStartFailed, .phase = "auth"}) ==
+        RetryClass::Never);
   CHECK(retry_class(Error{.kind = ErrorKind::AgentStartFailed, .phase = "connect"}) ==
         RetryClass::UntilStartDeadline);
   CHECK(retry_class(Error{.kind = ErrorKind::Timeout, .phase = "job"}) == RetryClass::NoRestart);
-  CHECK(retry_class(Error{.kind = ErrorKind::Timeout, .phase = "wire-up"}) == RetryClass::WithinBudget);
+  CHECK(retry_class(Error{.kind = ErrorKind::Timeout, .phase = "wire-up"}) ==
+        RetryClass::WithinBudget);
 }
 
 TEST_CASE("exit codes: rank codes pass through, signals are 128+N, own failures are distinct") {
@@ -68,7 +71,10 @@ TEST_CASE("exit codes: rank codes pass through, signals are 128+N, own failures 
 }
 
 TEST_CASE("error JSON omits unknown fields and round-trips") {
-  const Error e{.kind = ErrorKind::RankSignaled, .host = "n1", .rank = 0, .signal = 9,
+  const Error e{.kind = ErrorKind::RankSignaled,
+                .host = "n1",
+                .rank = 0,
+                .signal = 9,
                 .evidence = {"line one"}};
   const auto j = error_to_json(e);
   CHECK(j["kind"] == "rank-signaled");

@@ -1,0 +1,58 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "agent/rank_env.hpp"
+
+using namespace mpilaunch::agent;
+
+namespace {
+bool has(const std::vector<std::string>& env, const std::string& entry) {
+  return std::find(env.begin(), env.end(), entry) != env.end();
+}
+std::size_t count_name(const std::vector<std::string>& env, const std::string& name) {
+  return static_cast<std::size_t>(std::count_if(env.begin(), env.end(),
+                                                [&](const std::string& e) { return e.starts_with(name + "="); }));
+}
+}  // namespace
+
+TEST_CASE("a rank gets the direct-launch switch, its placement and PMIx's contact info") {
+  RankEnvInput in;
+  in.inherited = {"PATH=/bin", "PMIX_SERVER_URI41=stale", "OMPI_MCA_schizo=orte", "OMPI_COMM_WORLD_RANK=9"};
+  in.pmix = {"PMIX_SERVER_URI41=fresh", "PMIX_RANK=1"};
+  in.job = {"A=1", "OMPI_MCA_btl=self,tcp"};
+  in.placement = {.rank = 1, .size = 4, .local_rank = 1, .local_size = 2, .node_rank = 1, .attempt = 2};
+  in.vader_dir = "/j/vader";
+  in.ompi_tmpdir = "/j/ompi";
+  const auto env = build_rank_env(in);
+  CHECK(has(env, "PATH=/bin"));
+  CHECK(has(env, "PMIX_SERVER_URI41=fresh"));
+  CHECK(count_name(env, "PMIX_SERVER_URI41") == 1);
+  CHECK(has(env, "OMPI_MCA_schizo=^orte"));
+  CHECK(has(env, "OMPI_COMM_WORLD_RANK=1"));
+  CHECK(has(env, "OMPI_COMM_WORLD_SIZE=4"));
+  CHECK(has(env, "OMPI_COMM_WORLD_LOCAL_SIZE=2"));
+  CHECK(has(env, "MPILAUNCH_ATTEMPT=2"));
+  CHECK(has(env, "OMPI_MCA_btl_vader_backing_directory=/j/vader"));
+  CHECK(has(env, "A=1"));
+  CHECK(has(env, "OMPI_MCA_btl=self,tcp"));
+  CHECK(count_name(env, "OMPI_MCA_btl_tcp_if_include") == 0);
+}
+
+TEST_CASE("virtual nodes keep TCP on loopback unless the user chose an interface") {
+  RankEnvInput in;
+  in.virtual_nodes = true;
+  CHECK(has(build_rank_env(in), "OMPI_MCA_btl_tcp_if_include=lo"));
+  in.job = {"OMPI_MCA_btl_tcp_if_include=eth0"};
+  const auto env = build_rank_env(in);
+  CHECK(has(env, "OMPI_MCA_btl_tcp_if_include=eth0"));
+  CHECK(count_name(env, "OMPI_MCA_btl_tcp_if_include") == 1);
+}
+
+TEST_CASE("stale launcher variables are never inherited") {
+  CHECK(is_stripped_variable("PMIX_NAMESPACE"));
+  CHECK(is_stripped_variable("PMI_FD"));
+  CHECK(is_stripped_variable("OMPI_MCA_pmix_base_verbose"));
+  CHECK_FALSE(is_stripped_variable("OMPI_MCA_btl"));
+  CHECK_FALSE(is_stripped_variable("HOME"));
+}

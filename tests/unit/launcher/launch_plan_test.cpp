@@ -1,0 +1,61 @@
+#include <doctest/doctest.h>
+
+#include "launcher/launch_plan.hpp"
+
+using namespace mpilaunch;
+using namespace mpilaunch::launcher;
+
+namespace {
+const MachineFacts kMachine{"box", 4, "/home/u"};
+std::optional<std::string> env(const std::string& name) {
+  if (name == "HOME") return std::string("/home/u");
+  return std::nullopt;
+}
+Options opts(std::vector<std::string> args) { return parse_options(args).value(); }
+}  // namespace
+
+TEST_CASE("no hosts: isolated local mode with one slot per CPU") {
+  const auto plan = make_plan(opts({"./a"}), HostList{}, kMachine, env);
+  REQUIRE(plan.has_value());
+  CHECK(plan->isolated);
+  CHECK(plan->launcher == LauncherKind::Local);
+  CHECK(plan->map.size() == 4);
+  CHECK(plan->nodes.front().name == "box");
+  CHECK(plan->wdir == "/home/u");
+}
+
+TEST_CASE("named hosts default to ssh unless they are this machine; --launcher=local forces local") {
+  const HostList remote{{{.name = "n1", .slots = 2}, {.name = "n2", .slots = 2}}, "-H"};
+  CHECK(make_plan(opts({"./a"}), remote, kMachine, env)->launcher == LauncherKind::Ssh);
+  CHECK(make_plan(opts({"--launcher=local", "./a"}), remote, kMachine, env)->launcher == LauncherKind::Local);
+  const HostList local{{{.name = "localhost", .slots = 2}}, "-H"};
+  CHECK(make_plan(opts({"./a"}), local, kMachine, env)->launcher == LauncherKind::Local);
+  CHECK(make_plan(opts({"--launcher=ssh", "./a"}), HostList{}, kMachine, env).error().kind ==
+        ErrorKind::BadOption);
+}
+
+TEST_CASE("-x and --mca become rank environment; unset -x names warn") {
+  const auto plan = make_plan(opts({"-x", "A=1", "-x", "HOME", "-x", "NOPE", "--mca", "btl", "tcp", "--wdir",
+                                    "sub", "./a"}),
+                              HostList{}, kMachine, env);
+  CHECK(plan->env == std::vector<std::string>{"A=1", "HOME=/home/u", "OMPI_MCA_btl=tcp"});
+  CHECK(plan->warnings.size() == 1);
+  CHECK(plan->wdir == "/home/u/sub");
+}
+
+TEST_CASE("slot shortage is reported with the program name") {
+  const auto plan = make_plan(opts({"-n", "9", "./a"}), HostList{}, kMachine, env);
+  REQUIRE_FALSE(plan.has_value());
+  CHECK(plan.error().kind == ErrorKind::NotEnoughSlots);
+  CHECK(plan.error().executable == "./a");
+}
+
+TEST_CASE("the dry-run plan lists hosts, ranks and agent commands") {
+  const HostList hosts{{{.name = "n1", .slots = 2}, {.name = "n2", .slots = 2}}, "-H n1:2,n2:2"};
+  const auto plan = make_plan(opts({"--launcher=local", "-n", "3", "./a"}), hosts, kMachine, env);
+  const std::string text = render_plan(plan.value(), "/bin/mpilaunch-agent --stdio");
+  CHECK(text.find("hosts from: -H n1:2,n2:2") != std::string::npos);
+  CHECK(text.find("n1 (slots 2): ranks 0,1") != std::string::npos);
+  CHECK(text.find("n2 (slots 2): ranks 2") != std::string::npos);
+  CHECK(text.find("agent: /bin/mpilaunch-agent --stdio") != std::string::npos);
+}

@@ -1,0 +1,88 @@
+#include <doctest/doctest.h>
+
+#include "launcher/options.hpp"
+
+using namespace mpilaunch;
+using namespace mpilaunch::launcher;
+
+namespace {
+Result<Options> parse(std::vector<std::string> args) { return parse_options(args); }
+}  // namespace
+
+TEST_CASE("mpirun spellings of the process count are all accepted") {
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"-n", "4", "a"}, {"-np", "4", "a"}, {"--np", "4", "a"}, {"--np=4", "a"}, {"-n4", "a"}}) {
+    const auto o = parse(args);
+    REQUIRE(o.has_value());
+    CHECK(o->np == 4);
+    CHECK(o->program == std::vector<std::string>{"a"});
+  }
+}
+
+TEST_CASE("options stop at the program; its own options are left alone") {
+  const auto o = parse({"-n", "2", "./app", "-n", "5", "--weird"});
+  REQUIRE(o.has_value());
+  CHECK(o->np == 2);
+  CHECK(o->program == std::vector<std::string>{"./app", "-n", "5", "--weird"});
+  const auto dashdash = parse({"--", "-app"});
+  CHECK(dashdash->program == std::vector<std::string>{"-app"});
+}
+
+TEST_CASE("hosts, environment, mca, output and launcher options") {
+  const auto o = parse({"-H", "a:2,b", "--host", "c", "-x", "A=1", "-x", "B", "--mca", "btl", "self,tcp",
+                        "-mca", "k", "v", "--wdir", "/w", "--tag-output", "--timestamp-output",
+                        "--output-filename", "out", "--launcher=local", "--oversubscribe", "-N", "2",
+                        "--map-by", "node", "--dry-run", "--events", "e.json", "--timeout", "2.5",
+                        "prog"});
+  REQUIRE(o.has_value());
+  CHECK(o->hosts == std::vector<std::string>{"a:2,b", "c"});
+  CHECK(o->exports == std::vector<std::string>{"A=1", "B"});
+  CHECK(o->mca.size() == 2);
+  CHECK(o->mca[0] == std::pair<std::string, std::string>{"btl", "self,tcp"});
+  CHECK(o->wdir == "/w");
+  CHECK(o->tag_output);
+  CHECK(o->timestamp_output);
+  CHECK(o->output_filename == "out");
+  CHECK(o->launcher == LauncherKind::Local);
+  CHECK(o->oversubscribe);
+  CHECK(o->per_node == 2);
+  CHECK(o->map_by == MapBy::Node);
+  CHECK(o->dry_run);
+  CHECK(o->events_file == "e.json");
+  CHECK(o->timeout_seconds == doctest::Approx(2.5));
+}
+
+TEST_CASE("bad input names the option and how to fix it") {
+  struct Case {
+    std::vector<std::string> args;
+    std::string expected;
+  };
+  const Case cases[] = {
+      {{"-n", "0", "a"}, "at least 1"},
+      {{"-n", "abc", "a"}, "whole number"},
+      {{"-n", "3x", "a"}, "whole number"},
+      {{"-n"}, "needs 1 value"},
+      {{"--mca", "k"}, "needs 2 values"},
+      {{"--bogus", "a"}, "unknown option '--bogus'"},
+      {{"--oversubscrib", "a"}, "did you mean '--oversubscribe'"},
+      {{"--launcher=pbs", "a"}, "choose 'local' or 'ssh'"},
+      {{"--map-by", "socket", "a"}, "'slot' or 'node'"},
+      {{"-H", "a", "--hostfile", "f", "b"}, "-H and --hostfile"},
+      {{"-n", "2"}, "no program"},
+      {{"--tag-output=yes", "a"}, "takes no '=' value"},
+      {{"--timeout", "-3", "a"}, "seconds"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.expected);
+    const auto o = parse(c.args);
+    REQUIRE_FALSE(o.has_value());
+    CHECK(o.error().kind == ErrorKind::BadOption);
+    CHECK(o.error().detail.find(c.expected) != std::string::npos);
+  }
+}
+
+TEST_CASE("--help and --version need no program") {
+  CHECK(parse({"--help"})->help);
+  CHECK(parse({"-V"})->version);
+  CHECK_FALSE(usage_text().empty());
+}
