@@ -11,17 +11,19 @@ bool has(const std::vector<std::string>& env, const std::string& entry) {
   return std::find(env.begin(), env.end(), entry) != env.end();
 }
 std::size_t count_name(const std::vector<std::string>& env, const std::string& name) {
-  return static_cast<std::size_t>(std::count_if(env.begin(), env.end(),
-                                                [&](const std::string& e) { return e.starts_with(name + "="); }));
+  return static_cast<std::size_t>(std::count_if(
+      env.begin(), env.end(), [&](const std::string& e) { return e.starts_with(name + "="); }));
 }
 }  // namespace
 
 TEST_CASE("a rank gets the direct-launch switch, its placement and PMIx's contact info") {
   RankEnvInput in;
-  in.inherited = {"PATH=/bin", "PMIX_SERVER_URI41=stale", "OMPI_MCA_schizo=orte", "OMPI_COMM_WORLD_RANK=9"};
+  in.inherited = {"PATH=/bin", "PMIX_SERVER_URI41=stale", "OMPI_MCA_schizo=orte",
+                  "OMPI_COMM_WORLD_RANK=9"};
   in.pmix = {"PMIX_SERVER_URI41=fresh", "PMIX_RANK=1"};
   in.job = {"A=1", "OMPI_MCA_btl=self,tcp"};
-  in.placement = {.rank = 1, .size = 4, .local_rank = 1, .local_size = 2, .node_rank = 1, .attempt = 2};
+  in.placement = {
+      .rank = 1, .size = 4, .local_rank = 1, .local_size = 2, .node_rank = 1, .attempt = 2};
   in.vader_dir = "/j/vader";
   in.ompi_tmpdir = "/j/ompi";
   const auto env = build_rank_env(in);

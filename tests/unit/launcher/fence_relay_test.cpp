@@ -32,8 +32,10 @@ TEST_CASE("a wildcard fence completes when every node contributed, blobs in node
 TEST_CASE("fences with different sequence numbers do not mix; a fast node may run ahead") {
   const JobMap map({"a", "b"}, {0, 1});
   FenceRelay relay(map);
-  CHECK_FALSE(relay.contribute(0, FenceContribute{"ns", kAll, 1, 0, true, b("a1")}).value().has_value());
-  CHECK_FALSE(relay.contribute(0, FenceContribute{"ns", kAll, 2, 0, false, {}}).value().has_value());
+  CHECK_FALSE(
+      relay.contribute(0, FenceContribute{"ns", kAll, 1, 0, true, b("a1")}).value().has_value());
+  CHECK_FALSE(
+      relay.contribute(0, FenceContribute{"ns", kAll, 2, 0, false, {}}).value().has_value());
   auto first = relay.contribute(1, FenceContribute{"ns", kAll, 1, 0, true, b("b1")});
   CHECK(first.value()->message.seq == 1);
   CHECK(first.value()->message.data == b("a1b1"));
@@ -44,7 +46,8 @@ TEST_CASE("a subset fence waits only for the nodes that host its ranks") {
   const JobMap map({"a", "b", "c"}, {0, 1, 2});
   FenceRelay relay(map);
   const std::string procs = "ns:0;ns:2;";
-  CHECK_FALSE(relay.contribute(0, FenceContribute{"ns", procs, 1, 0, false, {}}).value().has_value());
+  CHECK_FALSE(
+      relay.contribute(0, FenceContribute{"ns", procs, 1, 0, false, {}}).value().has_value());
   auto done = relay.contribute(2, FenceContribute{"ns", procs, 1, 0, false, {}});
   CHECK(done.value()->nodes == std::vector<int>{0, 2});
   CHECK(relay.contribute(1, FenceContribute{"ns", procs, 2, 0, false, {}}).error().kind ==
@@ -54,10 +57,12 @@ TEST_CASE("a subset fence waits only for the nodes that host its ranks") {
 TEST_CASE("a failing local status is carried into the release; duplicates are malformed") {
   const JobMap map({"a", "b"}, {0, 1});
   FenceRelay relay(map);
-  CHECK_FALSE(relay.contribute(0, FenceContribute{"ns", kAll, 1, -25, false, {}}).value().has_value());
+  CHECK_FALSE(
+      relay.contribute(0, FenceContribute{"ns", kAll, 1, -25, false, {}}).value().has_value());
   CHECK(relay.contribute(0, FenceContribute{"ns", kAll, 1, 0, false, {}}).error().kind ==
         ErrorKind::MalformedFrame);
-  CHECK(relay.contribute(1, FenceContribute{"ns", kAll, 1, 0, false, {}}).value()->message.status == -25);
+  CHECK(relay.contribute(1, FenceContribute{"ns", kAll, 1, 0, false, {}}).value()->message.status ==
+        -25);
   CHECK(relay.contribute(0, FenceContribute{"ns", "ns:99;", 3, 0, false, {}}).error().kind ==
         ErrorKind::MalformedFrame);
   CHECK(relay.contribute(0, FenceContribute{"ns", "garbage", 3, 0, false, {}}).error().kind ==

@@ -11,7 +11,9 @@ std::optional<std::string> env(const std::string& name) {
   if (name == "HOME") return std::string("/home/u");
   return std::nullopt;
 }
-Options opts(std::vector<std::string> args) { return parse_options(args).value(); }
+Options opts(std::vector<std::string> args) {
+  return parse_options(args).value();
+}
 }  // namespace
 
 TEST_CASE("no hosts: isolated local mode with one slot per CPU") {
@@ -24,10 +26,12 @@ TEST_CASE("no hosts: isolated local mode with one slot per CPU") {
   CHECK(plan->wdir == "/home/u");
 }
 
-TEST_CASE("named hosts default to ssh unless they are this machine; --launcher=local forces local") {
+TEST_CASE(
+    "named hosts default to ssh unless they are this machine; --launcher=local forces local") {
   const HostList remote{{{.name = "n1", .slots = 2}, {.name = "n2", .slots = 2}}, "-H"};
   CHECK(make_plan(opts({"./a"}), remote, kMachine, env)->launcher == LauncherKind::Ssh);
-  CHECK(make_plan(opts({"--launcher=local", "./a"}), remote, kMachine, env)->launcher == LauncherKind::Local);
+  CHECK(make_plan(opts({"--launcher=local", "./a"}), remote, kMachine, env)->launcher ==
+        LauncherKind::Local);
   const HostList local{{{.name = "localhost", .slots = 2}}, "-H"};
   CHECK(make_plan(opts({"./a"}), local, kMachine, env)->launcher == LauncherKind::Local);
   CHECK(make_plan(opts({"--launcher=ssh", "./a"}), HostList{}, kMachine, env).error().kind ==
@@ -35,8 +39,8 @@ TEST_CASE("named hosts default to ssh unless they are this machine; --launcher=l
 }
 
 TEST_CASE("-x and --mca become rank environment; unset -x names warn") {
-  const auto plan = make_plan(opts({"-x", "A=1", "-x", "HOME", "-x", "NOPE", "--mca", "btl", "tcp", "--wdir",
-                                    "sub", "./a"}),
+  const auto plan = make_plan(opts({"-x", "A=1", "-x", "HOME", "-x", "NOPE", "--mca", "btl", "tcp",
+                                    "--wdir", "sub", "./a"}),
                               HostList{}, kMachine, env);
   CHECK(plan->env == std::vector<std::string>{"A=1", "HOME=/home/u", "OMPI_MCA_btl=tcp"});
   CHECK(plan->warnings.size() == 1);

@@ -6,12 +6,17 @@ using namespace mpilaunch;
 using namespace mpilaunch::launcher;
 
 namespace {
-Result<Options> parse(std::vector<std::string> args) { return parse_options(args); }
+Result<Options> parse(std::vector<std::string> args) {
+  return parse_options(args);
+}
 }  // namespace
 
 TEST_CASE("mpirun spellings of the process count are all accepted") {
-  for (const auto& args : std::vector<std::vector<std::string>>{
-           {"-n", "4", "a"}, {"-np", "4", "a"}, {"--np", "4", "a"}, {"--np=4", "a"}, {"-n4", "a"}}) {
+  for (const auto& args : std::vector<std::vector<std::string>>{{"-n", "4", "a"},
+                                                                {"-np", "4", "a"},
+                                                                {"--np", "4", "a"},
+                                                                {"--np=4", "a"},
+                                                                {"-n4", "a"}}) {
     const auto o = parse(args);
     REQUIRE(o.has_value());
     CHECK(o->np == 4);
@@ -29,10 +34,37 @@ TEST_CASE("options stop at the program; its own options are left alone") {
 }
 
 TEST_CASE("hosts, environment, mca, output and launcher options") {
-  const auto o = parse({"-H", "a:2,b", "--host", "c", "-x", "A=1", "-x", "B", "--mca", "btl", "self,tcp",
-                        "-mca", "k", "v", "--wdir", "/w", "--tag-output", "--timestamp-output",
-                        "--output-filename", "out", "--launcher=local", "--oversubscribe", "-N", "2",
-                        "--map-by", "node", "--dry-run", "--events", "e.json", "--timeout", "2.5",
+  const auto o = parse({"-H",
+                        "a:2,b",
+                        "--host",
+                        "c",
+                        "-x",
+                        "A=1",
+                        "-x",
+                        "B",
+                        "--mca",
+                        "btl",
+                        "self,tcp",
+                        "-mca",
+                        "k",
+                        "v",
+                        "--wdir",
+                        "/w",
+                        "--tag-output",
+                        "--timestamp-output",
+                        "--output-filename",
+                        "out",
+                        "--launcher=local",
+                        "--oversubscribe",
+                        "-N",
+                        "2",
+                        "--map-by",
+                        "node",
+                        "--dry-run",
+                        "--events",
+                        "e.json",
+                        "--timeout",
+                        "2.5",
                         "prog"});
   REQUIRE(o.has_value());
   CHECK(o->hosts == std::vector<std::string>{"a:2,b", "c"});
