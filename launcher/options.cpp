@@ -168,6 +168,63 @@ const std::vector<OptionSpec>& option_table() {
          o.kill_grace_seconds = s.value();
          return {};
        }},
+      {{"--max-restarts", "-max-restarts"},
+       1,
+       [](Options& o, const Values& v) -> Status {
+         int n = -1;
+         const auto [p, ec] = std::from_chars(v[0].data(), v[0].data() + v[0].size(), n);
+         if (ec != std::errc() || p != v[0].data() + v[0].size() || n < 0)
+           return bad(
+               fmt::format("--max-restarts needs a whole number of at least 0, not '{}'", v[0]));
+         o.max_restarts = n;
+         return {};
+       }},
+      {{"--enable-recovery", "-enable-recovery"},
+       0,
+       [](Options& o, const Values&) { return set_flag(o.enable_recovery); }},
+      {{"--restart-on"},
+       1,
+       [](Options& o, const Values& v) -> Status {
+         std::string_view rest = v[0];
+         while (!rest.empty()) {
+           const auto comma = rest.find(',');
+           const std::string_view name = rest.substr(0, comma);
+           const auto kind = kind_from_name(name);
+           if (!kind)
+             return bad(
+                 fmt::format("--restart-on: '{}' is not an error kind (see 'mpilaunch --help' "
+                             "and docs/errors.md)",
+                             name));
+           o.restart_on.push_back(*kind);
+           if (comma == std::string_view::npos) break;
+           rest.remove_prefix(comma + 1);
+         }
+         return {};
+       }},
+      {{"--restart-backoff"},
+       1,
+       [](Options& o, const Values& v) -> Status {
+         // FIRST or FIRST,MAX in seconds.
+         const std::string_view text = v[0];
+         const auto comma = text.find(',');
+         auto first = seconds("--restart-backoff", text.substr(0, comma));
+         if (!first) return first.error();
+         o.restart_backoff_seconds = first.value();
+         if (comma != std::string_view::npos) {
+           auto max = seconds("--restart-backoff", text.substr(comma + 1));
+           if (!max) return max.error();
+           if (max.value() < first.value())
+             return bad("--restart-backoff FIRST,MAX: MAX must not be smaller than FIRST");
+           o.restart_backoff_max_seconds = max.value();
+         }
+         return {};
+       }},
+      {{"--status"},
+       1,
+       [](Options& o, const Values& v) -> Status {
+         o.status_file = std::string(v[0]);
+         return {};
+       }},
       {{"--dry-run", "-dry-run"}, 0, [](Options& o, const Values&) { return set_flag(o.dry_run); }},
       {{"--events"},
        1,
@@ -305,6 +362,13 @@ Output:
 Fault handling:
   --timeout SECONDS         fail the job after this long (default: none)
   --kill-grace SECONDS      SIGTERM to SIGKILL delay at teardown (default 3)
+  --max-restarts N          restart the whole job up to N times after a retryable failure
+                            (default 0; also MPILAUNCH_MAX_RESTARTS)
+  --enable-recovery         accepted for prterun compatibility (budget from --max-restarts)
+  --restart-on KIND,...     restart only after these error kinds (default: rank failures,
+                            lost agents, wire-up timeouts)
+  --restart-backoff S[,MAX] first delay before a restart and its cap (default 1,30)
+  --status FILE             keep a live JSON job status (phase, attempts, rank counts) in FILE
 Debugging:
   --dry-run                 print the plan (nodes, rank map, agent commands) and exit
   --events FILE             write a JSON Lines timeline of the job to FILE

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/error.hpp"
 #include "common/job_map.hpp"
 #include "common/result.hpp"
 
@@ -37,6 +38,12 @@ struct Options {
   // Fault handling
   std::optional<double> timeout_seconds;
   double kill_grace_seconds = 3.0;
+  std::optional<int> max_restarts;    // --max-restarts (MPILAUNCH_MAX_RESTARTS otherwise)
+  bool enable_recovery = false;       // prterun spelling: accepted, budget from max_restarts
+  std::vector<ErrorKind> restart_on;  // --restart-on KIND,...: overrides the retry classes
+  std::optional<double> restart_backoff_seconds;
+  std::optional<double> restart_backoff_max_seconds;
+  std::string status_file;
   // Debugging and reporting
   bool dry_run = false;
   std::string events_file;

@@ -137,6 +137,14 @@ void OutputForwarder::write(std::uint32_t rank, protocol::Stream stream,
   held.append(chunk.substr(last_newline + 1));
 }
 
+void OutputForwarder::set_attempt(int attempt) {
+  if (base_directory_.empty()) return;
+  flush_all();
+  for (const auto& [key, fd] : files_) ::close(fd);
+  files_.clear();
+  config_.directory = fmt::format("{}/attempt-{}", base_directory_, attempt);
+}
+
 void OutputForwarder::rank_done(std::uint32_t rank) {
   for (auto stream : {protocol::Stream::Stdout, protocol::Stream::Stderr}) {
     const auto it = partial_.find({rank, stream});

@@ -23,7 +23,8 @@ struct OutputConfig {
 
 class OutputForwarder {
  public:
-  explicit OutputForwarder(OutputConfig config) : config_(std::move(config)) {}
+  explicit OutputForwarder(OutputConfig config)
+      : config_(std::move(config)), base_directory_(config_.directory) {}
   ~OutputForwarder();
   OutputForwarder(const OutputForwarder&) = delete;
   OutputForwarder& operator=(const OutputForwarder&) = delete;
@@ -31,6 +32,8 @@ class OutputForwarder {
   /// Prepares the output directory; errors name the path.
   Status open();
   void write(std::uint32_t rank, protocol::Stream stream, std::span<const std::byte> data);
+  /// From now on per-rank files go to DIR/attempt-N/rank-R (used when restarts are enabled).
+  void set_attempt(int attempt);
   /// The rank ended: writes any unterminated last line.
   void rank_done(std::uint32_t rank);
   void flush_all();
@@ -42,6 +45,7 @@ class OutputForwarder {
   int fd_for(const Key& key);
 
   OutputConfig config_;
+  std::string base_directory_;
   std::map<Key, std::string> partial_;
   std::map<Key, int> files_;
   std::uint64_t bytes_ = 0;

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <random>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -135,6 +136,27 @@ int run(const std::vector<std::string>& args) {
   config.timeout_seconds = o.timeout_seconds;
   config.kill_grace_seconds = o.kill_grace_seconds;
   config.plan = std::move(plan).value();
+  config.status_file = o.status_file;
+  config.restart.max_restarts = o.max_restarts.value_or(0);
+  if (!o.max_restarts)
+    if (const char* env = std::getenv("MPILAUNCH_MAX_RESTARTS"); env != nullptr && *env != '\0') {
+      auto parsed = parse_options({"--max-restarts", env, "x"});
+      if (!parsed)
+        return early_failure(Error{.kind = ErrorKind::BadOption,
+                                   .detail = fmt::format("MPILAUNCH_MAX_RESTARTS={}: {}", env,
+                                                         parsed.error().detail)},
+                             events);
+      config.restart.max_restarts = *parsed->max_restarts;
+    }
+  if (!o.restart_on.empty())
+    config.restart.restart_on = std::set<ErrorKind>(o.restart_on.begin(), o.restart_on.end());
+  if (o.restart_backoff_seconds)
+    config.restart.first_backoff = std::chrono::duration_cast<Duration>(
+        std::chrono::duration<double>(*o.restart_backoff_seconds));
+  if (o.restart_backoff_max_seconds)
+    config.restart.max_backoff = std::chrono::duration_cast<Duration>(
+        std::chrono::duration<double>(*o.restart_backoff_max_seconds));
+  config.restart.max_backoff = std::max(config.restart.max_backoff, config.restart.first_backoff);
 
   asio::io_context io(1);
   Supervisor supervisor(io, std::move(config), local_starter, events, output);

@@ -6,22 +6,18 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <random>
 
 #include <fmt/format.h>
 
 #include "common/error_catalog.hpp"
 #include "common/error_json.hpp"
 #include "common/exit_codes.hpp"
-#include "common/rank_exit.hpp"
+#include "launcher/supervisor_link.hpp"
 #include "mpilaunch_version.h"
 
 namespace mpilaunch::launcher {
 namespace {
-
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
 
 constexpr std::int32_t kPmixErrLostConnection = -61;  // PMIX_ERR_LOST_CONNECTION
 constexpr auto kShutdownGrace = std::chrono::seconds(5);
@@ -31,35 +27,17 @@ std::chrono::steady_clock::duration seconds(double s) {
       std::chrono::duration<double>(s));
 }
 
+// Replaces `path` in one step, so readers never see a half-written status.
+void write_atomically(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  std::FILE* f = std::fopen(tmp.c_str(), "we");
+  if (f == nullptr) return;
+  std::fwrite(text.data(), 1, text.size(), f);
+  std::fclose(f);
+  std::rename(tmp.c_str(), path.c_str());
+}
+
 }  // namespace
-
-/// One agent's stream and what the supervisor knows of it.
-class Supervisor::Link final : public FrameSink {
- public:
-  Link(Supervisor& owner, int node, HostEntry host, AgentProcess process)
-      : owner_(owner),
-        node(node),
-        host(std::move(host)),
-        pid(process.pid),
-        stream(owner.io_, process.fd, process.fd, this->host.name) {}
-  void on_hello(const handshake::Hello&) override { hello_seen = true; }
-  void on_message(protocol::Envelope envelope) override {
-    owner_.on_link_message(*this, std::move(envelope));
-  }
-  void on_closed(std::optional<Error> why) override {
-    owner_.on_link_closed(*this, std::move(why));
-  }
-
-  Supervisor& owner_;
-  int node;
-  HostEntry host;
-  pid_t pid;
-  FrameStream stream;
-  bool hello_seen = false;
-  bool ready = false;
-  bool bye = false;
-  bool closed = false;
-};
 
 Supervisor::Supervisor(asio::io_context& io, JobConfig config, AgentStarter& starter,
                        EventLog& events, OutputForwarder& output)
@@ -69,14 +47,22 @@ Supervisor::Supervisor(asio::io_context& io, JobConfig config, AgentStarter& sta
       events_(events),
       output_(output),
       relay_(config_.plan.map),
+      policy_(config_.restart),
       signals_(io, SIGINT, SIGTERM, SIGHUP),
       kill_timer_(io),
       job_timer_(io),
       start_timer_(io),
-      shutdown_timer_(io) {
+      shutdown_timer_(io),
+      backoff_timer_(io) {
   signals_.add(SIGUSR1);
   signals_.add(SIGUSR2);
   ranks_.resize(static_cast<std::size_t>(config_.plan.map.size()));
+  status_.job_id = config_.job_id;
+  status_.max_restarts = config_.restart.max_restarts;
+  for (int n = 0; n < config_.plan.map.node_count(); ++n)
+    status_.nodes[config_.plan.map.node_name(n)].pending =
+        static_cast<int>(config_.plan.map.ranks_on(n).size());
+  status_.move_to(JobPhase::Pending, "Starting", "starting agents", rfc3339_now());
 }
 
 Supervisor::~Supervisor() = default;
@@ -88,7 +74,9 @@ int Supervisor::run() {
                               {"np", config_.plan.map.size()},
                               {"nodes", nodes},
                               {"argv", config_.plan.argv},
-                              {"version", MPILAUNCH_VERSION}});
+                              {"version", MPILAUNCH_VERSION},
+                              {"max_restarts", config_.restart.max_restarts}});
+  update_status();
   wait_for_signals();
   if (config_.timeout_seconds) {
     job_timer_.expires_after(seconds(*config_.timeout_seconds));
@@ -125,7 +113,7 @@ void Supervisor::execute(Action action) {
     case Action::TearDownRanks:
       return tear_down();
     case Action::StartBackoff:
-      return;  // restarts: see the restart policy
+      return start_backoff();
     case Action::ReportSuccess:
     case Action::ReportFailure:
       return finish();
@@ -134,14 +122,9 @@ void Supervisor::execute(Action action) {
 
 void Supervisor::start_agents() {
   for (int n = 0; n < config_.plan.map.node_count(); ++n) {
-    const HostEntry& host = config_.plan.nodes[static_cast<std::size_t>(n)];
-    auto process = starter_.start(host);
-    if (!process) return fail(process.error(), JobEvent::AgentFailed);
-    links_.push_back(std::make_unique<Link>(*this, n, host, process.value()));
-    Link& link = *links_.back();
-    asio::co_spawn(io_, link.stream.read_loop(link, true), asio::detached);
-    link.stream.send(protocol::LauncherHello{MPILAUNCH_VERSION, config_.token,
-                                             static_cast<std::uint32_t>(n), host.name});
+    links_.emplace_back();
+    start_agent(n);
+    if (state_ != JobState::StartingAgents) return;
   }
   start_timer_.expires_after(seconds(config_.start_timeout_seconds));
   start_timer_.async_wait([this](const boost::system::error_code& ec) {
@@ -157,14 +140,31 @@ void Supervisor::start_agents() {
   });
 }
 
+void Supervisor::start_agent(int n) {
+  const HostEntry& host = config_.plan.nodes[static_cast<std::size_t>(n)];
+  auto process = starter_.start(host);
+  if (!process) return fail(process.error(), JobEvent::AgentFailed);
+  auto& slot = links_.at(static_cast<std::size_t>(n));
+  if (slot) lost_links_.push_back(std::move(slot));
+  slot = std::make_unique<Link>(*this, n, host, process.value());
+  asio::co_spawn(io_, slot->stream.read_loop(*slot, true), asio::detached);
+  slot->stream.send(protocol::LauncherHello{MPILAUNCH_VERSION, config_.token,
+                                            static_cast<std::uint32_t>(n), host.name});
+}
+
 bool Supervisor::all_agents_ready() const {
   for (const auto& link : links_)
-    if (!link->ready) return false;
+    if (!link || !link->ready || link->closed) return false;
   return static_cast<int>(links_.size()) == config_.plan.map.node_count();
 }
 
 void Supervisor::spawn_ranks() {
   start_timer_.cancel();
+  if (!all_agents_ready()) {  // after a lost agent, its replacement is still starting
+    spawn_when_ready_ = true;
+    return;
+  }
+  spawn_when_ready_ = false;
   const LaunchPlan& plan = config_.plan;
   protocol::JobSpec spec;
   spec.job_id = config_.job_id;
@@ -177,19 +177,35 @@ void Supervisor::spawn_ranks() {
   }
   spec.argv = plan.argv;
   spec.env = plan.env;
+  spec.env.push_back(fmt::format("MPILAUNCH_MAX_RESTARTS={}", config_.restart.max_restarts));
   spec.wdir = plan.wdir;
   spec.tmpdir = config_.tmpdir;
   spec.virtual_nodes = plan.launcher == LauncherKind::Local && plan.map.node_count() > 1;
-  for (RankStatus& r : ranks_) r.phase = RankPhase::Spawning;
+  // A fresh attempt: new namespace, nothing carried over but the agents.
+  for (RankStatus& r : ranks_) r = RankStatus{RankPhase::Spawning, -1};
+  relay_ = FenceRelay(plan.map);
+  dmodex_.clear();
+  error_.reset();
+  attempt_started_ = clock_.now();
+  if (config_.restart.max_restarts > 0) output_.set_attempt(static_cast<int>(attempt_));
+  for (auto& [name, counts] : status_.nodes)
+    counts =
+        RankCounts{counts.pending + counts.running + counts.succeeded + counts.failed, 0, 0, 0};
+  status_.attempt = static_cast<int>(attempt_);
+  events_.write("attempt-start", {{"attempt", attempt_}, {"nspace", spec.nspace}});
   for (const auto& link : links_) {
     link->stream.send(spec);
     link->stream.send(protocol::Spawn{spec.nspace});
   }
+  update_status();
 }
 
 void Supervisor::fail(Error error, JobEvent event) {
-  if (!error_) {
+  // During a backoff the previous attempt's error is settled; an interrupt or timeout now is
+  // the reason the job ends.
+  if (!error_ || state_ == JobState::BackingOff) {
     error_ = error;
+    status_.last_error = error;
     events_.write("job-failed", {{"error", error_to_json(error)}, {"attempt", attempt_}});
   } else {
     events_.write("secondary-error", {{"error", error_to_json(error)}, {"attempt", attempt_}});
@@ -199,7 +215,7 @@ void Supervisor::fail(Error error, JobEvent event) {
 
 void Supervisor::kill_ranks(int signal) {
   for (const auto& link : links_)
-    if (!link->closed) link->stream.send(protocol::Kill{signal});
+    if (link && !link->closed) link->stream.send(protocol::Kill{signal});
 }
 
 void Supervisor::tear_down() {
@@ -217,17 +233,14 @@ void Supervisor::tear_down() {
 void Supervisor::check_ranks() {
   for (const RankStatus& r : ranks_)
     if (r.phase == RankPhase::Spawning || r.phase == RankPhase::Running) {
-      // Still waiting; but a job whose agents all failed to start has nothing to wait for.
-      if (state_ != JobState::TearingDown || all_agents_ready()) return;
+      // Still waiting, unless no live agent is left to report.
+      if (state_ != JobState::TearingDown) return;
       bool any_live = false;
-      for (const auto& link : links_) any_live = any_live || (link->ready && !link->closed);
+      for (const auto& link : links_) any_live = any_live || (link && link->ready && !link->closed);
       if (any_live) return;
       break;
     }
-  if (state_ == JobState::TearingDown) {
-    kill_timer_.cancel();
-    return feed(JobEvent::RestartDenied);
-  }
+  if (state_ == JobState::TearingDown) return decide_restart();
   if ((state_ == JobState::Running || state_ == JobState::SpawningRanks) && !error_) {
     for (const RankStatus& r : ranks_)
       if (r.phase != RankPhase::Ended) return;
@@ -235,156 +248,56 @@ void Supervisor::check_ranks() {
   }
 }
 
-void Supervisor::send_to(int node, const protocol::Message& m, std::uint32_t id,
-                         std::uint32_t refers_to) {
-  Link& link = *links_.at(static_cast<std::size_t>(node));
-  if (!link.closed) link.stream.send(m, id, refers_to);
+void Supervisor::decide_restart() {
+  kill_timer_.cancel();
+  const Error failure = error_.value_or(Error{});
+  std::random_device rd;
+  const double jitter = std::uniform_real_distribution<double>(0.0, 1.0)(rd);
+  const RestartDecision decision =
+      policy_.on_failure(failure, attempt_started_, clock_.now(), jitter);
+  if (const auto* restart = std::get_if<Restart>(&decision)) {
+    next_start_ = restart->not_before;
+    const auto backoff =
+        std::chrono::duration_cast<std::chrono::milliseconds>(next_start_ - clock_.now());
+    events_.write("attempt-failed", {{"attempt", attempt_},
+                                     {"error", error_to_json(failure)},
+                                     {"decision", "restart"},
+                                     {"next_attempt", restart->attempt},
+                                     {"backoff_ms", backoff.count()}});
+    status_.restart_count = policy_.restarts_done();
+    status_.move_to(JobPhase::Restarting, std::string(kind_name(failure.kind)), message(failure),
+                    rfc3339_now());
+    update_status();
+    return feed(JobEvent::RestartGranted);
+  }
+  const auto reason = std::get<GiveUp>(decision).reason;
+  events_.write("attempt-failed", {{"attempt", attempt_},
+                                   {"error", error_to_json(failure)},
+                                   {"decision", "give-up"},
+                                   {"reason", reason_name(reason)}});
+  if (config_.restart.max_restarts > 0 && reason != GiveUpReason::BudgetSpent)
+    std::fprintf(stderr, "mpilaunch: not restarting: %s\n",
+                 reason == GiveUpReason::NotRetryable
+                     ? "this failure cannot succeed on a retry"
+                     : "the same failure repeated after short runs");
+  feed(JobEvent::RestartDenied);
 }
 
-void Supervisor::on_link_message(Link& link, protocol::Envelope envelope) {
-  using namespace protocol;
-  const std::uint32_t id = envelope.id;
-  const std::uint32_t refers_to = envelope.refers_to;
-  std::visit(Overloaded{
-                 [&](const AgentHello& m) {
-                   if (m.agent_version != MPILAUNCH_VERSION)
-                     return fail(Error{.kind = ErrorKind::AgentStartFailed,
-                                       .host = link.host.name,
-                                       .phase = "version",
-                                       .detail = fmt::format("agent {} answered, launcher is {}",
-                                                             m.agent_version, MPILAUNCH_VERSION)},
-                                 JobEvent::AgentFailed);
-                   link.ready = true;
-                   events_.write("agent-up", {{"host", link.host.name},
-                                              {"node", link.node},
-                                              {"pid", m.pid},
-                                              {"os_hostname", m.os_hostname}});
-                   if (all_agents_ready()) feed(JobEvent::AgentsReady);
-                 },
-                 [&](const RankStarted& m) {
-                   if (m.rank >= ranks_.size()) return;
-                   ranks_[m.rank] = RankStatus{RankPhase::Running, m.pid};
-                   events_.write("rank-start",
-                                 {{"rank", m.rank}, {"host", link.host.name}, {"pid", m.pid}});
-                   for (const RankStatus& r : ranks_)
-                     if (r.phase == RankPhase::Spawning) return;
-                   feed(JobEvent::RanksStarted);
-                 },
-                 [&](const RankOutput& m) { output_.write(m.rank, m.stream, m.data); },
-                 [&](const RankExited& m) { on_rank_exited(link, m); },
-                 [&](const SpawnFailed& m) {
-                   if (m.error.rank && *m.error.rank >= 0 &&
-                       static_cast<std::size_t>(*m.error.rank) < ranks_.size())
-                     ranks_[static_cast<std::size_t>(*m.error.rank)].phase = RankPhase::Ended;
-                   fail(m.error, JobEvent::RankFailed);
-                   check_ranks();
-                 },
-                 [&](const FenceContribute& m) { on_fence(link, m); },
-                 [&](const DmodexRequest& m) { on_dmodex_request(link, id, m); },
-                 [&](const DmodexReply& m) { on_dmodex_reply(refers_to, m); },
-                 [&](const AgentError& m) { fail(m.error, JobEvent::AgentFailed); },
-                 [&](const AgentBye&) { link.bye = true; },
-                 [&](const auto&) {
-                   fail(Error{.kind = ErrorKind::MalformedFrame,
-                              .host = link.host.name,
-                              .detail = "the agent sent a launcher-only message"},
-                        JobEvent::AgentFailed);
-                 },
-             },
-             envelope.message);
+void Supervisor::start_backoff() {
+  ++attempt_;
+  for (int n = 0; n < static_cast<int>(links_.size()); ++n)
+    if (!links_[static_cast<std::size_t>(n)] || links_[static_cast<std::size_t>(n)]->closed)
+      start_agent(n);
+  backoff_timer_.expires_at(next_start_);
+  backoff_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (!ec) feed(JobEvent::BackoffElapsed);
+  });
 }
 
-void Supervisor::on_rank_exited(Link& link, const protocol::RankExited& m) {
-  if (m.rank >= ranks_.size()) return;
-  ranks_[m.rank].phase = RankPhase::Ended;
-  output_.rank_done(m.rank);
-  nlohmann::json fields = {{"rank", m.rank},
-                           {"host", link.host.name},
-                           {"pid", m.pid},
-                           {"connected", m.connected},
-                           {"finalized", m.finalized}};
-  if (const auto* exited = std::get_if<Exited>(&m.reason)) {
-    fields["exit_code"] = exited->code;
-  } else {
-    fields["signal"] = std::get<Signaled>(m.reason).signal;
-  }
-  if (m.abort_status) fields["abort_status"] = *m.abort_status;
-  events_.write("rank-exit", std::move(fields));
-  // Ranks killed by our own teardown are consequences, not causes.
-  if (auto error = classify_rank_exit(m, link.host.name);
-      error && state_ != JobState::TearingDown) {
-    error->executable = config_.plan.argv.empty() ? "" : config_.plan.argv[0];
-    fail(*error, JobEvent::RankFailed);
-  }
-  check_ranks();
-}
-
-void Supervisor::on_fence(Link& link, const protocol::FenceContribute& m) {
-  auto release = relay_.contribute(link.node, m);
-  if (!release) {
-    Error e = release.error();
-    e.host = link.host.name;
-    return fail(e, JobEvent::AgentFailed);
-  }
-  if (!release.value()) return;
-  for (int node : release.value()->nodes) send_to(node, release.value()->message);
-}
-
-void Supervisor::on_dmodex_request(Link& link, std::uint32_t id, const protocol::DmodexRequest& m) {
-  if (m.rank >= static_cast<std::uint32_t>(config_.plan.map.size())) {
-    link.stream.send(protocol::DmodexReply{-46 /* PMIX_ERR_NOT_FOUND */, {}}, 0, id);
-    return;
-  }
-  const std::uint32_t ours = next_id_++;
-  dmodex_[ours] = {link.node, id};
-  send_to(config_.plan.map.node_of(static_cast<int>(m.rank)), m, ours);
-}
-
-void Supervisor::on_dmodex_reply(std::uint32_t refers_to, const protocol::DmodexReply& m) {
-  const auto it = dmodex_.find(refers_to);
-  if (it == dmodex_.end()) return;
-  send_to(it->second.first, m, 0, it->second.second);
-  dmodex_.erase(it);
-}
-
-void Supervisor::on_link_closed(Link& link, std::optional<Error> why) {
-  if (link.closed) return;
-  link.closed = true;
-  link.stream.close();
-  std::string status;
-  if (link.pid > 0) {
-    // The stream is gone, so the agent is useless: make sure it is gone too, then reap it.
-    int wstatus = 0;
-    if (::waitpid(link.pid, &wstatus, WNOHANG) == 0) ::kill(link.pid, SIGKILL);
-    if (::waitpid(link.pid, &wstatus, WNOHANG) == link.pid ||
-        ::waitpid(link.pid, &wstatus, 0) == link.pid) {
-      link.pid = -1;
-      status = WIFSIGNALED(wstatus)
-                   ? fmt::format("the agent was killed by {}", signal_name(WTERMSIG(wstatus)))
-                   : fmt::format("the agent exited with status {}", WEXITSTATUS(wstatus));
-    }
-  }
-  if (!link.bye && !done_) {
-    for (int r : config_.plan.map.ranks_on(link.node))
-      ranks_[static_cast<std::size_t>(r)].phase = RankPhase::Ended;
-    Error e = why.value_or(Error{});
-    e.host = link.host.name;
-    if (e.detail.empty()) e.detail = status.empty() ? "the connection closed" : status;
-    if (!link.ready) {
-      e.phase = e.kind == ErrorKind::ProtocolMismatch ? "version"
-                                                      : (link.hello_seen ? "handshake" : "exec");
-      e.kind = ErrorKind::AgentStartFailed;
-    } else if (e.kind != ErrorKind::MalformedFrame) {
-      e.kind = ErrorKind::AgentLost;
-    }
-    if (!finishing_) fail(e, JobEvent::AgentFailed);
-  }
-  if (finishing_) {
-    for (const auto& l : links_)
-      if (!l->closed) return;
-    return complete();
-  }
-  check_ranks();
+void Supervisor::update_status() {
+  if (config_.status_file.empty()) return;
+  status_.updated = rfc3339_now();
+  write_atomically(config_.status_file, to_json(status_).dump(2) + "\n");
 }
 
 void Supervisor::finish() {
@@ -392,9 +305,17 @@ void Supervisor::finish() {
   kill_timer_.cancel();
   job_timer_.cancel();
   start_timer_.cancel();
+  backoff_timer_.cancel();
+  if (error_) {
+    status_.move_to(JobPhase::Failed, std::string(kind_name(error_->kind)), message(*error_),
+                    rfc3339_now());
+  } else {
+    status_.move_to(JobPhase::Succeeded, "AllRanksSucceeded", "every rank exited 0", rfc3339_now());
+  }
+  update_status();
   bool any_open = false;
   for (const auto& link : links_)
-    if (!link->closed) {
+    if (link && !link->closed) {
       link->stream.send(protocol::Shutdown{});
       any_open = true;
     }
@@ -403,7 +324,7 @@ void Supervisor::finish() {
   shutdown_timer_.async_wait([this](const boost::system::error_code& ec) {
     if (ec) return;
     for (const auto& link : links_)
-      if (!link->closed && link->pid > 0) ::kill(link->pid, SIGKILL);
+      if (link && !link->closed && link->pid > 0) ::kill(link->pid, SIGKILL);
   });
 }
 

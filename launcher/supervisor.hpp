@@ -12,14 +12,17 @@
 #include <vector>
 
 #include "common/asio.hpp"
+#include "common/clock.hpp"
 #include "common/frame_stream.hpp"
 #include "common/protocol.hpp"
 #include "launcher/agent_starter.hpp"
 #include "launcher/event_log.hpp"
 #include "launcher/fence_relay.hpp"
 #include "launcher/job_state.hpp"
+#include "launcher/job_status.hpp"
 #include "launcher/launch_plan.hpp"
 #include "launcher/output_forwarder.hpp"
+#include "launcher/restart_policy.hpp"
 
 namespace mpilaunch::launcher {
 
@@ -31,6 +34,8 @@ struct JobConfig {
   std::optional<double> timeout_seconds;
   double kill_grace_seconds = 3.0;
   double start_timeout_seconds = 60.0;
+  RestartConfig restart;
+  std::string status_file;  // --status: rewritten atomically on every change
 };
 
 class Supervisor {
@@ -52,7 +57,11 @@ class Supervisor {
   void feed(JobEvent event);
   void execute(Action action);
   void start_agents();
+  void start_agent(int node);
   void spawn_ranks();
+  void decide_restart();
+  void start_backoff();
+  void update_status();
   void tear_down();
   void finish();
   void complete();
@@ -78,11 +87,19 @@ class Supervisor {
   FenceRelay relay_;
   JobState state_ = JobState::StartingAgents;
   std::vector<std::unique_ptr<Link>> links_;
+  std::vector<std::unique_ptr<Link>>
+      lost_links_;  // kept until exit: their coroutines may still run
   std::vector<RankStatus> ranks_;
   std::optional<Error> error_;
   std::map<std::uint32_t, std::pair<int, std::uint32_t>> dmodex_;  // our id -> (node, their id)
   std::uint32_t next_id_ = 1;
   std::uint32_t attempt_ = 1;
+  RestartPolicy policy_;
+  SteadyClock clock_;
+  TimePoint attempt_started_{};
+  TimePoint next_start_{};
+  bool spawn_when_ready_ = false;
+  JobStatus status_;
   int interrupts_ = 0;
   bool finishing_ = false;
   bool done_ = false;
@@ -92,6 +109,7 @@ class Supervisor {
   asio::steady_timer job_timer_;
   asio::steady_timer start_timer_;
   asio::steady_timer shutdown_timer_;
+  asio::steady_timer backoff_timer_;
 };
 
 }  // namespace mpilaunch::launcher

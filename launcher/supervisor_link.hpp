@@ -1,0 +1,34 @@
+#pragma once
+/// [io] Supervisor::Link: one agent's stream and what the supervisor knows of it. Private to
+/// supervisor*.cpp.
+
+#include "launcher/supervisor.hpp"
+
+namespace mpilaunch::launcher {
+
+class Supervisor::Link final : public FrameSink {
+ public:
+  Link(Supervisor& owner, int node, HostEntry host, AgentProcess process)
+      : owner_(owner), node(node), host(std::move(host)), pid(process.pid),
+        stream(owner.io_, process.fd, process.fd, this->host.name) {}
+  void on_hello(const handshake::Hello&) override { hello_seen = true; }
+  void on_message(protocol::Envelope envelope) override { owner_.on_link_message(*this, std::move(envelope)); }
+  void on_closed(std::optional<Error> why) override { owner_.on_link_closed(*this, std::move(why)); }
+
+  Supervisor& owner_;
+  int node;
+  HostEntry host;
+  pid_t pid;
+  FrameStream stream;
+  bool hello_seen = false;
+  bool ready = false;
+  bool bye = false;
+  bool closed = false;
+};
+
+template <class... Ts>
+struct Overloaded : Ts... {
+  using Ts::operator()...;
+};
+
+}  // namespace mpilaunch::launcher
