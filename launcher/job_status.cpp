@@ -6,11 +6,16 @@ namespace mpilaunch::launcher {
 
 std::string_view phase_name(JobPhase phase) {
   switch (phase) {
-    case JobPhase::Pending: return "Pending";
-    case JobPhase::Running: return "Running";
-    case JobPhase::Restarting: return "Restarting";
-    case JobPhase::Succeeded: return "Succeeded";
-    case JobPhase::Failed: return "Failed";
+    case JobPhase::Pending:
+      return "Pending";
+    case JobPhase::Running:
+      return "Running";
+    case JobPhase::Restarting:
+      return "Restarting";
+    case JobPhase::Succeeded:
+      return "Succeeded";
+    case JobPhase::Failed:
+      return "Failed";
   }
   return "?";
 }
@@ -29,13 +34,16 @@ RankCounts JobStatus::aggregate() const {
 void JobStatus::move_to(JobPhase next, std::string reason, std::string message, std::string time) {
   if (next == phase && !conditions.empty()) return;
   phase = next;
-  conditions.push_back(Condition{std::string(phase_name(next)), std::move(reason), std::move(message),
-                                 std::move(time)});
+  conditions.push_back(Condition{std::string(phase_name(next)), std::move(reason),
+                                 std::move(message), std::move(time)});
 }
 
 namespace {
 nlohmann::json counts_json(const RankCounts& c) {
-  return {{"pending", c.pending}, {"running", c.running}, {"succeeded", c.succeeded}, {"failed", c.failed}};
+  return {{"pending", c.pending},
+          {"running", c.running},
+          {"succeeded", c.succeeded},
+          {"failed", c.failed}};
 }
 }  // namespace
 
@@ -50,7 +58,10 @@ nlohmann::json to_json(const JobStatus& s) {
   j["maxRestarts"] = s.max_restarts;
   nlohmann::json conditions = nlohmann::json::array();
   for (const Condition& c : s.conditions)
-    conditions.push_back({{"type", c.type}, {"status", "True"}, {"reason", c.reason}, {"message", c.message},
+    conditions.push_back({{"type", c.type},
+                          {"status", "True"},
+                          {"reason", c.reason},
+                          {"message", c.message},
                           {"lastTransitionTime", c.time}});
   j["conditions"] = conditions;
   nlohmann::json nodes = nlohmann::json::object();

@@ -235,6 +235,7 @@ const std::vector<OptionSpec>& option_table() {
       {{"--allow-run-as-root", "-allow-run-as-root"},
        0,
        [](Options& o, const Values&) { return set_flag(o.allow_run_as_root); }},
+      {{"--refuse-root"}, 0, [](Options& o, const Values&) { return set_flag(o.refuse_root); }},
       {{"-h", "--help", "-help"}, 0, [](Options& o, const Values&) { return set_flag(o.help); }},
       {{"-V", "--version", "-version"},
        0,
@@ -360,7 +361,7 @@ Output:
   --timestamp-output        prefix lines with the time
   --output-filename DIR     write DIR/rank-R/stdout and stderr instead of the terminal
 Fault handling:
-  --timeout SECONDS         fail the job after this long (default: none)
+  --timeout SECONDS         fail the job after this long (default: none; also MPIEXEC_TIMEOUT)
   --kill-grace SECONDS      SIGTERM to SIGKILL delay at teardown (default 3)
   --max-restarts N          restart the whole job up to N times after a retryable failure
                             (default 0; also MPILAUNCH_MAX_RESTARTS)
@@ -372,7 +373,8 @@ Fault handling:
 Debugging:
   --dry-run                 print the plan (nodes, rank map, agent commands) and exit
   --events FILE             write a JSON Lines timeline of the job to FILE
-  --allow-run-as-root       accepted for mpirun compatibility
+  --allow-run-as-root       silence the warning printed when ranks run as root
+  --refuse-root             refuse to run as root, as mpirun does (run-as-root-refused)
   -V, --version             print the version
   -h, --help                print this help
 

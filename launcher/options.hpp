@@ -48,6 +48,7 @@ struct Options {
   bool dry_run = false;
   std::string events_file;
   bool allow_run_as_root = false;
+  bool refuse_root = false;  // Open MPI's refusal instead of a warning
   bool help = false;
   bool version = false;
   // What to run

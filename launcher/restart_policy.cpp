@@ -6,9 +6,12 @@ namespace mpilaunch::launcher {
 
 std::string_view reason_name(GiveUpReason reason) {
   switch (reason) {
-    case GiveUpReason::NotRetryable: return "not-retryable";
-    case GiveUpReason::BudgetSpent: return "budget-spent";
-    case GiveUpReason::Repeated: return "repeated-failure";
+    case GiveUpReason::NotRetryable:
+      return "not-retryable";
+    case GiveUpReason::BudgetSpent:
+      return "budget-spent";
+    case GiveUpReason::Repeated:
+      return "repeated-failure";
   }
   return "?";
 }
@@ -25,9 +28,9 @@ RestartDecision RestartPolicy::on_failure(const Error& failure, TimePoint starte
   const bool healthy = now - started >= config_.healthy_run;
   if (healthy) quick_failures_ = 0;
   // The same failure again and again after short runs is deterministic: do not burn the budget.
-  const bool same = last_failure_ && last_failure_->kind == failure.kind &&
-                    last_failure_->rank == failure.rank && last_failure_->exit_code == failure.exit_code &&
-                    last_failure_->signal == failure.signal;
+  const bool same =
+      last_failure_ && last_failure_->kind == failure.kind && last_failure_->rank == failure.rank &&
+      last_failure_->exit_code == failure.exit_code && last_failure_->signal == failure.signal;
   repeats_ = (same && !healthy) ? repeats_ + 1 : 1;
   last_failure_ = failure;
   if (config_.repeat_limit > 0 && repeats_ >= config_.repeat_limit && !config_.restart_on)

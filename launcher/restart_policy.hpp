@@ -16,12 +16,12 @@ namespace mpilaunch::launcher {
 using namespace std::chrono_literals;
 
 struct RestartConfig {
-  int max_restarts = 0;                  // whole-job restarts allowed after the first attempt
-  Duration first_backoff = 1s;           // delay before the first restart
-  Duration max_backoff = 30s;            // the doubling stops here
-  double jitter = 0.1;                   // up to this fraction is added at random
-  Duration healthy_run = 60s;            // an attempt that ran this long resets the backoff
-  int repeat_limit = 3;                  // this many identical short failures in a row: stop
+  int max_restarts = 0;         // whole-job restarts allowed after the first attempt
+  Duration first_backoff = 1s;  // delay before the first restart
+  Duration max_backoff = 30s;   // the doubling stops here
+  double jitter = 0.1;          // up to this fraction is added at random
+  Duration healthy_run = 60s;   // an attempt that ran this long resets the backoff
+  int repeat_limit = 3;         // this many identical short failures in a row: stop
   std::optional<std::set<ErrorKind>> restart_on;  // --restart-on: exactly these kinds retry
 };
 

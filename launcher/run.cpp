@@ -93,6 +93,25 @@ int run(const std::vector<std::string>& args) {
   }
   if (Status st = events.open(o.events_file); !st) return early_failure(st.error(), events);
 
+  // Containers run as root: ranks run anyway, with one line naming the switches users already
+  // have in their manifests; --refuse-root gives sites Open MPI's refusal.
+  if (::geteuid() == 0) {
+    const auto is_one = [](const char* name) {
+      const char* v = std::getenv(name);
+      return v != nullptr && std::string_view(v) == "1";
+    };
+    if (o.refuse_root)
+      return early_failure(Error{.kind = ErrorKind::RunAsRootRefused,
+                                 .exit_code = exit_codes::kRootRefused,
+                                 .detail = "--refuse-root was given and mpilaunch runs as root"},
+                           events);
+    if (!o.allow_run_as_root &&
+        !(is_one("OMPI_ALLOW_RUN_AS_ROOT") && is_one("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM")))
+      std::fputs(
+          "mpilaunch: warning: running the ranks as root; silence this with --allow-run-as-root "
+          "or OMPI_ALLOW_RUN_AS_ROOT=1 and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1\n",
+          stderr);
+  }
   const MachineFacts machine = this_machine();
   auto hosts = gather_hosts(o);
   if (!hosts) return early_failure(hosts.error(), events);
@@ -134,6 +153,16 @@ int run(const std::vector<std::string>& args) {
   config.token = random_hex(16);
   config.tmpdir = fmt::format("{}/mpilaunch-{}-{}", temp_base(), ::getuid(), config.job_id);
   config.timeout_seconds = o.timeout_seconds;
+  if (!config.timeout_seconds)
+    if (const char* env = std::getenv("MPIEXEC_TIMEOUT"); env != nullptr && *env != '\0') {
+      auto parsed = parse_options({"--timeout", env, "x"});
+      if (!parsed)
+        return early_failure(
+            Error{.kind = ErrorKind::BadOption,
+                  .detail = fmt::format("MPIEXEC_TIMEOUT={}: {}", env, parsed.error().detail)},
+            events);
+      config.timeout_seconds = parsed->timeout_seconds;
+    }
   config.kill_grace_seconds = o.kill_grace_seconds;
   config.plan = std::move(plan).value();
   config.status_file = o.status_file;

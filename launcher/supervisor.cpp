@@ -49,6 +49,7 @@ Supervisor::Supervisor(asio::io_context& io, JobConfig config, AgentStarter& sta
       relay_(config_.plan.map),
       policy_(config_.restart),
       signals_(io, SIGINT, SIGTERM, SIGHUP),
+      sigchld_(io, SIGCHLD),
       kill_timer_(io),
       job_timer_(io),
       start_timer_(io),
@@ -78,6 +79,7 @@ int Supervisor::run() {
                               {"max_restarts", config_.restart.max_restarts}});
   update_status();
   wait_for_signals();
+  reap_children();
   if (config_.timeout_seconds) {
     job_timer_.expires_after(seconds(*config_.timeout_seconds));
     job_timer_.async_wait([this](const boost::system::error_code& ec) {
@@ -333,6 +335,7 @@ void Supervisor::complete() {
   done_ = true;
   shutdown_timer_.cancel();
   signals_.cancel();
+  sigchld_.cancel();
   output_.flush_all();
   std::error_code ec;
   std::filesystem::remove_all(config_.tmpdir, ec);
@@ -345,6 +348,34 @@ void Supervisor::complete() {
                             {"status", error_ ? "failed" : "succeeded"},
                             {"attempts", attempt_}});
   io_.stop();
+}
+
+// Reaps every child: our local agents, and, when mpilaunch is PID 1 in a container or a
+// subreaper, the orphans the kernel hands to us. Agents' statuses are kept for their links.
+void Supervisor::reap_children() {
+  sigchld_.async_wait([this](const boost::system::error_code& ec, int) {
+    if (ec) return;
+    for (;;) {
+      int status = 0;
+      const pid_t pid = ::waitpid(-1, &status, WNOHANG);
+      if (pid <= 0) break;
+      reaped_[pid] = status;
+    }
+    reap_children();
+  });
+}
+
+std::optional<int> Supervisor::wait_status_of(pid_t pid, bool kill_first) {
+  int status = 0;
+  if (const auto it = reaped_.find(pid); it != reaped_.end()) {
+    status = it->second;
+    reaped_.erase(it);
+    return status;
+  }
+  if (::waitpid(pid, &status, WNOHANG) == pid) return status;
+  if (kill_first) ::kill(pid, SIGKILL);
+  if (::waitpid(pid, &status, 0) == pid) return status;
+  return std::nullopt;  // reaped meanwhile by reap_children(): the status is in reaped_
 }
 
 void Supervisor::wait_for_signals() {

@@ -77,6 +77,8 @@ class Supervisor {
                std::uint32_t refers_to = 0);
   void kill_ranks(int signal);
   void wait_for_signals();
+  void reap_children();
+  std::optional<int> wait_status_of(pid_t pid, bool kill_first);
   bool all_agents_ready() const;
 
   asio::io_context& io_;
@@ -105,6 +107,8 @@ class Supervisor {
   bool done_ = false;
   int exit_code_ = 0;
   asio::signal_set signals_;
+  asio::signal_set sigchld_;
+  std::map<pid_t, int> reaped_;  // wait statuses of agents reaped by reap_children()
   asio::steady_timer kill_timer_;
   asio::steady_timer job_timer_;
   asio::steady_timer start_timer_;

@@ -9,11 +9,18 @@ namespace mpilaunch::launcher {
 class Supervisor::Link final : public FrameSink {
  public:
   Link(Supervisor& owner, int node, HostEntry host, AgentProcess process)
-      : owner_(owner), node(node), host(std::move(host)), pid(process.pid),
+      : owner_(owner),
+        node(node),
+        host(std::move(host)),
+        pid(process.pid),
         stream(owner.io_, process.fd, process.fd, this->host.name) {}
   void on_hello(const handshake::Hello&) override { hello_seen = true; }
-  void on_message(protocol::Envelope envelope) override { owner_.on_link_message(*this, std::move(envelope)); }
-  void on_closed(std::optional<Error> why) override { owner_.on_link_closed(*this, std::move(why)); }
+  void on_message(protocol::Envelope envelope) override {
+    owner_.on_link_message(*this, std::move(envelope));
+  }
+  void on_closed(std::optional<Error> why) override {
+    owner_.on_link_closed(*this, std::move(why));
+  }
 
   Supervisor& owner_;
   int node;

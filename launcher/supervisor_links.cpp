@@ -16,7 +16,8 @@ namespace {
 constexpr std::int32_t kPmixErrNotFound = -46;  // PMIX_ERR_NOT_FOUND
 }  // namespace
 
-void Supervisor::send_to(int node, const protocol::Message& m, std::uint32_t id, std::uint32_t refers_to) {
+void Supervisor::send_to(int node, const protocol::Message& m, std::uint32_t id,
+                         std::uint32_t refers_to) {
   Link& link = *links_.at(static_cast<std::size_t>(node));
   if (!link.closed) link.stream.send(m, id, refers_to);
 }
@@ -25,67 +26,76 @@ void Supervisor::on_link_message(Link& link, protocol::Envelope envelope) {
   using namespace protocol;
   const std::uint32_t id = envelope.id;
   const std::uint32_t refers_to = envelope.refers_to;
-  std::visit(
-      Overloaded{
-          [&](const AgentHello& m) {
-            if (m.agent_version != MPILAUNCH_VERSION)
-              return fail(Error{.kind = ErrorKind::AgentStartFailed, .host = link.host.name, .phase = "version",
-                                .detail = fmt::format("agent {} answered, launcher is {}", m.agent_version,
-                                                      MPILAUNCH_VERSION)},
-                          JobEvent::AgentFailed);
-            link.ready = true;
-            events_.write("agent-up", {{"host", link.host.name}, {"node", link.node}, {"pid", m.pid},
-                                       {"os_hostname", m.os_hostname}});
-            if (!all_agents_ready()) return;
-            if (state_ == JobState::StartingAgents) return feed(JobEvent::AgentsReady);
-            if (spawn_when_ready_ && state_ == JobState::SpawningRanks) spawn_ranks();
-          },
-          [&](const RankStarted& m) {
-            if (m.rank >= ranks_.size()) return;
-            ranks_[m.rank] = RankStatus{RankPhase::Running, m.pid};
-            RankCounts& counts = status_.nodes[link.host.name];
-            --counts.pending;
-            ++counts.running;
-            events_.write("rank-start", {{"rank", m.rank}, {"host", link.host.name}, {"pid", m.pid},
-                                         {"attempt", attempt_}});
-            for (const RankStatus& r : ranks_)
-              if (r.phase == RankPhase::Spawning) return;
-            status_.move_to(JobPhase::Running, "RanksStarted", "every rank is running", rfc3339_now());
-            update_status();
-            feed(JobEvent::RanksStarted);
-          },
-          [&](const RankOutput& m) { output_.write(m.rank, m.stream, m.data); },
-          [&](const RankExited& m) { on_rank_exited(link, m); },
-          [&](const SpawnFailed& m) {
-            if (m.error.rank && *m.error.rank >= 0 && static_cast<std::size_t>(*m.error.rank) < ranks_.size()) {
-              ranks_[static_cast<std::size_t>(*m.error.rank)].phase = RankPhase::Ended;
-              RankCounts& counts = status_.nodes[link.host.name];
-              --counts.pending;
-              ++counts.failed;
-            }
-            fail(m.error, JobEvent::RankFailed);
-            check_ranks();
-          },
-          [&](const FenceContribute& m) { on_fence(link, m); },
-          [&](const DmodexRequest& m) { on_dmodex_request(link, id, m); },
-          [&](const DmodexReply& m) { on_dmodex_reply(refers_to, m); },
-          [&](const AgentError& m) { fail(m.error, JobEvent::AgentFailed); },
-          [&](const AgentBye&) { link.bye = true; },
-          [&](const auto&) {
-            fail(Error{.kind = ErrorKind::MalformedFrame, .host = link.host.name,
-                       .detail = "the agent sent a launcher-only message"},
-                 JobEvent::AgentFailed);
-          },
-      },
-      envelope.message);
+  std::visit(Overloaded{
+                 [&](const AgentHello& m) {
+                   if (m.agent_version != MPILAUNCH_VERSION)
+                     return fail(Error{.kind = ErrorKind::AgentStartFailed,
+                                       .host = link.host.name,
+                                       .phase = "version",
+                                       .detail = fmt::format("agent {} answered, launcher is {}",
+                                                             m.agent_version, MPILAUNCH_VERSION)},
+                                 JobEvent::AgentFailed);
+                   link.ready = true;
+                   events_.write("agent-up", {{"host", link.host.name},
+                                              {"node", link.node},
+                                              {"pid", m.pid},
+                                              {"os_hostname", m.os_hostname}});
+                   if (!all_agents_ready()) return;
+                   if (state_ == JobState::StartingAgents) return feed(JobEvent::AgentsReady);
+                   if (spawn_when_ready_ && state_ == JobState::SpawningRanks) spawn_ranks();
+                 },
+                 [&](const RankStarted& m) {
+                   if (m.rank >= ranks_.size()) return;
+                   ranks_[m.rank] = RankStatus{RankPhase::Running, m.pid};
+                   RankCounts& counts = status_.nodes[link.host.name];
+                   --counts.pending;
+                   ++counts.running;
+                   events_.write("rank-start", {{"rank", m.rank},
+                                                {"host", link.host.name},
+                                                {"pid", m.pid},
+                                                {"attempt", attempt_}});
+                   for (const RankStatus& r : ranks_)
+                     if (r.phase == RankPhase::Spawning) return;
+                   status_.move_to(JobPhase::Running, "RanksStarted", "every rank is running",
+                                   rfc3339_now());
+                   update_status();
+                   feed(JobEvent::RanksStarted);
+                 },
+                 [&](const RankOutput& m) { output_.write(m.rank, m.stream, m.data); },
+                 [&](const RankExited& m) { on_rank_exited(link, m); },
+                 [&](const SpawnFailed& m) {
+                   if (m.error.rank && *m.error.rank >= 0 &&
+                       static_cast<std::size_t>(*m.error.rank) < ranks_.size()) {
+                     ranks_[static_cast<std::size_t>(*m.error.rank)].phase = RankPhase::Ended;
+                     RankCounts& counts = status_.nodes[link.host.name];
+                     --counts.pending;
+                     ++counts.failed;
+                   }
+                   fail(m.error, JobEvent::RankFailed);
+                   check_ranks();
+                 },
+                 [&](const FenceContribute& m) { on_fence(link, m); },
+                 [&](const DmodexRequest& m) { on_dmodex_request(link, id, m); },
+                 [&](const DmodexReply& m) { on_dmodex_reply(refers_to, m); },
+                 [&](const AgentError& m) { fail(m.error, JobEvent::AgentFailed); },
+                 [&](const AgentBye&) { link.bye = true; },
+                 [&](const auto&) {
+                   fail(Error{.kind = ErrorKind::MalformedFrame,
+                              .host = link.host.name,
+                              .detail = "the agent sent a launcher-only message"},
+                        JobEvent::AgentFailed);
+                 },
+             },
+             envelope.message);
 }
 
 void Supervisor::on_rank_exited(Link& link, const protocol::RankExited& m) {
   if (m.rank >= ranks_.size()) return;
   ranks_[m.rank].phase = RankPhase::Ended;
   output_.rank_done(m.rank);
-  nlohmann::json fields = {{"rank", m.rank}, {"host", link.host.name}, {"pid", m.pid},
-                           {"connected", m.connected}, {"finalized", m.finalized}, {"attempt", attempt_}};
+  nlohmann::json fields = {
+      {"rank", m.rank},           {"host", link.host.name},   {"pid", m.pid},
+      {"connected", m.connected}, {"finalized", m.finalized}, {"attempt", attempt_}};
   if (const auto* exited = std::get_if<Exited>(&m.reason)) {
     fields["exit_code"] = exited->code;
   } else {
@@ -141,24 +151,26 @@ void Supervisor::on_link_closed(Link& link, std::optional<Error> why) {
   std::string status;
   if (link.pid > 0) {
     // The stream is gone, so the agent is useless: make sure it is gone too, then reap it.
-    int wstatus = 0;
-    if (::waitpid(link.pid, &wstatus, WNOHANG) == 0) ::kill(link.pid, SIGKILL);
-    if (::waitpid(link.pid, &wstatus, WNOHANG) == link.pid || ::waitpid(link.pid, &wstatus, 0) == link.pid) {
-      link.pid = -1;
-      status = WIFSIGNALED(wstatus) ? fmt::format("the agent was killed by {}", signal_name(WTERMSIG(wstatus)))
-                                    : fmt::format("the agent exited with status {}", WEXITSTATUS(wstatus));
-    }
+    auto wstatus = wait_status_of(link.pid, true);
+    if (!wstatus) wait_status_of(link.pid, false);
+    link.pid = -1;
+    if (wstatus)
+      status = WIFSIGNALED(*wstatus)
+                   ? fmt::format("the agent was killed by {}", signal_name(WTERMSIG(*wstatus)))
+                   : fmt::format("the agent exited with status {}", WEXITSTATUS(*wstatus));
   }
   if (!link.bye && !done_) {
     for (int r : config_.plan.map.ranks_on(link.node)) {
       RankStatus& rank = ranks_[static_cast<std::size_t>(r)];
-      if (rank.phase == RankPhase::Spawning || rank.phase == RankPhase::Running) rank.phase = RankPhase::Ended;
+      if (rank.phase == RankPhase::Spawning || rank.phase == RankPhase::Running)
+        rank.phase = RankPhase::Ended;
     }
     Error e = why.value_or(Error{});
     e.host = link.host.name;
     if (e.detail.empty()) e.detail = status.empty() ? "the connection closed" : status;
     if (!link.ready) {
-      e.phase = e.kind == ErrorKind::ProtocolMismatch ? "version" : (link.hello_seen ? "handshake" : "exec");
+      e.phase = e.kind == ErrorKind::ProtocolMismatch ? "version"
+                                                      : (link.hello_seen ? "handshake" : "exec");
       e.kind = ErrorKind::AgentStartFailed;
     } else if (e.kind != ErrorKind::MalformedFrame) {
       e.kind = ErrorKind::AgentLost;

@@ -8,12 +8,14 @@ using namespace mpilaunch::launcher;
 using mpilaunch::testing::ManualClock;
 
 namespace {
-Error segv(int rank = 3) { return Error{.kind = ErrorKind::RankSignaled, .host = "b", .rank = rank, .signal = 11}; }
+Error segv(int rank = 3) {
+  return Error{.kind = ErrorKind::RankSignaled, .host = "b", .rank = rank, .signal = 11};
+}
 }  // namespace
 
 TEST_CASE("restart policy: backoff doubles, a healthy run resets it, the budget is final") {
-  RestartPolicy policy({.max_restarts = 3, .first_backoff = 1s, .jitter = 0, .healthy_run = 60s,
-                        .repeat_limit = 0});
+  RestartPolicy policy(
+      {.max_restarts = 3, .first_backoff = 1s, .jitter = 0, .healthy_run = 60s, .repeat_limit = 0});
   ManualClock clock;
   auto delay_after_running_for = [&](Duration ran) -> Duration {
     const TimePoint started = clock.now();
@@ -30,7 +32,10 @@ TEST_CASE("restart policy: backoff doubles, a healthy run resets it, the budget 
 }
 
 TEST_CASE("the backoff is capped and jitter only adds, within its fraction") {
-  RestartPolicy policy({.max_restarts = 10, .first_backoff = 1s, .max_backoff = 4s, .jitter = 0.5,
+  RestartPolicy policy({.max_restarts = 10,
+                        .first_backoff = 1s,
+                        .max_backoff = 4s,
+                        .jitter = 0.5,
                         .repeat_limit = 0});
   ManualClock clock;
   std::vector<Duration> delays;
@@ -47,17 +52,18 @@ TEST_CASE("the backoff is capped and jitter only adds, within its fraction") {
 TEST_CASE("errors that can never succeed are not retried, whatever the budget") {
   RestartPolicy policy({.max_restarts = 100});
   ManualClock clock;
-  for (ErrorKind kind : {ErrorKind::BadOption, ErrorKind::ExecutableNotFound, ErrorKind::NotEnoughSlots,
-                         ErrorKind::HostfileError, ErrorKind::RunAsRootRefused, ErrorKind::WdirError}) {
+  for (ErrorKind kind :
+       {ErrorKind::BadOption, ErrorKind::ExecutableNotFound, ErrorKind::NotEnoughSlots,
+        ErrorKind::HostfileError, ErrorKind::RunAsRootRefused, ErrorKind::WdirError}) {
     const auto d = policy.on_failure(Error{.kind = kind}, clock.now(), clock.now());
     CHECK(std::get<GiveUp>(d).reason == GiveUpReason::NotRetryable);
   }
-  CHECK(std::holds_alternative<GiveUp>(
-      policy.on_failure(Error{.kind = ErrorKind::Timeout, .phase = "job"}, clock.now(), clock.now())));
-  CHECK(std::holds_alternative<GiveUp>(
-      policy.on_failure(Error{.kind = ErrorKind::Interrupted, .signal = 2}, clock.now(), clock.now())));
-  CHECK(std::holds_alternative<Restart>(
-      policy.on_failure(Error{.kind = ErrorKind::AgentLost, .host = "n"}, clock.now(), clock.now())));
+  CHECK(std::holds_alternative<GiveUp>(policy.on_failure(
+      Error{.kind = ErrorKind::Timeout, .phase = "job"}, clock.now(), clock.now())));
+  CHECK(std::holds_alternative<GiveUp>(policy.on_failure(
+      Error{.kind = ErrorKind::Interrupted, .signal = 2}, clock.now(), clock.now())));
+  CHECK(std::holds_alternative<Restart>(policy.on_failure(
+      Error{.kind = ErrorKind::AgentLost, .host = "n"}, clock.now(), clock.now())));
 }
 
 TEST_CASE("the same short failure repeated stops early; a different one does not") {
@@ -69,13 +75,15 @@ TEST_CASE("the same short failure repeated stops early; a different one does not
         GiveUpReason::Repeated);
   RestartPolicy varied({.max_restarts = 100, .first_backoff = 0s, .repeat_limit = 3});
   for (int i = 0; i < 10; ++i)
-    CHECK(std::holds_alternative<Restart>(varied.on_failure(segv(i % 2), clock.now(), clock.now())));
+    CHECK(
+        std::holds_alternative<Restart>(varied.on_failure(segv(i % 2), clock.now(), clock.now())));
 }
 
 TEST_CASE("--restart-on replaces the default classes") {
-  RestartPolicy policy({.max_restarts = 5, .restart_on = std::set<ErrorKind>{ErrorKind::RankExitNonzero}});
+  RestartPolicy policy(
+      {.max_restarts = 5, .restart_on = std::set<ErrorKind>{ErrorKind::RankExitNonzero}});
   ManualClock clock;
   CHECK(std::holds_alternative<GiveUp>(policy.on_failure(segv(), clock.now(), clock.now())));
-  CHECK(std::holds_alternative<Restart>(
-      policy.on_failure(Error{.kind = ErrorKind::RankExitNonzero, .exit_code = 3}, clock.now(), clock.now())));
+  CHECK(std::holds_alternative<Restart>(policy.on_failure(
+      Error{.kind = ErrorKind::RankExitNonzero, .exit_code = 3}, clock.now(), clock.now())));
 }
