@@ -270,7 +270,10 @@ Agent::Rank* Agent::find_rank(const std::string& nspace, std::uint32_t rank) {
 }
 
 void Agent::on_client_connected(const std::string& nspace, std::uint32_t rank) {
-  if (Rank* r = find_rank(nspace, rank)) r->connected = true;
+  if (Rank* r = find_rank(nspace, rank)) {
+    r->connected = true;
+    frames_.send(protocol::RankConnected{rank});
+  }
 }
 
 void Agent::on_client_finalized(const std::string& nspace, std::uint32_t rank) {

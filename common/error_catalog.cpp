@@ -177,7 +177,11 @@ std::string hint(const Error& e) {
     case ErrorKind::BadOption:
       return "see 'mpilaunch --help' for the accepted spellings";
     case ErrorKind::Timeout:
-      return "raise the limit (--timeout) or find where the job hangs";
+      if (e.phase == "wire-up")
+        return "that rank is stuck or slow before MPI_Init (or a peer died mid-fence); look at its "
+               "output, or raise --wireup-timeout";
+      return "raise the limit (--timeout) or find where the job hangs (--report-state-on-timeout "
+             "shows who was still running)";
     case ErrorKind::OutOfResources:
       return "raise the limits (ulimit -n / -u) or the container's pids and memory limits";
     case ErrorKind::ProtocolMismatch:

@@ -140,6 +140,9 @@ void put(Writer& w, const AgentError& m) {
   put_error(w, m.error);
 }
 void put(Writer&, const AgentBye&) {}
+void put(Writer& w, const RankConnected& m) {
+  w.u32(m.rank);
+}
 
 // One decode function per message type.
 Message get(Reader& r, MsgType type) {
@@ -260,13 +263,15 @@ Message get(Reader& r, MsgType type) {
       return AgentError{get_error(r)};
     case MsgType::AgentBye:
       return AgentBye{};
+    case MsgType::RankConnected:
+      return RankConnected{r.u32()};
   }
   return AgentBye{};
 }
 
 bool is_known(std::uint16_t type) {
   return type >= static_cast<std::uint16_t>(MsgType::LauncherHello) &&
-         type <= static_cast<std::uint16_t>(MsgType::AgentBye);
+         type <= static_cast<std::uint16_t>(MsgType::RankConnected);
 }
 
 std::uint32_t read_u32(std::span<const std::byte> in, std::size_t at) {

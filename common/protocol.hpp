@@ -38,6 +38,7 @@ enum class MsgType : std::uint16_t {
   Shutdown = 14,
   AgentError = 15,
   AgentBye = 16,
+  RankConnected = 17,
 };
 
 /// launcher -> agent, first frame: who the agent is in this job. The token never goes on argv.
@@ -173,9 +174,15 @@ struct AgentBye {
   friend bool operator==(const AgentBye&, const AgentBye&) = default;
 };
 
+/// agent -> launcher: a rank reached PMIx_Init (its wire-up began).
+struct RankConnected {
+  std::uint32_t rank = 0;
+  friend bool operator==(const RankConnected&, const RankConnected&) = default;
+};
+
 using Message = std::variant<LauncherHello, AgentHello, JobSpec, Spawn, RankStarted, RankOutput,
                              FenceContribute, FenceRelease, DmodexRequest, DmodexReply, RankExited,
-                             SpawnFailed, Kill, Shutdown, AgentError, AgentBye>;
+                             SpawnFailed, Kill, Shutdown, AgentError, AgentBye, RankConnected>;
 
 struct Header {
   std::uint16_t version = kProtocolVersion;

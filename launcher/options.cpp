@@ -160,6 +160,15 @@ const std::vector<OptionSpec>& option_table() {
          o.timeout_seconds = s.value();
          return {};
        }},
+      {{"--wireup-timeout"},
+       1,
+       [](Options& o, const Values& v) -> Status {
+         auto s = seconds("--wireup-timeout", v[0]);
+         if (!s) return s.error();
+         if (s.value() <= 0) return bad("--wireup-timeout must be more than 0 seconds");
+         o.wireup_timeout_seconds = s.value();
+         return {};
+       }},
       {{"--kill-grace"},
        1,
        [](Options& o, const Values& v) -> Status {
@@ -363,6 +372,9 @@ Output:
 Fault handling:
   --timeout SECONDS         fail the job after this long (default: none; also MPIEXEC_TIMEOUT)
   --kill-grace SECONDS      SIGTERM to SIGKILL delay at teardown (default 3)
+  --wireup-timeout SECONDS  once one rank is in MPI_Init, every rank must get there
+                            within this many seconds
+                            (default 300)
   --max-restarts N          restart the whole job up to N times after a retryable failure
                             (default 0; also MPILAUNCH_MAX_RESTARTS)
   --enable-recovery         accepted for prterun compatibility (budget from --max-restarts)

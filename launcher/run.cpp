@@ -164,6 +164,7 @@ int run(const std::vector<std::string>& args) {
       config.timeout_seconds = parsed->timeout_seconds;
     }
   config.kill_grace_seconds = o.kill_grace_seconds;
+  config.wireup_timeout_seconds = o.wireup_timeout_seconds;
   config.plan = std::move(plan).value();
   config.status_file = o.status_file;
   config.restart.max_restarts = o.max_restarts.value_or(0);

@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -54,7 +55,8 @@ Supervisor::Supervisor(asio::io_context& io, JobConfig config, AgentStarter& sta
       job_timer_(io),
       start_timer_(io),
       shutdown_timer_(io),
-      backoff_timer_(io) {
+      backoff_timer_(io),
+      wireup_timer_(io) {
   signals_.add(SIGUSR1);
   signals_.add(SIGUSR2);
   ranks_.resize(static_cast<std::size_t>(config_.plan.map.size()));
@@ -220,8 +222,39 @@ void Supervisor::kill_ranks(int signal) {
     if (link && !link->closed) link->stream.send(protocol::Kill{signal});
 }
 
+void Supervisor::on_rank_connected(std::uint32_t rank) {
+  if (rank >= ranks_.size()) return;
+  const bool first =
+      std::none_of(ranks_.begin(), ranks_.end(), [](const RankStatus& r) { return r.connected; });
+  ranks_[rank].connected = true;
+  if (std::all_of(ranks_.begin(), ranks_.end(), [](const RankStatus& r) { return r.connected; })) {
+    wireup_timer_.cancel();
+    return;
+  }
+  if (!first) return;
+  // A rank that never reaches MPI_Init leaves the others waiting in its fences forever.
+  wireup_timer_.expires_after(seconds(config_.wireup_timeout_seconds));
+  wireup_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec || state_ != JobState::Running) return;
+    std::vector<int> missing;
+    for (std::size_t r = 0; r < ranks_.size(); ++r)
+      if (!ranks_[r].connected && ranks_[r].phase != RankPhase::Ended)
+        missing.push_back(static_cast<int>(r));
+    if (missing.empty()) return;
+    Error e{.kind = ErrorKind::Timeout,
+            .phase = "wire-up",
+            .detail = fmt::format("rank{} {} did not reach MPI_Init within {} s of the first rank",
+                                  missing.size() > 1 ? "s" : "", fmt::join(missing, ","),
+                                  config_.wireup_timeout_seconds)};
+    e.rank = missing.front();
+    e.host = config_.plan.map.node_name(config_.plan.map.node_of(missing.front()));
+    fail(e, JobEvent::TimedOut);
+  });
+}
+
 void Supervisor::tear_down() {
   start_timer_.cancel();
+  wireup_timer_.cancel();
   for (const auto& release : relay_.fail_all(kPmixErrLostConnection))
     for (int node : release.nodes) send_to(node, release.message);
   kill_ranks(SIGTERM);
@@ -308,6 +341,7 @@ void Supervisor::finish() {
   job_timer_.cancel();
   start_timer_.cancel();
   backoff_timer_.cancel();
+  wireup_timer_.cancel();
   if (error_) {
     status_.move_to(JobPhase::Failed, std::string(kind_name(error_->kind)), message(*error_),
                     rfc3339_now());

@@ -33,6 +33,7 @@ struct JobConfig {
   std::string tmpdir;  // this job's directory for every temporary file, on every node
   std::optional<double> timeout_seconds;
   double kill_grace_seconds = 3.0;
+  double wireup_timeout_seconds = 300.0;
   double start_timeout_seconds = 60.0;
   RestartConfig restart;
   std::string status_file;  // --status: rewritten atomically on every change
@@ -52,6 +53,7 @@ class Supervisor {
   struct RankStatus {
     RankPhase phase = RankPhase::NotSpawned;
     pid_t pid = -1;
+    bool connected = false;
   };
 
   void feed(JobEvent event);
@@ -62,6 +64,7 @@ class Supervisor {
   void decide_restart();
   void start_backoff();
   void update_status();
+  void on_rank_connected(std::uint32_t rank);
   void tear_down();
   void finish();
   void complete();
@@ -114,6 +117,7 @@ class Supervisor {
   asio::steady_timer start_timer_;
   asio::steady_timer shutdown_timer_;
   asio::steady_timer backoff_timer_;
+  asio::steady_timer wireup_timer_;
 };
 
 }  // namespace mpilaunch::launcher

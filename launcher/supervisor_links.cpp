@@ -62,6 +62,7 @@ void Supervisor::on_link_message(Link& link, protocol::Envelope envelope) {
                    feed(JobEvent::RanksStarted);
                  },
                  [&](const RankOutput& m) { output_.write(m.rank, m.stream, m.data); },
+                 [&](const RankConnected& m) { on_rank_connected(m.rank); },
                  [&](const RankExited& m) { on_rank_exited(link, m); },
                  [&](const SpawnFailed& m) {
                    if (m.error.rank && *m.error.rank >= 0 &&

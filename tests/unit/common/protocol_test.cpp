@@ -56,6 +56,7 @@ TEST_CASE("every message type round-trips") {
       Shutdown{},
       AgentError{Error{.kind = ErrorKind::PmixError, .detail = "PMIx_server_init: -1"}},
       AgentBye{},
+      RankConnected{5},
   };
   for (const Message& m : messages) {
     CAPTURE(static_cast<int>(type_of(m)));
