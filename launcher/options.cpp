@@ -160,6 +160,9 @@ const std::vector<OptionSpec>& option_table() {
          o.timeout_seconds = s.value();
          return {};
        }},
+      {{"--report-state-on-timeout", "-report-state-on-timeout"},
+       0,
+       [](Options& o, const Values&) { return set_flag(o.report_state_on_timeout); }},
       {{"--wireup-timeout"},
        1,
        [](Options& o, const Values& v) -> Status {
@@ -372,6 +375,8 @@ Output:
 Fault handling:
   --timeout SECONDS         fail the job after this long (default: none; also MPIEXEC_TIMEOUT)
   --kill-grace SECONDS      SIGTERM to SIGKILL delay at teardown (default 3)
+  --report-state-on-timeout
+                            on a timeout, list the ranks still running and where
   --wireup-timeout SECONDS  once one rank is in MPI_Init, every rank must get there
                             within this many seconds
                             (default 300)

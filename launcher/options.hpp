@@ -39,9 +39,10 @@ struct Options {
   std::optional<double> timeout_seconds;
   double kill_grace_seconds = 3.0;
   double wireup_timeout_seconds = 300.0;  // first rank in PMIx_Init -> every rank in it
-  std::optional<int> max_restarts;        // --max-restarts (MPILAUNCH_MAX_RESTARTS otherwise)
-  bool enable_recovery = false;           // prterun spelling: accepted, budget from max_restarts
-  std::vector<ErrorKind> restart_on;      // --restart-on KIND,...: overrides the retry classes
+  bool report_state_on_timeout = false;
+  std::optional<int> max_restarts;    // --max-restarts (MPILAUNCH_MAX_RESTARTS otherwise)
+  bool enable_recovery = false;       // prterun spelling: accepted, budget from max_restarts
+  std::vector<ErrorKind> restart_on;  // --restart-on KIND,...: overrides the retry classes
   std::optional<double> restart_backoff_seconds;
   std::optional<double> restart_backoff_max_seconds;
   std::string status_file;

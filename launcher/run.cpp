@@ -165,6 +165,7 @@ int run(const std::vector<std::string>& args) {
     }
   config.kill_grace_seconds = o.kill_grace_seconds;
   config.wireup_timeout_seconds = o.wireup_timeout_seconds;
+  config.report_state_on_timeout = o.report_state_on_timeout;
   config.plan = std::move(plan).value();
   config.status_file = o.status_file;
   config.restart.max_restarts = o.max_restarts.value_or(0);

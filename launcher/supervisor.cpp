@@ -86,6 +86,7 @@ int Supervisor::run() {
     job_timer_.expires_after(seconds(*config_.timeout_seconds));
     job_timer_.async_wait([this](const boost::system::error_code& ec) {
       if (ec) return;
+      if (config_.report_state_on_timeout) report_state();
       fail(Error{.kind = ErrorKind::Timeout,
                  .phase = "job",
                  .detail = fmt::format("--timeout {} s", *config_.timeout_seconds)},
@@ -220,6 +221,19 @@ void Supervisor::fail(Error error, JobEvent event) {
 void Supervisor::kill_ranks(int signal) {
   for (const auto& link : links_)
     if (link && !link->closed) link->stream.send(protocol::Kill{signal});
+}
+
+void Supervisor::report_state() const {
+  std::fprintf(stderr, "mpilaunch: state at the timeout (attempt %u):\n", attempt_);
+  for (std::size_t r = 0; r < ranks_.size(); ++r) {
+    const RankStatus& s = ranks_[r];
+    if (s.phase == RankPhase::Ended) continue;
+    const std::string& node =
+        config_.plan.map.node_name(config_.plan.map.node_of(static_cast<int>(r)));
+    std::fprintf(stderr, "  rank %zu on %s, pid %d: %s, %s\n", r, node.c_str(),
+                 static_cast<int>(s.pid), s.phase == RankPhase::Running ? "running" : "starting",
+                 s.connected ? "inside MPI (PMIx connected)" : "not in MPI_Init yet");
+  }
 }
 
 void Supervisor::on_rank_connected(std::uint32_t rank) {

@@ -34,6 +34,7 @@ struct JobConfig {
   std::optional<double> timeout_seconds;
   double kill_grace_seconds = 3.0;
   double wireup_timeout_seconds = 300.0;
+  bool report_state_on_timeout = false;
   double start_timeout_seconds = 60.0;
   RestartConfig restart;
   std::string status_file;  // --status: rewritten atomically on every change
@@ -65,6 +66,7 @@ class Supervisor {
   void start_backoff();
   void update_status();
   void on_rank_connected(std::uint32_t rank);
+  void report_state() const;
   void tear_down();
   void finish();
   void complete();
