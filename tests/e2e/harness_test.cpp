@@ -3,9 +3,11 @@
 #include <doctest/doctest.h>
 
 #include <csignal>
+#include <cstdio>
 #include <thread>
 
 #include "tests/e2e/support/checks.hpp"
+#include "tests/e2e/support/flood_lines.hpp"
 #include "tests/e2e/support/marked_processes.hpp"
 
 namespace mpilaunch::e2e {
@@ -46,6 +48,29 @@ TEST_CASE("harness: a leftover process holding stdout is noticed and found by it
   CHECK(marked_processes(mark).size() == 1);
   kill_marked(mark);
   CHECK(wait_until_unmarked(mark, Millis{5'000}));
+}
+
+}  // namespace mpilaunch::e2e
+
+namespace mpilaunch::e2e {
+namespace {
+
+std::string flood_line(int rank, int index) {
+  std::string line =
+      std::to_string(rank) + ":" + std::string(8 - 1, '0') + std::to_string(index) + ":";
+  line.resize(kFloodLineBytes - 1, 'x');
+  return line + "\n";
+}
+
+}  // namespace
+
+TEST_CASE("harness: the flood checker notices loss, reordering and torn lines") {
+  const std::string a0 = flood_line(0, 0), a1 = flood_line(0, 1), b0 = flood_line(1, 0);
+  CHECK(flood_problems(a0 + b0 + a1, every_rank(2, 2)).size() == 1);  // rank 1 sent only one
+  CHECK(flood_problems(a0 + b0 + a1, {{0, 2}, {1, 1}}).empty());
+  CHECK(flood_problems(a0 + b0, {{0, 2}, {1, 1}}).size() == 1);       // a line lost
+  CHECK(flood_problems(a1 + a0 + b0, {{0, 2}, {1, 1}}).size() >= 1);  // out of order
+  CHECK(!flood_problems(a0.substr(0, 50) + b0 + a0.substr(50) + a1, {{0, 2}, {1, 1}}).empty());
 }
 
 }  // namespace mpilaunch::e2e
