@@ -60,4 +60,16 @@ TEST_CASE("env: --wdir and --wd set the ranks' working directory") {
   }
 }
 
+TEST_CASE("env: the ranks' PMIx and Open MPI temp dirs lie under MPILAUNCH_TMPDIR") {
+  Job job;
+  const std::string out = dump_env(job, {}, {"PMIX_SERVER_TMPDIR", "OMPI_MCA_orte_tmpdir_base"});
+  const std::string under = "=" + job.tmpdir().string() + "/";
+  for (const std::string& line : lines_of(out)) {
+    if (!line.starts_with("PMIX_SERVER_TMPDIR") && !line.starts_with("OMPI_MCA_orte_tmpdir_base"))
+      continue;
+    CHECK_MESSAGE(line.find(under) != std::string::npos, line, " is not under ", under);
+  }
+  CHECK_MESSAGE(out.find("PMIX_SERVER_TMPDIR=") != std::string::npos, out);
+}
+
 }  // namespace mpilaunch::e2e

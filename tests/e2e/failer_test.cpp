@@ -18,32 +18,40 @@ struct Failure {
   std::optional<int> signal;
 };
 
-// Runs `failer args...` on kRanks ranks and checks everything the contract promises about the
-// failure of rank kVictim.
-void check_failer(const std::vector<std::string>& failer_args, const Failure& want) {
+// Runs `failer args...` on `ranks` ranks with `options` and checks everything the contract
+// promises about the failure of rank `victim`; returns the job-failed error.
+Json check_failer(const std::vector<std::string>& options, int ranks, int victim,
+                  const std::vector<std::string>& failer_args, const Failure& want) {
   Job job;
-  std::vector<std::string> argv = {"--oversubscribe", "-n", std::to_string(kRanks), app("failer")};
+  std::vector<std::string> argv = options;
+  argv.insert(argv.end(), {"-n", std::to_string(ranks), app("failer")});
   argv.insert(argv.end(), failer_args.begin(), failer_args.end());
   const Outcome o = job.launch(argv, Millis{60'000});
   check_error_block(o, want.kind, want.status);
   const Json error = check_job_failed(job, want.kind, want.status);
-  CHECK_MESSAGE(error.value("rank", Json()) == Json(kVictim), error.dump());
+  CHECK_MESSAGE(error.value("rank", Json()) == Json(victim), error.dump());
   if (want.signal) CHECK_MESSAGE(error.value("signal", Json()) == Json(*want.signal), error.dump());
   if (want.exit_code)
     CHECK_MESSAGE(error.value("exit_code", Json()) == Json(*want.exit_code), error.dump());
 
   const std::vector<Json> events = read_events(job.events_path()).events;
-  for (int rank = 0; rank < kRanks; ++rank) {
+  for (int rank = 0; rank < ranks; ++rank) {
     const std::optional<Json> exit = rank_exit_of(events, rank);
     REQUIRE_MESSAGE(exit.has_value(), "no rank-exit event for rank ", rank);
     CHECK_MESSAGE((exit->contains("exit_code") || exit->contains("signal")), exit->dump());
-    if (rank != kVictim) continue;
+    if (rank != victim) continue;
     if (want.signal)
       CHECK_MESSAGE(exit->value("signal", Json()) == Json(*want.signal), exit->dump());
     if (want.exit_code)
       CHECK_MESSAGE(exit->value("exit_code", Json()) == Json(*want.exit_code), exit->dump());
   }
   check_nothing_left(job, o);
+  return error;
+}
+
+// The usual setup: kRanks ranks in isolated mode, rank kVictim fails.
+void check_failer(const std::vector<std::string>& failer_args, const Failure& want) {
+  check_failer({"--oversubscribe"}, kRanks, kVictim, failer_args, want);
 }
 
 }  // namespace
@@ -91,6 +99,13 @@ TEST_CASE("failer ok: every rank finalizes, status 0, no job-failed event") {
     CHECK_MESSAGE(exit->value("exit_code", Json()) == Json(0), exit->dump());
   }
   check_nothing_left(job, o);
+}
+
+TEST_CASE("failer segv on a virtual node: every agent's ranks are torn down") {
+  const Json error =
+      check_failer({"--launcher=local", "-H", "node1:2,node2:2"}, 4, 3, {"segv", "3"},
+                   {.kind = "rank-signaled", .status = 139, .signal = 11});
+  if (error.contains("host")) CHECK_MESSAGE(error["host"] == Json("node2"), error.dump());
 }
 
 }  // namespace mpilaunch::e2e

@@ -12,8 +12,7 @@ namespace {
 
 // Runs hello with `args` and checks one "ok" line per rank with the right size and sum; returns
 // each rank's host.
-std::map<int, std::string> run_hello(const std::vector<std::string>& args, int ranks) {
-  Job job;
+std::map<int, std::string> run_hello(Job& job, const std::vector<std::string>& args, int ranks) {
   std::vector<std::string> argv = args;
   argv.push_back(app("hello"));
   const Outcome o = job.launch(argv);
@@ -37,6 +36,11 @@ std::map<int, std::string> run_hello(const std::vector<std::string>& args, int r
   check_events(job, 0);
   check_nothing_left(job, o);
   return hosts;
+}
+
+std::map<int, std::string> run_hello(const std::vector<std::string>& args, int ranks) {
+  Job job;
+  return run_hello(job, args, ranks);
 }
 
 }  // namespace
@@ -67,6 +71,15 @@ TEST_CASE("hello: 3 virtual nodes with uneven slots") {
   const auto hosts =
       run_hello({"--launcher=local", "--host", "node1:1,node2:2,node3:1", "--np", "4"}, 4);
   const std::map<int, std::string> want = {{0, "node1"}, {1, "node2"}, {2, "node2"}, {3, "node3"}};
+  CHECK(hosts == want);
+}
+
+TEST_CASE("hello: a --machinefile mixing Open MPI and MPICH lines places ranks by slot") {
+  Job job;
+  const std::string hostfile = job.dir().file("hosts");
+  write_file(hostfile, "# two virtual nodes\nnode1 slots=2 max_slots=4\n\nnode2:1  # MPICH\n");
+  const auto hosts = run_hello(job, {"--launcher=local", "--machinefile", hostfile, "-n", "3"}, 3);
+  const std::map<int, std::string> want = {{0, "node1"}, {1, "node1"}, {2, "node2"}};
   CHECK(hosts == want);
 }
 
