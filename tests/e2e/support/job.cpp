@@ -1,5 +1,7 @@
 #include "tests/e2e/support/job.hpp"
 
+#include <unistd.h>
+
 #include "tests/e2e/support/marked_processes.hpp"
 
 namespace mpilaunch::e2e {
@@ -37,6 +39,10 @@ Outcome Job::launch_plain(const std::vector<std::string>& args, Millis deadline)
       "MPILAUNCH_TMPDIR=" + tmpdir().string(),
       "MPILAUNCH_AGENT=" + agent_path(),
   };
+  // The tests may run as root (containers, CI): say so the documented way, as mpirun wants too,
+  // so that the launcher's root warning does not land in every stderr under test.
+  if (::geteuid() == 0)
+    env.insert(env.end(), {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"});
   env.insert(env.end(), extra_env.begin(), extra_env.end());
   c.env = clean_environment(env);
   c.cwd = cwd;
