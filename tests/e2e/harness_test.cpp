@@ -35,6 +35,19 @@ TEST_CASE("harness: a hung job is killed at the deadline") {
   CHECK(wait_until_unmarked(job.mark(), Millis{5'000}));
 }
 
+TEST_CASE("harness: stdin, stdout, stderr and the exit code of a command") {
+  Command c;
+  c.argv = {"/bin/sh", "-c", "cat; echo oops >&2; exit 3"};
+  c.env = clean_environment({});
+  c.stdin_text = std::string(200'000, 'a') + "\n";  // more than a pipe buffer
+  const Outcome o = run(c);
+  CHECK(o.status() == 3);
+  CHECK(o.out == c.stdin_text);
+  CHECK(o.err == "oops\n");
+  CHECK(!o.timed_out);
+  CHECK(!o.pipes_left_open);
+}
+
 TEST_CASE("harness: a leftover process holding stdout is noticed and found by its marker") {
   const std::string mark = random_mark();
   Command c;
