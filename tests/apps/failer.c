@@ -1,0 +1,65 @@
+/* failer MODE RANK [VALUE]: rank RANK fails in the way MODE names; every other rank waits in
+ * MPI_Barrier, so it hangs until the launcher tears the job down.
+ * Modes: exit (_exit(VALUE), no finalize), segv (a null write), abort (MPI_Abort(VALUE)),
+ * nofinalize (exit(0) without MPI_Finalize), preinit-exit (_exit(VALUE) before MPI_Init),
+ * ok (no failure: every rank finalizes and exits 0). VALUE defaults to 3. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int usage(void) {
+  fprintf(stderr, "usage: failer exit|segv|abort|nofinalize|preinit-exit|ok RANK [VALUE]\n");
+  return 64;
+}
+
+/* The rank this process will be, read before MPI_Init from the variables PMIx servers set. */
+static int rank_before_init(void) {
+  const char* names[] = {"PMIX_RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
+    const char* value = getenv(names[i]);
+    if (value != NULL) return atoi(value);
+  }
+  return -1;
+}
+
+int main(int argc, char** argv) {
+  if (argc < 3) return usage();
+  const char* mode = argv[1];
+  const int victim = atoi(argv[2]);
+  const int value = argc > 3 ? atoi(argv[3]) : 3;
+  const int known = !strcmp(mode, "exit") || !strcmp(mode, "segv") || !strcmp(mode, "abort") ||
+                    !strcmp(mode, "nofinalize") || !strcmp(mode, "preinit-exit") ||
+                    !strcmp(mode, "ok");
+  if (!known) return usage();
+
+  if (!strcmp(mode, "preinit-exit") && rank_before_init() == victim) {
+    printf("failer rank %d: exiting with %d before MPI_Init\n", victim, value);
+    fflush(stdout);
+    _exit(value);
+  }
+  MPI_Init(&argc, &argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (!strcmp(mode, "ok")) {
+    printf("failer rank %d: ok\n", rank);
+    MPI_Finalize();
+    return 0;
+  }
+  if (rank == victim) {
+    printf("failer rank %d: %s %d\n", rank, mode, value);
+    fflush(stdout);
+    if (!strcmp(mode, "exit")) _exit(value);
+    if (!strcmp(mode, "segv")) {
+      volatile int* volatile null = NULL;
+      *null = 1;
+    }
+    if (!strcmp(mode, "abort")) MPI_Abort(MPI_COMM_WORLD, value);
+    if (!strcmp(mode, "nofinalize")) exit(0);
+    _exit(99); /* not reached: each mode above ends the process */
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,99 @@
+// Bad input: each mistake gets its documented exit status, one error block naming the mistake,
+// a job-failed event, no rank output, no hang and nothing left behind.
+#include <doctest/doctest.h>
+
+#include <sys/stat.h>
+
+#include <thread>
+
+#include "tests/e2e/support/checks.hpp"
+
+namespace mpilaunch::e2e {
+namespace {
+
+// The "mpilaunch: error: ..." line of stderr, or "" when there is none.
+std::string error_line(const std::string& err) {
+  for (const std::string& line : lines_of(err))
+    if (line.starts_with("mpilaunch: error: ")) return line;
+  return "";
+}
+
+// Runs mpilaunch with `args` and checks the failure; returns the error line for more checks.
+std::string check_rejected(Job& job, const std::vector<std::string>& args, const std::string& kind,
+                           int status) {
+  const Outcome o = job.launch(args, Millis{30'000});
+  check_error_block(o, kind, status);
+  check_job_failed(job, kind, status);
+  CHECK_MESSAGE(o.out.find("hello rank") == std::string::npos, "a rank ran:\n", o.out);
+  check_nothing_left(job, o);
+  return error_line(o.err);
+}
+
+}  // namespace
+
+TEST_CASE("bad input: a missing program is executable-not-found, status 66") {
+  Job job;
+  const std::string missing = job.dir().file("no-such-program");
+  const std::string line = check_rejected(job, {"-n", "2", missing}, "executable-not-found", 66);
+  CHECK_MESSAGE(line.find(missing) != std::string::npos, line);
+}
+
+TEST_CASE("bad input: a file without execute permission is executable-not-executable, 66") {
+  Job job;
+  const std::string plain = job.dir().file("not-executable");
+  write_file(plain, "#!/bin/sh\necho should not run\n");
+  REQUIRE(::chmod(plain.c_str(), 0644) == 0);
+  const std::string line = check_rejected(job, {"-n", "1", plain}, "executable-not-executable", 66);
+  CHECK_MESSAGE(line.find(plain) != std::string::npos, line);
+}
+
+TEST_CASE("bad input: -n 0 is bad-option, status 64") {
+  Job job;
+  const std::string line = check_rejected(job, {"-n", "0", app("hello")}, "bad-option", 64);
+  CHECK_MESSAGE(line.find("-n") != std::string::npos, line);
+}
+
+TEST_CASE("bad input: -n abc is bad-option naming the value, status 64") {
+  Job job;
+  const std::string line = check_rejected(job, {"-n", "abc", app("hello")}, "bad-option", 64);
+  CHECK_MESSAGE(line.find("abc") != std::string::npos, line);
+}
+
+TEST_CASE("bad input: an unknown option is bad-option naming it, status 64") {
+  Job job;
+  const std::string line =
+      check_rejected(job, {"--bogus", "-n", "1", app("hello")}, "bad-option", 64);
+  CHECK_MESSAGE(line.find("--bogus") != std::string::npos, line);
+}
+
+TEST_CASE("bad input: a missing --wdir is wdir-error naming it, status 66") {
+  Job job;
+  const std::string missing = job.dir().file("no-such-dir");
+  const std::string line =
+      check_rejected(job, {"--wdir", missing, "-n", "1", app("hello")}, "wdir-error", 66);
+  CHECK_MESSAGE(line.find(missing) != std::string::npos, line);
+}
+
+TEST_CASE("bad input: a malformed hostfile is hostfile-error with file:line, status 65") {
+  Job job;
+  const std::string hostfile = job.dir().file("hosts");
+  write_file(hostfile, "node1 slots=2\n# a comment\nnode2 slots=abc\n");
+  const std::string line =
+      check_rejected(job, {"--launcher=local", "--hostfile", hostfile, "-n", "1", app("hello")},
+                     "hostfile-error", 65);
+  CHECK_MESSAGE(line.find(hostfile + ":3") != std::string::npos, line);
+}
+
+TEST_CASE("bad input: more ranks than -H slots is not-enough-slots, status 67") {
+  Job job;
+  check_rejected(job, {"--launcher=local", "-H", "node1:1", "-n", "2", app("hello")},
+                 "not-enough-slots", 67);
+}
+
+TEST_CASE("bad input: more ranks than CPUs in isolated mode is not-enough-slots, status 67") {
+  Job job;
+  const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
+  check_rejected(job, {"-n", std::to_string(2 * cpus), app("hello")}, "not-enough-slots", 67);
+}
+
+}  // namespace mpilaunch::e2e

@@ -1,0 +1,111 @@
+// failer: one rank fails in a chosen way while the others wait in MPI_Barrier. The launcher must
+// name the failure (exit status, error block, job-failed event), tear the waiting ranks down and
+// leave nothing behind.
+#include <doctest/doctest.h>
+
+#include "tests/e2e/support/checks.hpp"
+
+namespace mpilaunch::e2e {
+namespace {
+
+constexpr int kRanks = 3;
+constexpr int kVictim = 1;
+
+struct Failure {
+  std::string kind;
+  int status = 0;
+  std::optional<int> exit_code;  // in the error and the victim's rank-exit, when expected
+  std::optional<int> signal;
+};
+
+// Runs `failer args...` on `ranks` ranks with `options` and checks everything the contract
+// promises about the failure of rank `victim`; returns the job-failed error.
+Json check_failer(const std::vector<std::string>& options, int ranks, int victim,
+                  const std::vector<std::string>& failer_args, const Failure& want) {
+  Job job;
+  std::vector<std::string> argv = options;
+  argv.insert(argv.end(), {"-n", std::to_string(ranks), app("failer")});
+  argv.insert(argv.end(), failer_args.begin(), failer_args.end());
+  const Outcome o = job.launch(argv, Millis{60'000});
+  check_error_block(o, want.kind, want.status);
+  const Json error = check_job_failed(job, want.kind, want.status);
+  CHECK_MESSAGE(error.value("rank", Json()) == Json(victim), error.dump());
+  if (want.signal) CHECK_MESSAGE(error.value("signal", Json()) == Json(*want.signal), error.dump());
+  if (want.exit_code)
+    CHECK_MESSAGE(error.value("exit_code", Json()) == Json(*want.exit_code), error.dump());
+
+  const std::vector<Json> events = read_events(job.events_path()).events;
+  for (int rank = 0; rank < ranks; ++rank) {
+    const std::optional<Json> exit = rank_exit_of(events, rank);
+    REQUIRE_MESSAGE(exit.has_value(), "no rank-exit event for rank ", rank);
+    CHECK_MESSAGE((exit->contains("exit_code") || exit->contains("signal")), exit->dump());
+    if (rank != victim) continue;
+    if (want.signal)
+      CHECK_MESSAGE(exit->value("signal", Json()) == Json(*want.signal), exit->dump());
+    if (want.exit_code)
+      CHECK_MESSAGE(exit->value("exit_code", Json()) == Json(*want.exit_code), exit->dump());
+  }
+  check_nothing_left(job, o);
+  return error;
+}
+
+// The usual setup: kRanks ranks in isolated mode, rank kVictim fails.
+void check_failer(const std::vector<std::string>& failer_args, const Failure& want) {
+  check_failer({"--oversubscribe"}, kRanks, kVictim, failer_args, want);
+}
+
+}  // namespace
+
+TEST_CASE("failer exit: a rank's nonzero exit code passes through") {
+  check_failer({"exit", "1", "7"}, {.kind = "rank-exit-nonzero", .status = 7, .exit_code = 7});
+}
+
+TEST_CASE("failer exit 0 without MPI_Finalize: rank-no-finalize, status 1") {
+  check_failer({"exit", "1", "0"}, {.kind = "rank-no-finalize", .status = 1, .exit_code = 0});
+}
+
+TEST_CASE("failer segv: rank-signaled, status 128+11") {
+  check_failer({"segv", "1"}, {.kind = "rank-signaled", .status = 139, .signal = 11});
+}
+
+TEST_CASE("failer abort: rank-called-abort with MPI_Abort's code") {
+  check_failer({"abort", "1", "5"}, {.kind = "rank-called-abort", .status = 5, .exit_code = 5});
+}
+
+TEST_CASE("failer abort 0: MPI_Abort(0) is still a failure, status 1") {
+  check_failer({"abort", "1", "0"}, {.kind = "rank-called-abort", .status = 1});
+}
+
+TEST_CASE("failer nofinalize: exit 0 without MPI_Finalize, status 1") {
+  check_failer({"nofinalize", "1"}, {.kind = "rank-no-finalize", .status = 1, .exit_code = 0});
+}
+
+TEST_CASE("failer preinit-exit: a rank exiting before MPI_Init, its code passes through") {
+  check_failer({"preinit-exit", "1", "4"},
+               {.kind = "rank-exit-nonzero", .status = 4, .exit_code = 4});
+}
+
+TEST_CASE("failer ok: every rank finalizes, status 0, no job-failed event") {
+  Job job;
+  const Outcome o = job.launch({"--oversubscribe", "-n", "3", app("failer"), "ok", "1"});
+  CHECK_MESSAGE(o.status() == 0, o.summary());
+  for (int rank = 0; rank < 3; ++rank)
+    CHECK(count_of(o.out, "failer rank " + std::to_string(rank) + ": ok\n") == 1);
+  const std::vector<Json> events = check_events(job, 0);
+  CHECK(!first_event(events, "job-failed").has_value());
+  for (int rank = 0; rank < 3; ++rank) {
+    const std::optional<Json> exit = rank_exit_of(events, rank);
+    REQUIRE_MESSAGE(exit.has_value(), "no rank-exit event for rank ", rank);
+    CHECK_MESSAGE(exit->value("exit_code", Json()) == Json(0), exit->dump());
+  }
+  check_nothing_left(job, o);
+}
+
+TEST_CASE("failer segv on a virtual node: every agent's ranks are torn down") {
+  const Json error =
+      check_failer({"--launcher=local", "-H", "node1:2,node2:2"}, 4, 3, {"segv", "3"},
+                   {.kind = "rank-signaled", .status = 139, .signal = 11});
+  if (error.contains("host")) CHECK_MESSAGE(error["host"] == Json("node2"), error.dump());
+}
+
+}  // namespace mpilaunch::e2e

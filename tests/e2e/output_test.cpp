@@ -1,0 +1,110 @@
+// Rank output: floods arrive whole and in order per rank on stdout and stderr, --tag-output
+// prefixes every line, --output-filename writes per-rank files, --timestamp-output prefixes.
+#include <doctest/doctest.h>
+
+#include <regex>
+
+#include "tests/e2e/support/checks.hpp"
+#include "tests/e2e/support/flood_lines.hpp"
+
+namespace mpilaunch::e2e {
+namespace {
+
+constexpr long long kFloodBytes = 20'000'000;  // per rank
+constexpr long long kFloodLines = kFloodBytes / kFloodLineBytes;
+
+void check_flood(const std::string& stream_name, const std::string& text, int ranks,
+                 long long lines) {
+  for (const std::string& p : flood_problems(text, every_rank(ranks, lines)))
+    FAIL_CHECK(stream_name, ": ", p);
+}
+
+}  // namespace
+
+TEST_CASE("output: 2 ranks x 20 MB on stdout, nothing lost, in order per rank") {
+  Job job;
+  const Outcome o = job.launch({"-n", "2", app("flood"), std::to_string(kFloodBytes)});
+  CHECK_MESSAGE(o.status() == 0, o.summary());
+  CHECK(o.out.size() == static_cast<std::size_t>(2 * kFloodBytes));
+  check_flood("stdout", o.out, 2, kFloodLines);
+  CHECK_MESSAGE(o.err.empty(), o.err.substr(0, 2000));
+  check_events(job, 0);
+  check_nothing_left(job, o);
+}
+
+TEST_CASE("output: 2 ranks x 20 MB on stderr, nothing lost, in order per rank") {
+  Job job;
+  const Outcome o = job.launch({"-n", "2", app("flood"), std::to_string(kFloodBytes), "stderr"});
+  CHECK_MESSAGE(o.status() == 0, o.summary());
+  CHECK(o.err.size() == static_cast<std::size_t>(2 * kFloodBytes));
+  check_flood("stderr", o.err, 2, kFloodLines);
+  CHECK(o.out.empty());
+  check_events(job, 0);
+  check_nothing_left(job, o);
+}
+
+TEST_CASE("output: --tag-output prefixes [JOB,RANK]<stream>: on every line") {
+  Job job;
+  const long long lines = 3000;
+  const Outcome o = job.launch(
+      {"--tag-output", "-n", "2", app("flood"), std::to_string(lines * kFloodLineBytes), "both"});
+  CHECK_MESSAGE(o.status() == 0, o.summary());
+  static const std::regex kTag(R"(\[([^,\]]+),(\d+)\]<(stdout|stderr)>: (.*))");
+  std::string job_token;
+  for (const std::string stream : {"stdout", "stderr"}) {
+    const LinePayload untag = [&](const std::string& line, std::string& payload) {
+      std::smatch m;
+      if (!std::regex_match(line, m, kTag) || m[3] != stream) return false;
+      if (job_token.empty()) job_token = m[1];
+      payload = m[4];
+      // Checked only on a mismatch, to keep thousands of lines out of the assertion count.
+      if (m[1] != job_token) FAIL_CHECK("two job tokens: ", job_token, " and ", m[1]);
+      if (!payload.starts_with(std::string(m[2]) + ":"))
+        FAIL_CHECK("tag and line disagree on the rank: ", line.substr(0, 60));
+      return true;
+    };
+    const std::string& text = stream == "stdout" ? o.out : o.err;
+    for (const std::string& p : flood_problems(text, every_rank(2, lines), untag))
+      FAIL_CHECK(stream, ": ", p);
+  }
+  CHECK(!job_token.empty());
+  check_events(job, 0);
+  check_nothing_left(job, o);
+}
+
+TEST_CASE("output: --output-filename DIR writes DIR/rank-R/stdout and stderr") {
+  Job job;
+  const std::string dir = job.dir().file("output");
+  const long long lines = 5000;
+  const Outcome o = job.launch({"--output-filename", dir, "-n", "2", app("flood"),
+                                std::to_string(lines * kFloodLineBytes), "both"});
+  CHECK_MESSAGE(o.status() == 0, o.summary());
+  for (int rank = 0; rank < 2; ++rank) {
+    for (const std::string stream : {"stdout", "stderr"}) {
+      const std::string path = dir + "/rank-" + std::to_string(rank) + "/" + stream;
+      std::string text;
+      REQUIRE_NOTHROW(text = read_file(path));
+      // This rank's lines, all of them, in order, and no other rank's.
+      for (const std::string& p : flood_problems(text, {{rank, lines}})) FAIL_CHECK(path, ": ", p);
+    }
+  }
+  check_events(job, 0);
+  check_nothing_left(job, o);
+}
+
+TEST_CASE("output: --timestamp-output keeps whole lines behind a prefix") {
+  Job job;
+  const Outcome o = job.launch({"--timestamp-output", "-n", "2", app("hello")});
+  CHECK_MESSAGE(o.status() == 0, o.summary());
+  const std::vector<std::string> lines = lines_of(o.out);
+  CHECK(lines.size() == 2);
+  for (const std::string& line : lines) {
+    const std::size_t at = line.find("hello rank ");
+    CHECK_MESSAGE(at != std::string::npos, line);
+    CHECK_MESSAGE(at > 0, "no timestamp prefix: ", line);
+  }
+  check_events(job, 0);
+  check_nothing_left(job, o);
+}
+
+}  // namespace mpilaunch::e2e

@@ -1,0 +1,53 @@
+#include "tests/e2e/support/job.hpp"
+
+#include <unistd.h>
+
+#include "tests/e2e/support/marked_processes.hpp"
+
+namespace mpilaunch::e2e {
+
+std::string launcher_path() {
+  return MPILAUNCH_E2E_LAUNCHER;
+}
+std::string agent_path() {
+  return MPILAUNCH_E2E_AGENT;
+}
+std::string app(const std::string& name) {
+  return std::string(MPILAUNCH_E2E_APPS) + "/" + name;
+}
+
+Job::Job() : mark_(random_mark()) {
+  std::filesystem::create_directory(tmpdir());
+}
+
+Job::~Job() {
+  kill_marked(mark_);
+}
+
+Outcome Job::launch(const std::vector<std::string>& args, Millis deadline) {
+  std::vector<std::string> with_events = {"--events", events_path()};
+  with_events.insert(with_events.end(), args.begin(), args.end());
+  return launch_plain(with_events, deadline);
+}
+
+Outcome Job::launch_plain(const std::vector<std::string>& args, Millis deadline) {
+  Command c;
+  c.argv = {launcher_path()};
+  c.argv.insert(c.argv.end(), args.begin(), args.end());
+  std::vector<std::string> env = {
+      std::string(kMarkVariable) + "=" + mark_,
+      "MPILAUNCH_TMPDIR=" + tmpdir().string(),
+      "MPILAUNCH_AGENT=" + agent_path(),
+  };
+  // The tests may run as root (containers, CI): say so the documented way, as mpirun wants too,
+  // so that the launcher's root warning does not land in every stderr under test.
+  if (::geteuid() == 0)
+    env.insert(env.end(), {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"});
+  env.insert(env.end(), extra_env.begin(), extra_env.end());
+  c.env = clean_environment(env);
+  c.cwd = cwd;
+  c.deadline = deadline;
+  return run(c);
+}
+
+}  // namespace mpilaunch::e2e

@@ -1,0 +1,46 @@
+#pragma once
+/// One mpilaunch run under test, isolated from every other: its own marker (inherited by its
+/// agents and ranks), its own MPILAUNCH_TMPDIR and events file inside a fresh temp dir.
+/// Destruction SIGKILLs whatever still carries the marker, so a failed test cannot leak.
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "tests/e2e/support/command.hpp"
+#include "tests/e2e/support/temp_dir.hpp"
+
+namespace mpilaunch::e2e {
+
+/// The binaries under test, as the build passed them in.
+std::string launcher_path();
+std::string agent_path();
+/// build/tests/apps/`name`.
+std::string app(const std::string& name);
+
+class Job {
+ public:
+  Job();
+  ~Job();
+  Job(const Job&) = delete;
+  Job& operator=(const Job&) = delete;
+
+  /// Runs `mpilaunch --events <events_path()> args...`.
+  Outcome launch(const std::vector<std::string>& args, Millis deadline = Millis{60'000});
+  /// Runs `mpilaunch args...` exactly as given.
+  Outcome launch_plain(const std::vector<std::string>& args, Millis deadline = Millis{60'000});
+
+  std::vector<std::string> extra_env;  // "NAME=value" added to the launcher's environment
+  std::string cwd;                     // the launcher's working directory; empty: the test's
+
+  const std::string& mark() const { return mark_; }
+  const TempDir& dir() const { return dir_; }
+  std::string events_path() const { return dir_.file("events.jsonl"); }
+  std::filesystem::path tmpdir() const { return dir_.path() / "tmp"; }  // MPILAUNCH_TMPDIR
+
+ private:
+  std::string mark_;
+  TempDir dir_;
+};
+
+}  // namespace mpilaunch::e2e
