@@ -31,6 +31,10 @@ Outcome Job::launch(const std::vector<std::string>& args, Millis deadline) {
 }
 
 Outcome Job::launch_plain(const std::vector<std::string>& args, Millis deadline) {
+  return run(command(args, deadline));
+}
+
+Command Job::command(const std::vector<std::string>& args, Millis deadline) const {
   Command c;
   c.argv = {launcher_path()};
   c.argv.insert(c.argv.end(), args.begin(), args.end());
@@ -47,7 +51,7 @@ Outcome Job::launch_plain(const std::vector<std::string>& args, Millis deadline)
   c.env = clean_environment(env);
   c.cwd = cwd;
   c.deadline = deadline;
-  return run(c);
+  return c;
 }
 
 }  // namespace mpilaunch::e2e

@@ -27,6 +27,8 @@ class Job {
 
   /// Runs `mpilaunch --events <events_path()> args...`.
   Outcome launch(const std::vector<std::string>& args, Millis deadline = Millis{60'000});
+  /// The command launch_plain() would run, for tests that start mpilaunch in the background.
+  Command command(const std::vector<std::string>& args, Millis deadline = Millis{60'000}) const;
   /// Runs `mpilaunch args...` exactly as given.
   Outcome launch_plain(const std::vector<std::string>& args, Millis deadline = Millis{60'000});
 

@@ -1,0 +1,113 @@
+// Restarts within a budget: retryable failures restart the whole job with warm agents,
+// non-retryable ones never do, the budget is final, and every attempt is in the events file.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <ctime>
+#include <iomanip>
+#include <sstream>
+
+#include "tests/e2e/support/checks.hpp"
+#include "tests/e2e/support/temp_dir.hpp"
+
+namespace mpilaunch::e2e {
+namespace {
+
+// "2026-11-22T23:08:56.578Z" -> milliseconds since the epoch.
+long long epoch_ms(const std::string& rfc3339) {
+  std::tm tm{};
+  std::istringstream in(rfc3339.substr(0, 19));
+  in >> std::get_time(&tm, "%Y-%m-%dT%H:%M:%S");
+  const long long ms = std::stoll(rfc3339.substr(20, 3));
+  return static_cast<long long>(::timegm(&tm)) * 1000 + ms;
+}
+
+}  // namespace
+
+TEST_CASE("restart: a job failing on attempts 1 and 2 succeeds on attempt 3, with warm agents") {
+  Job job;
+  const std::string status = job.dir().file("status.json");
+  const Outcome o = job.launch({"-n", "2", "--max-restarts", "5", "--restart-backoff", "0.05", "--status",
+                                status, app("flaky"), "3", "1", "3"});
+  CHECK_MESSAGE(o.status() == 0, o.summary());
+  for (int attempt = 1; attempt <= 3; ++attempt)
+    CHECK_MESSAGE(o.out.find("attempt " + std::to_string(attempt) + " rank 0 of max 5") != std::string::npos,
+                  o.out);
+  const std::vector<Json> events = check_events(job, 0);
+  const auto failed = events_named(events, "attempt-failed");
+  REQUIRE(failed.size() == 2);
+  for (const Json& f : failed) {
+    CHECK(f.value("decision", "") == "restart");
+    CHECK(f["error"].value("kind", "") == "rank-exit-nonzero");
+    CHECK(f["error"].value("rank", -1) == 1);
+  }
+  CHECK(events_named(events, "attempt-start").size() == 3);
+  // Warm restart: the agent came up once and served all three attempts.
+  CHECK(events_named(events, "agent-up").size() == 1);
+  const Json doc = Json::parse(read_file(status));
+  CHECK(doc.value("phase", "") == "Succeeded");
+  CHECK(doc.value("attempt", 0) == 3);
+  CHECK(doc.value("restartCount", 0) == 2);
+  CHECK(doc["aggregate"].value("succeeded", 0) == 2);
+  std::vector<std::string> phases;
+  for (const Json& c : doc["conditions"]) phases.push_back(c.value("type", ""));
+  CHECK(phases == std::vector<std::string>{"Pending", "Running", "Restarting", "Running", "Restarting",
+                                           "Running", "Succeeded"});
+  check_nothing_left(job, o);
+}
+
+TEST_CASE("restart: an exhausted budget ends with the last failure and says so") {
+  Job job;
+  const Outcome o = job.launch({"-n", "2", "--max-restarts", "1", "--restart-backoff", "0",
+                                app("flaky"), "99", "0", "5"});
+  check_error_block(o, "rank-exit-nonzero", 5);
+  const auto failed = events_named(check_events(job, 5), "attempt-failed");
+  REQUIRE(failed.size() == 2);
+  CHECK(failed[0].value("decision", "") == "restart");
+  CHECK(failed[1].value("decision", "") == "give-up");
+  CHECK(failed[1].value("reason", "") == "budget-spent");
+  check_nothing_left(job, o);
+}
+
+TEST_CASE("restart: a failure that cannot succeed on a retry is not retried") {
+  Job job;
+  const Outcome o = job.launch({"-n", "2", "--max-restarts", "3", job.dir().file("missing-program")});
+  check_error_block(o, "executable-not-found", 66);
+  CHECK(o.err.find("not restarting") != std::string::npos);
+  const auto failed = events_named(check_events(job, 66), "attempt-failed");
+  REQUIRE(failed.size() == 1);
+  CHECK(failed[0].value("reason", "") == "not-retryable");
+  check_nothing_left(job, o);
+}
+
+TEST_CASE("restart: the backoff doubles, as the event timestamps show") {
+  Job job;
+  const Outcome o = job.launch({"-n", "1", "--max-restarts", "2", "--restart-backoff", "0.3,5",
+                                app("flaky"), "3", "0", "4"});
+  CHECK_MESSAGE(o.status() == 0, o.summary());
+  const std::vector<Json> events = check_events(job, 0);
+  const auto failed = events_named(events, "attempt-failed");
+  const auto started = events_named(events, "attempt-start");
+  REQUIRE(failed.size() == 2);
+  REQUIRE(started.size() == 3);
+  const long long first_gap = epoch_ms(started[1]["time"]) - epoch_ms(failed[0]["time"]);
+  const long long second_gap = epoch_ms(started[2]["time"]) - epoch_ms(failed[1]["time"]);
+  CHECK(first_gap >= 300);
+  CHECK(second_gap >= 600);
+  CHECK(failed[0].value("backoff_ms", 0) >= 300);
+  CHECK(failed[1].value("backoff_ms", 0) >= 600);
+}
+
+TEST_CASE("restart: per-attempt output files and MPILAUNCH_MAX_RESTARTS from the environment") {
+  Job job;
+  job.extra_env = {"MPILAUNCH_MAX_RESTARTS=1"};
+  const std::string dir = job.dir().file("out");
+  const Outcome o = job.launch({"-n", "2", "--restart-backoff", "0", "--output-filename", dir,
+                                app("flaky"), "2", "1", "3"});
+  CHECK_MESSAGE(o.status() == 0, o.summary());
+  CHECK(read_file(dir + "/attempt-1/rank-0/stdout").find("attempt 1 rank 0") != std::string::npos);
+  CHECK(read_file(dir + "/attempt-2/rank-1/stdout").find("attempt 2 rank 1") != std::string::npos);
+  check_nothing_left(job, o);
+}
+
+}  // namespace mpilaunch::e2e

@@ -1,0 +1,133 @@
+// Teardown and signals: timeouts, SIGINT/SIGTERM/SIGUSR1 to the launcher, the launcher or an
+// agent killed with SIGKILL, and mpilaunch as PID 1. Nothing of a job may survive any of them.
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <csignal>
+
+#include "tests/e2e/support/background.hpp"
+#include "tests/e2e/support/checks.hpp"
+#include "tests/e2e/support/marked_processes.hpp"
+#include "tests/e2e/support/temp_dir.hpp"
+
+namespace mpilaunch::e2e {
+namespace {
+
+std::size_t events_count(const Job& job, const std::string& name) {
+  return events_named(read_events(job.events_path()).events, name).size();
+}
+
+// Starts the job in the background and waits until `ranks` ranks have started.
+std::unique_ptr<Background> start_running(Job& job, const std::vector<std::string>& args, int ranks) {
+  std::vector<std::string> argv = {"--events", job.events_path()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  auto bg = std::make_unique<Background>(job.command(argv), job.dir().file("out"), job.dir().file("err"));
+  REQUIRE_MESSAGE(eventually([&] { return events_count(job, "rank-start") == static_cast<std::size_t>(ranks); },
+                             Millis{20'000}),
+                  "the ranks never started");
+  return bg;
+}
+
+void check_gone_within(const Job& job, Millis deadline) {
+  const bool gone = eventually([&] { return marked_processes(job.mark()).empty(); }, deadline);
+  CHECK_MESSAGE(gone, "left behind:\n", describe(marked_processes(job.mark())));
+  CHECK(eventually([&] { return list_dir(job.tmpdir()).empty(); }, deadline));
+}
+
+}  // namespace
+
+TEST_CASE("timeout: a hanging program is stopped at --timeout with the timeout kind") {
+  Job job;
+  const Outcome o = job.launch({"-n", "2", "--timeout", "1", "--report-state-on-timeout", app("hang")});
+  check_error_block(o, "timeout", 124);
+  CHECK(o.err.find("rank 1 on") != std::string::npos);  // the state report
+  const Json error = check_job_failed(job, "timeout", 124);
+  CHECK(error.value("phase", "") == "job");
+  check_nothing_left(job, o);
+}
+
+TEST_CASE("timeout: MPIEXEC_TIMEOUT bounds the run as --timeout does") {
+  Job job;
+  job.extra_env = {"MPIEXEC_TIMEOUT=1"};
+  const Outcome o = job.launch({"-n", "1", app("hang")});
+  check_error_block(o, "timeout", 124);
+  check_nothing_left(job, o);
+}
+
+TEST_CASE("timeout: a rank that never reaches MPI_Init is named within the wire-up limit") {
+  Job job;
+  const Outcome o = job.launch({"-n", "3", "--oversubscribe", "--wireup-timeout", "1", app("stall"),
+                                "before-init", "2"});
+  check_error_block(o, "timeout", 124);
+  const Json error = check_job_failed(job, "timeout", 124);
+  CHECK(error.value("phase", "") == "wire-up");
+  CHECK(error.value("rank", -1) == 2);
+  check_nothing_left(job, o);
+}
+
+TEST_CASE("signals: SIGINT and SIGTERM to the launcher end the job with 128+N") {
+  for (int sig : {SIGINT, SIGTERM}) {
+    CAPTURE(sig);
+    Job job;
+    auto bg = start_running(job, {"-n", "2", app("hang")}, 2);
+    ::kill(bg->pid(), sig);
+    const auto status = bg->wait(Millis{20'000});
+    REQUIRE(status.has_value());
+    CHECK(*status == 128 + sig);
+    const Json error = check_job_failed(job, "interrupted", 128 + sig);
+    CHECK(error.value("signal", 0) == sig);
+    check_gone_within(job, Millis{1'000});
+  }
+}
+
+TEST_CASE("signals: SIGUSR1 is forwarded to every rank") {
+  Job job;
+  auto bg = start_running(job, {"-n", "2", app("stall"), "sigusr1", "0"}, 2);
+  REQUIRE(eventually([&] { return count_of(read_file(job.dir().file("out")), "ready") == 2; }, Millis{20'000}));
+  ::kill(bg->pid(), SIGUSR1);
+  const auto status = bg->wait(Millis{20'000});
+  REQUIRE(status.has_value());
+  CHECK(*status == 0);
+  CHECK(count_of(read_file(job.dir().file("out")), "got SIGUSR1") == 2);
+  check_gone_within(job, Millis{1'000});
+}
+
+TEST_CASE("kill -9 of the launcher: agents notice and nothing of the job survives 1 s later") {
+  Job job;
+  auto bg = start_running(job, {"--launcher=local", "-H", "n1:1,n2:1", app("hang")}, 2);
+  ::kill(bg->pid(), SIGKILL);
+  REQUIRE(bg->wait(Millis{5'000}).has_value());
+  check_gone_within(job, Millis{1'000});
+}
+
+TEST_CASE("kill -9 of an agent: its ranks die with it and the launcher reports agent-lost") {
+  Job job;
+  auto bg = start_running(job, {"--launcher=local", "-H", "n1:1,n2:1", app("hang")}, 2);
+  const auto agents = events_named(read_events(job.events_path()).events, "agent-up");
+  REQUIRE(agents.size() == 2);
+  const pid_t agent = agents[1].value("pid", 0);
+  REQUIRE(agent > 0);
+  ::kill(agent, SIGKILL);
+  const auto status = bg->wait(Millis{10'000});
+  REQUIRE(status.has_value());
+  CHECK(*status == 75);
+  const Json error = check_job_failed(job, "agent-lost", 75);
+  CHECK(error.value("host", "") == agents[1].value("host", ""));
+  check_gone_within(job, Millis{1'000});
+}
+
+TEST_CASE("PID 1: as a container entrypoint mpilaunch reaps orphans and returns the job's code") {
+  if (::access("/usr/bin/unshare", X_OK) != 0 || ::geteuid() != 0) {
+    MESSAGE("needs root and unshare(1): skipped");
+    return;
+  }
+  Job job;
+  Command c = job.command({"-n", "2", "/bin/sh", "-c", "sleep 0.2 & exit 3"});
+  c.argv.insert(c.argv.begin(), {"/usr/bin/unshare", "--pid", "--fork", "--mount-proc"});
+  const Outcome o = run(c);
+  check_error_block(o, "rank-exit-nonzero", 3);
+  check_nothing_left(job, o);
+}
+
+}  // namespace mpilaunch::e2e
