@@ -93,6 +93,24 @@ int run(const std::vector<std::string>& args) {
   }
   if (Status st = events.open(o.events_file); !st) return early_failure(st.error(), events);
 
+  const MachineFacts machine = this_machine();
+  auto hosts = gather_hosts(o);
+  if (!hosts) return early_failure(hosts.error(), events);
+  auto plan = make_plan(o, hosts.value(), machine,
+                        [](const std::string& name) -> std::optional<std::string> {
+                          const char* v = std::getenv(name.c_str());
+                          return v == nullptr ? std::nullopt : std::optional<std::string>(v);
+                        });
+  if (!plan) return early_failure(plan.error(), events);
+  for (const std::string& w : plan->warnings)
+    std::fprintf(stderr, "mpilaunch: warning: %s\n", w.c_str());
+
+  const std::string agent = find_agent_binary(o.agent_path);
+  LocalAgentStarter local_starter(agent.empty() ? "mpilaunch-agent" : agent);
+  if (o.dry_run) {
+    std::fputs(render_plan(plan.value(), local_starter.describe()).c_str(), stdout);
+    return exit_codes::kSuccess;
+  }
   // Containers run as root: ranks run anyway, with one line naming the switches users already
   // have in their manifests; --refuse-root gives sites Open MPI's refusal.
   if (::geteuid() == 0) {
@@ -111,24 +129,6 @@ int run(const std::vector<std::string>& args) {
           "mpilaunch: warning: running the ranks as root; silence this with --allow-run-as-root "
           "or OMPI_ALLOW_RUN_AS_ROOT=1 and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1\n",
           stderr);
-  }
-  const MachineFacts machine = this_machine();
-  auto hosts = gather_hosts(o);
-  if (!hosts) return early_failure(hosts.error(), events);
-  auto plan = make_plan(o, hosts.value(), machine,
-                        [](const std::string& name) -> std::optional<std::string> {
-                          const char* v = std::getenv(name.c_str());
-                          return v == nullptr ? std::nullopt : std::optional<std::string>(v);
-                        });
-  if (!plan) return early_failure(plan.error(), events);
-  for (const std::string& w : plan->warnings)
-    std::fprintf(stderr, "mpilaunch: warning: %s\n", w.c_str());
-
-  const std::string agent = find_agent_binary(o.agent_path);
-  LocalAgentStarter local_starter(agent.empty() ? "mpilaunch-agent" : agent);
-  if (o.dry_run) {
-    std::fputs(render_plan(plan.value(), local_starter.describe()).c_str(), stdout);
-    return exit_codes::kSuccess;
   }
   if (plan->launcher == LauncherKind::Ssh)
     return early_failure(Error{.kind = ErrorKind::AgentStartFailed,

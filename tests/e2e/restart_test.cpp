@@ -27,12 +27,13 @@ long long epoch_ms(const std::string& rfc3339) {
 TEST_CASE("restart: a job failing on attempts 1 and 2 succeeds on attempt 3, with warm agents") {
   Job job;
   const std::string status = job.dir().file("status.json");
-  const Outcome o = job.launch({"-n", "2", "--max-restarts", "5", "--restart-backoff", "0.05", "--status",
-                                status, app("flaky"), "3", "1", "3"});
+  const Outcome o = job.launch({"-n", "2", "--max-restarts", "5", "--restart-backoff", "0.05",
+                                "--status", status, app("flaky"), "3", "1", "3"});
   CHECK_MESSAGE(o.status() == 0, o.summary());
   for (int attempt = 1; attempt <= 3; ++attempt)
-    CHECK_MESSAGE(o.out.find("attempt " + std::to_string(attempt) + " rank 0 of max 5") != std::string::npos,
-                  o.out);
+    CHECK_MESSAGE(
+        o.out.find("attempt " + std::to_string(attempt) + " rank 0 of max 5") != std::string::npos,
+        o.out);
   const std::vector<Json> events = check_events(job, 0);
   const auto failed = events_named(events, "attempt-failed");
   REQUIRE(failed.size() == 2);
@@ -51,15 +52,15 @@ TEST_CASE("restart: a job failing on attempts 1 and 2 succeeds on attempt 3, wit
   CHECK(doc["aggregate"].value("succeeded", 0) == 2);
   std::vector<std::string> phases;
   for (const Json& c : doc["conditions"]) phases.push_back(c.value("type", ""));
-  CHECK(phases == std::vector<std::string>{"Pending", "Running", "Restarting", "Running", "Restarting",
-                                           "Running", "Succeeded"});
+  CHECK(phases == std::vector<std::string>{"Pending", "Running", "Restarting", "Running",
+                                           "Restarting", "Running", "Succeeded"});
   check_nothing_left(job, o);
 }
 
 TEST_CASE("restart: an exhausted budget ends with the last failure and says so") {
   Job job;
-  const Outcome o = job.launch({"-n", "2", "--max-restarts", "1", "--restart-backoff", "0",
-                                app("flaky"), "99", "0", "5"});
+  const Outcome o = job.launch(
+      {"-n", "2", "--max-restarts", "1", "--restart-backoff", "0", app("flaky"), "99", "0", "5"});
   check_error_block(o, "rank-exit-nonzero", 5);
   const auto failed = events_named(check_events(job, 5), "attempt-failed");
   REQUIRE(failed.size() == 2);
@@ -71,7 +72,8 @@ TEST_CASE("restart: an exhausted budget ends with the last failure and says so")
 
 TEST_CASE("restart: a failure that cannot succeed on a retry is not retried") {
   Job job;
-  const Outcome o = job.launch({"-n", "2", "--max-restarts", "3", job.dir().file("missing-program")});
+  const Outcome o =
+      job.launch({"-n", "2", "--max-restarts", "3", job.dir().file("missing-program")});
   check_error_block(o, "executable-not-found", 66);
   CHECK(o.err.find("not restarting") != std::string::npos);
   const auto failed = events_named(check_events(job, 66), "attempt-failed");
@@ -102,8 +104,8 @@ TEST_CASE("restart: per-attempt output files and MPILAUNCH_MAX_RESTARTS from the
   Job job;
   job.extra_env = {"MPILAUNCH_MAX_RESTARTS=1"};
   const std::string dir = job.dir().file("out");
-  const Outcome o = job.launch({"-n", "2", "--restart-backoff", "0", "--output-filename", dir,
-                                app("flaky"), "2", "1", "3"});
+  const Outcome o = job.launch(
+      {"-n", "2", "--restart-backoff", "0", "--output-filename", dir, app("flaky"), "2", "1", "3"});
   CHECK_MESSAGE(o.status() == 0, o.summary());
   CHECK(read_file(dir + "/attempt-1/rank-0/stdout").find("attempt 1 rank 0") != std::string::npos);
   CHECK(read_file(dir + "/attempt-2/rank-1/stdout").find("attempt 2 rank 1") != std::string::npos);

@@ -19,13 +19,16 @@ std::size_t events_count(const Job& job, const std::string& name) {
 }
 
 // Starts the job in the background and waits until `ranks` ranks have started.
-std::unique_ptr<Background> start_running(Job& job, const std::vector<std::string>& args, int ranks) {
+std::unique_ptr<Background> start_running(Job& job, const std::vector<std::string>& args,
+                                          int ranks) {
   std::vector<std::string> argv = {"--events", job.events_path()};
   argv.insert(argv.end(), args.begin(), args.end());
-  auto bg = std::make_unique<Background>(job.command(argv), job.dir().file("out"), job.dir().file("err"));
-  REQUIRE_MESSAGE(eventually([&] { return events_count(job, "rank-start") == static_cast<std::size_t>(ranks); },
-                             Millis{20'000}),
-                  "the ranks never started");
+  auto bg =
+      std::make_unique<Background>(job.command(argv), job.dir().file("out"), job.dir().file("err"));
+  REQUIRE_MESSAGE(
+      eventually([&] { return events_count(job, "rank-start") == static_cast<std::size_t>(ranks); },
+                 Millis{20'000}),
+      "the ranks never started");
   return bg;
 }
 
@@ -39,7 +42,8 @@ void check_gone_within(const Job& job, Millis deadline) {
 
 TEST_CASE("timeout: a hanging program is stopped at --timeout with the timeout kind") {
   Job job;
-  const Outcome o = job.launch({"-n", "2", "--timeout", "1", "--report-state-on-timeout", app("hang")});
+  const Outcome o =
+      job.launch({"-n", "2", "--timeout", "1", "--report-state-on-timeout", app("hang")});
   check_error_block(o, "timeout", 124);
   CHECK(o.err.find("rank 1 on") != std::string::npos);  // the state report
   const Json error = check_job_failed(job, "timeout", 124);
@@ -57,8 +61,8 @@ TEST_CASE("timeout: MPIEXEC_TIMEOUT bounds the run as --timeout does") {
 
 TEST_CASE("timeout: a rank that never reaches MPI_Init is named within the wire-up limit") {
   Job job;
-  const Outcome o = job.launch({"-n", "3", "--oversubscribe", "--wireup-timeout", "1", app("stall"),
-                                "before-init", "2"});
+  const Outcome o = job.launch(
+      {"-n", "3", "--oversubscribe", "--wireup-timeout", "1", app("stall"), "before-init", "2"});
   check_error_block(o, "timeout", 124);
   const Json error = check_job_failed(job, "timeout", 124);
   CHECK(error.value("phase", "") == "wire-up");
@@ -84,7 +88,8 @@ TEST_CASE("signals: SIGINT and SIGTERM to the launcher end the job with 128+N") 
 TEST_CASE("signals: SIGUSR1 is forwarded to every rank") {
   Job job;
   auto bg = start_running(job, {"-n", "2", app("stall"), "sigusr1", "0"}, 2);
-  REQUIRE(eventually([&] { return count_of(read_file(job.dir().file("out")), "ready") == 2; }, Millis{20'000}));
+  REQUIRE(eventually([&] { return count_of(read_file(job.dir().file("out")), "ready") == 2; },
+                     Millis{20'000}));
   ::kill(bg->pid(), SIGUSR1);
   const auto status = bg->wait(Millis{20'000});
   REQUIRE(status.has_value());

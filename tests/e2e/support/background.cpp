@@ -10,7 +10,8 @@
 
 namespace mpilaunch::e2e {
 
-Background::Background(const Command& command, const std::string& out_path, const std::string& err_path) {
+Background::Background(const Command& command, const std::string& out_path,
+                       const std::string& err_path) {
   std::vector<char*> argv, envp;
   for (const auto& a : command.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -44,7 +45,8 @@ Background::~Background() {
 std::optional<int> Background::wait(Millis deadline) {
   if (pid_ <= 0 || reaped_) return std::nullopt;
   int status = 0;
-  const bool exited = eventually([&] { return ::waitpid(pid_, &status, WNOHANG) == pid_; }, deadline);
+  const bool exited =
+      eventually([&] { return ::waitpid(pid_, &status, WNOHANG) == pid_; }, deadline);
   if (!exited) return std::nullopt;
   reaped_ = true;
   return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
