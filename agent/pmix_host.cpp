@@ -217,7 +217,14 @@ Status PmixHost::init(const std::string& hostname, std::uint32_t node_id,
   const bool no = false;
   info.add(PMIX_SERVER_TOOL_SUPPORT, no, PMIX_BOOL);
   info.add(PMIX_SERVER_SYSTEM_SUPPORT, no, PMIX_BOOL);
+  // libpmix discovers this machine's topology at init, and I/O device discovery (PCI) is most of
+  // its cost (about half of a /bin/true run here). The server needs CPUs and caches, not PCI
+  // devices, so unless the user chose hwloc components, skip them for this call only: the
+  // variable is gone again before any rank is forked, so ranks see the full topology.
+  const bool own_hwloc_setting = std::getenv("HWLOC_COMPONENTS") == nullptr;
+  if (own_hwloc_setting) ::setenv("HWLOC_COMPONENTS", "-linuxio,-pci", 1);
   const pmix_status_t rc = PMIx_server_init(&g_module, info.data(), info.size());
+  if (own_hwloc_setting) ::unsetenv("HWLOC_COMPONENTS");
   if (rc != PMIX_SUCCESS) return pmix_failure("PMIx_server_init", rc);
   initialized_ = true;
   return {};

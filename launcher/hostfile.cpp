@@ -8,8 +8,10 @@ namespace mpilaunch::launcher {
 namespace {
 
 std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -27,7 +29,8 @@ bool split_name(std::string_view text, HostEntry& h) {
     text.remove_prefix(at + 1);
     if (h.user.empty()) return false;
   }
-  if (text.size() >= 2 && text.front() == '[' && text.back() == ']') text = text.substr(1, text.size() - 2);
+  if (text.size() >= 2 && text.front() == '[' && text.back() == ']')
+    text = text.substr(1, text.size() - 2);
   if (text.empty() || text.find_first_of(" \t[]=,") != std::string_view::npos) return false;
   h.name = std::string(text);
   return true;
@@ -42,7 +45,8 @@ bool parse_name_and_slots(std::string_view item, HostEntry& h, std::string& why)
   // A bare IPv6 address ("::1", "fe80::2") has several colons and only hex digits besides.
   const bool v6_bare = bracket == std::string_view::npos && item.find(':') != colon &&
                        item.find_first_not_of("0123456789abcdefABCDEF:.") == std::string_view::npos;
-  if (colon != std::string_view::npos && !v6_bare && (bracket == std::string_view::npos || colon > bracket)) {
+  if (colon != std::string_view::npos && !v6_bare &&
+      (bracket == std::string_view::npos || colon > bracket)) {
     name = item.substr(0, colon);
     slots = item.substr(colon + 1);
     const auto n = count_of(slots);
@@ -67,7 +71,8 @@ void add_host(std::vector<HostEntry>& hosts, HostEntry entry) {
     if (h.name == entry.name && h.user == entry.user) {
       h.slots += entry.slots;
       h.slots_given = h.slots_given || entry.slots_given;
-      if (entry.max_slots) h.max_slots = h.max_slots ? *h.max_slots + *entry.max_slots : *entry.max_slots;
+      if (entry.max_slots)
+        h.max_slots = h.max_slots ? *h.max_slots + *entry.max_slots : *entry.max_slots;
       return;
     }
   hosts.push_back(std::move(entry));
@@ -78,7 +83,8 @@ Result<std::vector<HostEntry>> parse_host_option(std::string_view value) {
   std::size_t start = 0;
   for (;;) {
     const std::size_t end = value.find(',', start);
-    const std::string_view item = trim(value.substr(start, end == std::string_view::npos ? end : end - start));
+    const std::string_view item =
+        trim(value.substr(start, end == std::string_view::npos ? end : end - start));
     HostEntry h;
     std::string why = "empty host name (two commas, or a comma at an end)";
     if (item.empty() || !parse_name_and_slots(item, h, why))
@@ -94,7 +100,8 @@ Result<std::vector<HostEntry>> parse_hostfile(std::string_view text, std::string
   std::vector<HostEntry> hosts;
   int line_no = 0;
   auto fail = [&](const std::string& what) -> Error {
-    return Error{.kind = ErrorKind::HostfileError, .detail = fmt::format("{}:{}: {}", path, line_no, what)};
+    return Error{.kind = ErrorKind::HostfileError,
+                 .detail = fmt::format("{}:{}: {}", path, line_no, what)};
   };
   std::size_t start = 0;
   while (start <= text.size()) {
@@ -103,7 +110,8 @@ Result<std::vector<HostEntry>> parse_hostfile(std::string_view text, std::string
     std::string_view line = text.substr(start, end - start);
     start = end + 1;
     ++line_no;
-    if (const auto hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
+    if (const auto hash = line.find('#'); hash != std::string_view::npos)
+      line = line.substr(0, hash);
     line = trim(line);
     if (line.empty()) {
       if (end == text.size()) break;
@@ -114,7 +122,8 @@ Result<std::vector<HostEntry>> parse_hostfile(std::string_view text, std::string
     const std::string_view first = line.substr(0, space);
     // The rest is key=value pairs; spaces around '=' are allowed ("slots = 4").
     std::string joined;
-    const std::string_view rest = space == std::string_view::npos ? std::string_view() : line.substr(space);
+    const std::string_view rest =
+        space == std::string_view::npos ? std::string_view() : line.substr(space);
     for (std::size_t i = 0; i < rest.size(); ++i) {
       const bool blank = rest[i] == ' ' || rest[i] == '\t';
       if (!blank) {
@@ -122,7 +131,8 @@ Result<std::vector<HostEntry>> parse_hostfile(std::string_view text, std::string
         continue;
       }
       const std::size_t next = rest.find_first_not_of(" \t", i);
-      const bool near_eq = (!joined.empty() && joined.back() == '=') || (next != std::string_view::npos && rest[next] == '=');
+      const bool near_eq = (!joined.empty() && joined.back() == '=') ||
+                           (next != std::string_view::npos && rest[next] == '=');
       if (!near_eq && !joined.empty() && joined.back() != ' ') joined += ' ';
     }
     HostEntry h;
@@ -142,11 +152,13 @@ Result<std::vector<HostEntry>> parse_hostfile(std::string_view text, std::string
       const std::string_view val = pair.substr(eq + 1);
       const auto n = count_of(val);
       if (key == "slots" || key == "count" || key == "cpu" || key == "cpus") {
-        if (!n) return fail(fmt::format("'{}' is not a slot count; write slots=N with N >= 1", val));
+        if (!n)
+          return fail(fmt::format("'{}' is not a slot count; write slots=N with N >= 1", val));
         h.slots = *n;
         h.slots_given = true;
       } else if (key == "max_slots" || key == "max-slots") {
-        if (!n) return fail(fmt::format("'{}' is not a slot count; write max_slots=N with N >= 1", val));
+        if (!n)
+          return fail(fmt::format("'{}' is not a slot count; write max_slots=N with N >= 1", val));
         h.max_slots = *n;
       } else {
         return fail(fmt::format("unknown keyword '{}'; the keywords are slots and max_slots", key));
@@ -159,8 +171,9 @@ Result<std::vector<HostEntry>> parse_hostfile(std::string_view text, std::string
     if (end == text.size()) break;
   }
   if (hosts.empty())
-    return Error{.kind = ErrorKind::HostfileError,
-                 .detail = fmt::format("{}: no hosts in the file; write one 'host slots=N' per line", path)};
+    return Error{
+        .kind = ErrorKind::HostfileError,
+        .detail = fmt::format("{}: no hosts in the file; write one 'host slots=N' per line", path)};
   return hosts;
 }
 
