@@ -213,4 +213,34 @@ std::string render_human(const Error& e) {
   return out;
 }
 
+namespace {
+
+std::string produced_by(std::string_view runtime, std::optional<int> rc) {
+  if (!rc) return std::string(runtime);
+  return fmt::format("{} (exit status {})", runtime, *rc);
+}
+
+}  // namespace
+
+std::string render_explanation(const Error& e, std::string_view runtime, std::optional<int> rc,
+                               const std::vector<Error>& secondary) {
+  std::string out = render_human(e);
+  out += fmt::format("  log from:  {}\n", produced_by(runtime, rc));
+  std::string_view label = "  evidence: ";
+  for (const std::string& line : e.evidence) {
+    out += fmt::format("{} {}\n", label, line);
+    label = "            ";
+  }
+  label = "  also:     ";
+  for (const Error& s : secondary) {
+    out += fmt::format("{} {} [{}]\n", label, message(s), kind_name(s.kind));
+    label = "            ";
+  }
+  return out;
+}
+
+std::string render_no_error(std::string_view runtime, std::optional<int> rc) {
+  return fmt::format("mpilaunch: no error found in the log from {}\n", produced_by(runtime, rc));
+}
+
 }  // namespace mpilaunch

@@ -171,8 +171,15 @@ Explanation ConsoleParser::finish(std::optional<int> rc) {
   for (Stream& s : streams_) close_block(s, false);
   streams_.clear();
   if (auto own = human_.finish()) add(Finding{.error = *own}, Runtime::Mpilaunch);
-  const Runtime r = runtime();
+  Runtime r = runtime();
   if (!rc && r == Runtime::Mpilaunch) rc = events_exit_code_;
+  // Both Open MPI generations word the timeout alike; only their exit codes differ.
+  const auto& found = findings_.items();
+  const bool timed_out = std::any_of(found.begin(), found.end(), [](const Finding& f) {
+    return f.error.kind == ErrorKind::Timeout;
+  });
+  if (r == Runtime::Unknown && timed_out && rc == 110) r = Runtime::Orte4;
+  if (r == Runtime::Unknown && timed_out && rc == 241) r = Runtime::Prrte5;
   return choose_root_cause(findings_.items(), r, rc, unmatched_);
 }
 
@@ -306,7 +313,9 @@ void ConsoleParser::note_runtime(const ConsoleLine& line) {
     vote(Runtime::Prrte5, 2);
   if (has_word(t, "ORTE") || t.find("Open RTE") != std::string_view::npos ||
       t.find("orte_") != std::string_view::npos || t.find("ORTE_") != std::string_view::npos ||
-      t.starts_with("Primary job terminated normally") || t.starts_with("with errorcode"))
+      t.starts_with("Primary job terminated normally") || t.starts_with("with errorcode") ||
+      t.find("is the Open MPI term for") != std::string_view::npos ||
+      t.find("use the --oversubscribe option") != std::string_view::npos)
     vote(Runtime::Orte4, 2);
   for (std::string_view tool : {"mpirun ", "mpiexec ", "orterun ", "mpirun: ", "mpiexec: "})
     if (t.starts_with(tool)) {

@@ -23,17 +23,53 @@ enum class Scope { Line, Block };
 enum class Role { Cause, Consequence, Warning };
 
 struct Pattern {
-  ErrorKind kind;
-  Scope scope;
-  std::string_view anchor;  // a phrase template that must match; see phrase_template
-  std::array<std::string_view, 4> fields{};  // templates searched in the same text for more fields
-  std::string_view topic{};                  // help topic, for "N more processes" and "Sorry!"
-  std::string_view phase{};                  // fixed phase (agent-start-failed, timeout)
+  ErrorKind kind = ErrorKind::Unknown;
+  Scope scope = Scope::Line;
+  std::string_view anchor;  // a phrase template that must match; see phrase_template.hpp
+  std::array<std::string_view, 4> fields{};  // templates searched in the same text for more
+  std::string_view topic;                    // help topic, for "N more processes" and "Sorry!"
+  std::string_view phase;                    // fixed phase (agent-start-failed, timeout)
   Role role = Role::Cause;
-  std::string_view join = ":";    // between {detail} and {detail2} or {lineno}
-  std::string_view suffix = "";   // appended to {detail}, e.g. "s" for seconds
-  bool host_from_prefix = false;  // take host and pid from the "[host:pid]" prefix of the line
+  std::string_view join = ":";    // between {detail} and {detail2}
+  std::string_view suffix;        // appended to {detail}, e.g. "s" for seconds
+  bool host_from_prefix = false;  // host and pid from the line's "[host:pid]" prefix
+
+  // Builders, so that a table row reads as one line.
+  constexpr Pattern about(std::string_view t) const { return with(&Pattern::topic, t); }
+  constexpr Pattern in_phase(std::string_view v) const { return with(&Pattern::phase, v); }
+  constexpr Pattern joined_by(std::string_view v) const { return with(&Pattern::join, v); }
+  constexpr Pattern unit(std::string_view v) const { return with(&Pattern::suffix, v); }
+  constexpr Pattern as(Role r) const {
+    Pattern p = *this;
+    p.role = r;
+    return p;
+  }
+  constexpr Pattern host_from_line() const {
+    Pattern p = *this;
+    p.host_from_prefix = true;
+    return p;
+  }
+  constexpr Pattern with(std::string_view Pattern::*field, std::string_view v) const {
+    Pattern p = *this;
+    p.*field = v;
+    return p;
+  }
 };
+
+/// A phrase tried on each line alone.
+constexpr Pattern line(ErrorKind kind, std::string_view anchor,
+                       std::array<std::string_view, 4> fields = {}) {
+  return Pattern{.kind = kind, .scope = Scope::Line, .anchor = anchor, .fields = fields};
+}
+/// A phrase tried on a whole block, its lines joined, so that re-wrapped text still matches.
+constexpr Pattern block(ErrorKind kind, std::string_view anchor,
+                        std::array<std::string_view, 4> fields = {}) {
+  return Pattern{.kind = kind, .scope = Scope::Block, .anchor = anchor, .fields = fields};
+}
+/// A help topic known only by name, from "Sorry! You were supposed to get help about".
+constexpr Pattern topic_only(ErrorKind kind, std::string_view topic) {
+  return Pattern{.kind = kind, .scope = Scope::Block, .topic = topic};
+}
 
 /// The rows of one runtime; Runtime::Unknown holds the rows every runtime shares (ssh, the
 /// shell, signal dumps, the MPI layer).

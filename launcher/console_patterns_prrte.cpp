@@ -9,60 +9,36 @@ namespace mpilaunch::launcher {
 namespace {
 
 using K = ErrorKind;
-using enum Scope;
 
 constexpr Pattern kRows[] = {
-    {K::BadOption,
-     Block,
-     "An unrecognized option was included on the {_} command line:",
-     {"Option: {detail}"},
-     "unregistered-option"},
-    {K::BadOption,
-     Block,
-     "command line that requires an argument, but no argument was given:",
-     {"Option: {detail}"},
-     "missing-argument"},
-    {K::BadOption,
-     Block,
-     "command line option was listed more than once on the command line",
-     {},
-     "multi-instances"},
-    {K::BadOption,
-     Block,
-     "directive is not recognized:",
-     {"Directive: {detail}"},
-     "unrecognized-directive"},
-    {K::ExecutableNotExecutable,
-     Block,
-     "could not access an executable",
-     {"Executable: {exe}", "Node: {host}", "start process rank {rank}"},
-     "exe-not-accessible"},
+    block(K::BadOption,
+          "An unrecognized option was included on the {_} command line:", {"Option: {detail}"})
+        .about("unregistered-option"),
+    block(K::BadOption, "command line that requires an argument, but no argument was given:",
+          {"Option: {detail}"})
+        .about("missing-argument"),
+    block(K::BadOption, "command line option was listed more than once on the command line")
+        .about("multi-instances"),
+    block(K::BadOption, "directive is not recognized:", {"Directive: {detail}"}),
+    block(K::ExecutableNotExecutable, "could not access an executable",
+          {"Executable: {exe}", "Node: {host}", "start process rank {rank}"})
+        .about("exe-not-accessible"),
     // Open MPI 5.0.7's prterun, for a missing file as for a file without the x bit.
-    {K::ExecutableNotExecutable,
-     Block,
-     "lacked permissions to execute an executable",
-     {"Executable: {exe}", "Node: {host}", "start process rank {rank}"}},
-    {K::WdirError,
-     Block,
-     "could not find the specified working directory",
-     {"Working directory: {detail}", "Node: {host}", "start process rank {rank}"},
-     "wdir-not-found"},
-    {K::WdirError,
-     Block,
-     "could not access the specified working directory",
-     {"Working directory: {detail}", "Node: {host}", "start process rank {rank}"},
-     "wdir-not-accessible"},
-    {K::AgentStartFailed,
-     Block,
-     "A daemon failed to report back after being spawned",
-     {"Remote host: {host}", "Daemon exit status: {exit}"}},
-    {K::AgentStartFailed,
-     Block,
-     "\"plm_ssh_agent\" was set to a path that could not be found",
-     {"plm_ssh_agent: {detail}"},
-     "agent-not-found",
-     "exec"},
-    {K::MpiInitFailed, Block, "\"prte_init()\" failed", {}, "prte_init:startup:internal-failure"},
+    block(K::ExecutableNotExecutable, "lacked permissions to execute an executable",
+          {"Executable: {exe}", "Node: {host}", "start process rank {rank}"}),
+    block(K::WdirError, "could not find the specified working directory",
+          {"Working directory: {detail}", "Node: {host}", "start process rank {rank}"})
+        .about("wdir-not-found"),
+    block(K::WdirError, "could not access the specified working directory",
+          {"Working directory: {detail}", "Node: {host}", "start process rank {rank}"})
+        .about("wdir-not-accessible"),
+    block(K::AgentStartFailed, "A daemon failed to report back after being spawned",
+          {"Remote host: {host}", "Daemon exit status: {exit}"}),
+    block(K::AgentStartFailed, "\"plm_ssh_agent\" was set to a path that could not be found",
+          {"plm_ssh_agent: {detail}"})
+        .about("agent-not-found")
+        .in_phase("exec"),
+    block(K::MpiInitFailed, "\"prte_init()\" failed").about("prte_init:startup:internal-failure"),
 };
 
 }  // namespace
