@@ -48,7 +48,7 @@ TEST_CASE("explain human block: what, where, why, how to fix") {
   CHECK(text.find("mpilaunch: error: invalid command line: --bogus") == 0);
   CHECK(text.find("kind:      bad-option") != std::string::npos);
   CHECK(text.find("hint:") != std::string::npos);
-  CHECK(text.find("orte-4 (exit status 1)") != std::string::npos);
+  CHECK(text.find("orte-4, exit status 1") != std::string::npos);
   CHECK(text.find("mpirun: Error: unknown option") != std::string::npos);
   CHECK(render_explanation_human(explain_text("", 0)).find("no error found") != std::string::npos);
 }
