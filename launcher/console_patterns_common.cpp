@@ -147,6 +147,7 @@ constexpr Pattern kRows[] = {
         .host_from_line(),
     line(K::MpiInitFailed, "Local abort before MPI_INIT completed").host_from_line(),
     block(K::MpiInitFailed, "It looks like pmix_init failed for some reason"),
+    block(K::MpiInitFailed, "It looks like opal_init failed for some reason"),
     block(K::PmixError, "PMIx_Init failed for the following reason: {line}").about("no-pmi"),
     block(K::PmixError, "No PMIx server was reachable, but a PMI1/2 was detected")
         .about("no-pmix-but"),

@@ -22,7 +22,7 @@ constexpr Pattern kRows[] = {
           {"Working directory: {detail}", "Node: {host}", "start process rank {rank}"})
         .about("wdir-not-found"),
     block(K::AgentStartFailed, "\"plm_rsh_agent\" was set to a path that could not be found",
-          {"plm_rsh_agent: {detail}"})
+          {"plm_rsh_agent: {line}"})
         .about("agent-not-found")
         .in_phase("exec"),
     block(K::AgentStartFailed, "not able to find the executable \"orted\"")

@@ -35,7 +35,7 @@ constexpr Pattern kRows[] = {
     block(K::AgentStartFailed, "A daemon failed to report back after being spawned",
           {"Remote host: {host}", "Daemon exit status: {exit}"}),
     block(K::AgentStartFailed, "\"plm_ssh_agent\" was set to a path that could not be found",
-          {"plm_ssh_agent: {detail}"})
+          {"plm_ssh_agent: {line}"})
         .about("agent-not-found")
         .in_phase("exec"),
     block(K::MpiInitFailed, "\"prte_init()\" failed").about("prte_init:startup:internal-failure"),

@@ -81,7 +81,7 @@ TEST_CASE("patterns: ORTE help texts") {
        K::HostfileError, "", -1, -1, -1, "", "", "hosts.txt:3"},
       {banner("The value of the MCA parameter \"plm_rsh_agent\" was set to a path\nthat could not "
               "be found:\n\n  plm_rsh_agent: ssh : rsh"),
-       K::AgentStartFailed, "", -1, -1, -1, "", "exec", "ssh"},
+       K::AgentStartFailed, "", -1, -1, -1, "", "exec", "ssh : rsh"},
       {banner("The user-provided time limit for job execution has been reached:\n\n  Timeout: 30 "
               "seconds"),
        K::Timeout, "", -1, -1, -1, "", "job", "30s"},
