@@ -38,8 +38,9 @@ std::string agent_phase_hint(const std::string& phase) {
     return "the host key is unknown or changed: verify the fingerprint, then update known_hosts "
            "(ssh-keyscan, or ssh-keygen -R HOST)";
   if (phase == "exec")
-    return "the agent could not be started there: install mpilaunch-agent on that host or pass "
-           "--agent-path";
+    return "the agent or daemon could not be started there: install it on that host "
+           "(mpilaunch-agent, orted, prted or hydra_pmi_proxy) or pass its path (--agent-path, "
+           "--prefix), and check the path of the remote shell (plm_rsh_agent)";
   if (phase == "handshake")
     return "the agent started but never said hello: check the remote shell's startup files "
            "for commands that read stdin, and the agent's stderr above";
@@ -85,8 +86,8 @@ std::string message(const Error& e) {
     case ErrorKind::HostfileError:
       return fmt::format("the host list is invalid{}", e.detail.empty() ? "" : ": " + e.detail);
     case ErrorKind::RankExitNonzero:
-      return fmt::format("{} exited with code {}", who(e),
-                         e.exit_code ? std::to_string(*e.exit_code) : "(unknown)");
+      return e.exit_code ? fmt::format("{} exited with code {}", who(e), *e.exit_code)
+                         : fmt::format("{} exited with a non-zero code", who(e));
     case ErrorKind::RankSignaled:
       return fmt::format("{} was killed by {}", who(e),
                          e.signal ? signal_text(*e.signal) : "a signal");
@@ -138,8 +139,9 @@ std::string hint(const Error& e) {
       return "check the program path and PATH on that node; a misspelled option may have been "
              "taken as the program";
     case ErrorKind::ExecutableNotExecutable:
-      return "make it executable (chmod +x), check for a noexec mount, the right architecture, "
-             "and the #! interpreter";
+      return "check that the file exists on that node (Open MPI reports a missing path this way "
+             "too), then make it executable (chmod +x), and check for a noexec mount, the right "
+             "architecture and the #! interpreter";
     case ErrorKind::WdirError:
       return "create the directory on every node (or use a shared volume), or drop --wdir";
     case ErrorKind::AgentStartFailed:
@@ -211,6 +213,37 @@ std::string render_human(const Error& e) {
   if (e.count && *e.count > 1) out += fmt::format("  reported:  {} times\n", *e.count);
   out += fmt::format("  hint:      {}\n", hint(e));
   return out;
+}
+
+namespace {
+
+std::string produced_by(std::string_view runtime, std::optional<int> rc) {
+  std::string out = runtime == "unknown" ? "an unrecognised runtime" : std::string(runtime);
+  if (rc) out += fmt::format(", exit status {}", *rc);
+  return out;
+}
+
+}  // namespace
+
+std::string render_explanation(const Error& e, std::string_view runtime, std::optional<int> rc,
+                               const std::vector<Error>& secondary) {
+  std::string out = render_human(e);
+  out += fmt::format("  log from:  {}\n", produced_by(runtime, rc));
+  std::string_view label = "  evidence: ";
+  for (const std::string& line : e.evidence) {
+    out += fmt::format("{} {}\n", label, line);
+    label = "            ";
+  }
+  label = "  also:     ";
+  for (const Error& s : secondary) {
+    out += fmt::format("{} {} [{}]\n", label, message(s), kind_name(s.kind));
+    label = "            ";
+  }
+  return out;
+}
+
+std::string render_no_error(std::string_view runtime, std::optional<int> rc) {
+  return fmt::format("mpilaunch: no error found in the log ({})\n", produced_by(runtime, rc));
 }
 
 }  // namespace mpilaunch

@@ -1,0 +1,35 @@
+#pragma once
+/// One console line made safe and stripped of the prefixes runtimes and log collectors add.
+/// Pure: byte cleaning (ANSI, CR, NUL, tabs, invalid UTF-8, a length cap) and prefix removal.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace mpilaunch::launcher {
+
+/// Longest line kept, in bytes: the rest is cut off, so memory stays bounded.
+inline constexpr std::size_t kMaxLineBytes = 16 * 1024;
+
+struct ConsoleLine {
+  std::string raw;   // the cleaned line with its prefixes: the evidence
+  std::string text;  // the line with its prefixes stripped, whitespace collapsed
+  std::string host;  // from "[host:pid]", "[proxy:P:N@host]" or "[mpiexec@host]"
+  std::optional<int> pid;
+  std::optional<int> rank;    // from a rank tag ("[1,3]<stderr>:", Hydra "-l" "[3] ")
+  bool rank_output = false;   // tagged as a rank's own stdout/stderr (or a timestamp tag)
+  bool hydra_prefix = false;  // "[mpiexec@...]" or "[proxy:...]"
+};
+
+/// Removes ANSI escape sequences, CR and NUL, expands tabs, replaces invalid UTF-8 with '?',
+/// and caps the result at kMaxLineBytes.
+std::string clean_bytes(std::string_view line);
+
+/// Cleans `line` and strips, in a loop, every known prefix, keeping what they say.
+ConsoleLine parse_console_line(std::string_view line);
+
+/// A banner line: 50 or more '-' or '=' alone (after prefixes).
+bool is_separator(std::string_view text);
+
+}  // namespace mpilaunch::launcher

@@ -1,0 +1,143 @@
+#include "launcher/explain_command.hpp"
+
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "common/error_catalog.hpp"
+#include "common/exit_codes.hpp"
+#include "launcher/console_parser.hpp"
+#include "launcher/explain.hpp"
+
+namespace mpilaunch::launcher {
+namespace {
+
+constexpr std::string_view kUsageText =
+    "usage: mpilaunch explain [--json] [--rc N] [FILE|-]\n"
+    "  Reads mpirun/prterun/mpiexec.hydra console output or an mpilaunch events file\n"
+    "  (stdin when FILE is - or missing) and explains the failure it shows.\n"
+    "  --json  print {\"runtime\", \"rc\", \"error\", \"secondary\"} instead of text\n"
+    "  --rc N  the runtime's exit code, when known\n"
+    "  exit status: 0 explained, 1 no failure found, 64 bad usage, 66 unreadable input\n";
+
+struct ExplainArgs {
+  bool json = false;
+  std::optional<int> rc;
+  std::string path = "-";
+  bool help = false;
+};
+
+std::optional<int> parse_rc(std::string_view s) {
+  int v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+// Bad usage as an Error, worded by the catalog like every other.
+int usage_error(const std::string& detail) {
+  const Error e{.kind = ErrorKind::BadOption, .detail = "explain: " + detail};
+  std::fputs(render_human(e).c_str(), stderr);
+  std::fputs(kUsageText.data(), stderr);
+  return exit_codes::kUsage;
+}
+
+std::optional<ExplainArgs> parse(const std::vector<std::string>& args, std::string& problem) {
+  ExplainArgs out;
+  bool have_path = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--json") {
+      out.json = true;
+    } else if (a == "-h" || a == "--help") {
+      out.help = true;
+    } else if (a == "--rc" || a.starts_with("--rc=")) {
+      const std::string value = a == "--rc" ? (i + 1 < args.size() ? args[++i] : "") : a.substr(5);
+      out.rc = parse_rc(value);
+      if (!out.rc) {
+        problem = fmt::format("--rc needs an integer, got '{}'", value);
+        return std::nullopt;
+      }
+    } else if (a.size() > 1 && a.starts_with('-')) {
+      problem = fmt::format("unknown option {}", a);
+      return std::nullopt;
+    } else if (!have_path) {
+      out.path = a;
+      have_path = true;
+    } else {
+      problem = fmt::format("more than one input: {}", a);
+      return std::nullopt;
+    }
+  }
+  return out;
+}
+
+// Feeds the parser line by line; a line is cut at a fixed size and the rest of it skipped, so
+// memory stays bounded whatever the input.
+void stream_lines(std::FILE* in, ConsoleParser& parser) {
+  constexpr std::size_t kMaxRawLine = 4 * kMaxLineBytes;  // room for escapes before cleaning
+  std::string line;
+  bool skipping = false;
+  char chunk[64 * 1024];
+  std::size_t n = 0;
+  while ((n = std::fread(chunk, 1, sizeof chunk, in)) > 0) {
+    std::string_view data(chunk, n);
+    while (!data.empty()) {
+      const std::size_t nl = data.find('\n');
+      const std::string_view part = data.substr(0, nl);
+      if (!skipping) line.append(part.substr(0, kMaxRawLine - line.size()));
+      skipping = !skipping && line.size() >= kMaxRawLine;
+      if (nl == std::string_view::npos) break;
+      parser.feed(line);
+      line.clear();
+      skipping = false;
+      data.remove_prefix(nl + 1);
+    }
+  }
+  if (!line.empty()) parser.feed(line);
+}
+
+}  // namespace
+
+int run_explain(const std::vector<std::string>& args) {
+  std::string problem;
+  const auto parsed = parse(args, problem);
+  if (!parsed) return usage_error(problem);
+  if (parsed->help) {
+    std::fputs(kUsageText.data(), stdout);
+    return exit_codes::kSuccess;
+  }
+  std::FILE* in = parsed->path == "-" ? stdin : std::fopen(parsed->path.c_str(), "rbe");
+  if (in == nullptr) {
+    const Error e{
+        .kind = ErrorKind::BadOption,
+        .detail = fmt::format("explain: cannot read {}: {}", parsed->path, std::strerror(errno))};
+    std::fputs(render_human(e).c_str(), stderr);
+    return exit_codes::kNoInput;
+  }
+  ConsoleParser parser;
+  stream_lines(in, parser);
+  const bool read_failed = std::ferror(in) != 0;
+  if (in != stdin) std::fclose(in);
+  if (read_failed) {
+    const Error e{.kind = ErrorKind::BadOption,
+                  .detail = fmt::format("explain: cannot read {}", parsed->path)};
+    std::fputs(render_human(e).c_str(), stderr);
+    return exit_codes::kNoInput;
+  }
+  const Explanation x = parser.finish(parsed->rc);
+  const std::string out =
+      parsed->json
+          ? explanation_to_json(x).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+                "\n"
+          : render_explanation_human(x);
+  std::fputs(out.c_str(), stdout);
+  return x.error ? exit_codes::kSuccess : exit_codes::kGenericFailure;
+}
+
+}  // namespace mpilaunch::launcher

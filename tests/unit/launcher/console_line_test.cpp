@@ -1,0 +1,70 @@
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "launcher/console_line.hpp"
+
+using namespace mpilaunch::launcher;
+
+TEST_CASE("console line: prefixes are stripped in a loop and kept as hints") {
+  struct Row {
+    const char* in;
+    const char* text;
+    const char* host;
+    int pid;   // -1: none
+    int rank;  // -1: none
+    bool rank_output;
+  };
+  const Row rows[] = {
+      {"plain text", "plain text", "", -1, -1, false},
+      {"[vm:16179] *** Process received signal ***", "*** Process received signal ***", "vm", 16179,
+       -1, false},
+      {"[ohpc1:04221] [[41394,0],0] ORTE_ERROR_LOG: x", "ORTE_ERROR_LOG: x", "ohpc1", 4221, -1,
+       false},
+      {"[1,3]<stderr>:boom", "boom", "", -1, 3, true},
+      {"[1,3]<stdout>: boom", "boom", "", -1, 3, true},
+      {"[2] [vm:19850:0:19850] Caught signal 11 (Segfault)", "Caught signal 11 (Segfault)", "vm",
+       19850, 2, true},
+      {"[mpiexec@node-a] main (ui/mpich/mpiexec.c:325): x", "main (ui/mpich/mpiexec.c:325): x",
+       "node-a", -1, -1, false},
+      {"[proxy:0:1@node-b] launch_procs: y", "launch_procs: y", "node-b", -1, -1, false},
+      {"Sun Nov 22 23:21:19 2026<stderr>:[vm:16723] Signal: Segmentation fault (11)",
+       "Signal: Segmentation fault (11)", "vm", 16723, -1, true},
+      {"[Sun Nov 22 23:25:06 2026]<stderr>: rank 1: aborting with 5", "rank 1: aborting with 5", "",
+       -1, -1, true},
+      {"2026-11-22T23:01:02.123Z stderr F mpirun noticed that", "mpirun noticed that", "", -1, -1,
+       false},
+      {"=   PID 17258 RUNNING AT vm", "PID 17258 RUNNING AT vm", "", -1, -1, false},
+      {"  Exit code:    3  ", "Exit code: 3", "", -1, -1, false},
+      {"[ 0] /lib/libc.so.6(+0x3c050)", "[ 0] /lib/libc.so.6(+0x3c050)", "", -1, -1, false},
+  };
+  for (const Row& r : rows) {
+    CAPTURE(r.in);
+    const ConsoleLine line = parse_console_line(r.in);
+    CHECK(line.text == r.text);
+    CHECK(line.host == r.host);
+    CHECK(line.pid.value_or(-1) == r.pid);
+    CHECK(line.rank.value_or(-1) == r.rank);
+    CHECK(line.rank_output == r.rank_output);
+  }
+}
+
+TEST_CASE("console line: bytes are cleaned") {
+  CHECK(clean_bytes("\x1b[1;31mError\x1b[0m\r") == "Error");
+  CHECK(clean_bytes(std::string("a\0b", 3)) == "ab");
+  CHECK(clean_bytes("\x1b]0;title\x07visible") == "visible");
+  CHECK(clean_bytes("a\tb") == "a       b");
+  CHECK(clean_bytes("caf\xc3\xa9") == "caf\xc3\xa9");
+  CHECK(clean_bytes("bad \xff\xfe byte") == "bad ?? byte");
+  CHECK(clean_bytes(std::string(kMaxLineBytes * 3, 'x')).size() == kMaxLineBytes);
+}
+
+TEST_CASE("console line: banners are 50 or more dashes or equals signs") {
+  CHECK(is_separator(std::string(74, '-')));
+  CHECK(is_separator(std::string(60, '-')));
+  CHECK(is_separator(std::string(55, '-')));
+  CHECK(is_separator(std::string(83, '=')));
+  CHECK_FALSE(is_separator(std::string(20, '-')));
+  CHECK_FALSE(is_separator(std::string(60, '-') + "x"));
+  CHECK(is_separator(parse_console_line("[1,0]<stderr>:" + std::string(74, '-')).text));
+}
