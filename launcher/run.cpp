@@ -16,6 +16,7 @@
 #include "common/protocol.hpp"
 #include "launcher/agent_starter.hpp"
 #include "launcher/event_log.hpp"
+#include "launcher/explain_command.hpp"
 #include "launcher/hosts_from_system.hpp"
 #include "launcher/launch_plan.hpp"
 #include "launcher/options.hpp"
@@ -75,6 +76,8 @@ std::string events_path_from(const std::vector<std::string>& args) {
 }  // namespace
 
 int run(const std::vector<std::string>& args) {
+  if (!args.empty() && args[0] == "explain")
+    return run_explain(std::vector<std::string>(args.begin() + 1, args.end()));
   EventLog events;
   auto options = parse_options(args);
   if (!options) {

@@ -191,6 +191,7 @@ void Supervisor::spawn_ranks() {
   relay_ = FenceRelay(plan.map);
   dmodex_.clear();
   error_.reset();
+  stderr_tails_.clear();
   attempt_started_ = clock_.now();
   if (config_.restart.max_restarts > 0) output_.set_attempt(static_cast<int>(attempt_));
   for (auto& [name, counts] : status_.nodes)

@@ -98,6 +98,7 @@ class Supervisor {
       lost_links_;  // kept until exit: their coroutines may still run
   std::vector<RankStatus> ranks_;
   std::optional<Error> error_;
+  std::map<std::uint32_t, std::string> stderr_tails_;              // per rank, for diagnosis
   std::map<std::uint32_t, std::pair<int, std::uint32_t>> dmodex_;  // our id -> (node, their id)
   std::uint32_t next_id_ = 1;
   std::uint32_t attempt_ = 1;

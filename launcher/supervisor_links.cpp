@@ -8,6 +8,7 @@
 
 #include "common/error_json.hpp"
 #include "common/rank_exit.hpp"
+#include "launcher/rank_diagnosis.hpp"
 #include "launcher/supervisor_link.hpp"
 #include "mpilaunch_version.h"
 
@@ -61,7 +62,13 @@ void Supervisor::on_link_message(Link& link, protocol::Envelope envelope) {
                    update_status();
                    feed(JobEvent::RanksStarted);
                  },
-                 [&](const RankOutput& m) { output_.write(m.rank, m.stream, m.data); },
+                 [&](const RankOutput& m) {
+                   output_.write(m.rank, m.stream, m.data);
+                   if (m.stream == Stream::Stderr)
+                     keep_tail(stderr_tails_[m.rank],
+                               std::string_view(reinterpret_cast<const char*>(m.data.data()),
+                                                m.data.size()));
+                 },
                  [&](const RankConnected& m) { on_rank_connected(m.rank); },
                  [&](const RankExited& m) { on_rank_exited(link, m); },
                  [&](const SpawnFailed& m) {
@@ -112,7 +119,7 @@ void Supervisor::on_rank_exited(Link& link, const protocol::RankExited& m) {
   // Ranks killed by our own teardown are consequences, not causes.
   if (error && state_ != JobState::TearingDown) {
     error->executable = config_.plan.argv.empty() ? "" : config_.plan.argv[0];
-    fail(*error, JobEvent::RankFailed);
+    fail(diagnose_rank_failure(*error, stderr_tails_[m.rank]), JobEvent::RankFailed);
   }
   check_ranks();
 }

@@ -7,7 +7,8 @@ int main(int argc, char** argv) {
   int rank = 0;
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  for (int i = 0; i < 200; ++i) printf("rank %d line %d ----------------------------------\n", rank, i);
+  for (int i = 0; i < 200; ++i)
+    printf("rank %d line %d ----------------------------------\n", rank, i);
   fflush(stdout);
   if (rank == 1) {
     fprintf(stderr, "rank 1: fatal: input deck missing\n");

@@ -1,0 +1,60 @@
+#include "launcher/rank_diagnosis.hpp"
+
+#include "launcher/explain.hpp"
+
+namespace mpilaunch::launcher {
+
+void keep_tail(std::string& tail, std::string_view data) {
+  tail.append(data);
+  if (tail.size() <= kStderrTailBytes) return;
+  std::size_t cut = tail.size() - kStderrTailBytes;
+  const std::size_t newline = tail.find('\n', cut);
+  if (newline != std::string::npos && newline + 1 < tail.size()) cut = newline + 1;
+  tail.erase(0, cut);
+}
+
+Error diagnose_rank_failure(const Error& native, std::string_view stderr_tail) {
+  if (native.kind != ErrorKind::RankCalledAbort && native.kind != ErrorKind::RankExitNonzero) return native;
+  if (native.phase == "finalize" || stderr_tail.empty()) return native;
+  const Explanation explained = explain_text(stderr_tail, std::nullopt);
+  if (!explained.error) return native;
+  switch (explained.error->kind) {
+    case ErrorKind::ComponentNotFound:
+    case ErrorKind::MpiInitFailed:
+    case ErrorKind::PmixError:
+    case ErrorKind::OutOfResources:
+      break;
+    case ErrorKind::RunAsRootRefused:
+    case ErrorKind::NotEnoughSlots:
+    case ErrorKind::ExecutableNotFound:
+    case ErrorKind::ExecutableNotExecutable:
+    case ErrorKind::WdirError:
+    case ErrorKind::AgentStartFailed:
+    case ErrorKind::AgentLost:
+    case ErrorKind::UnknownHost:
+    case ErrorKind::HostfileError:
+    case ErrorKind::RankExitNonzero:
+    case ErrorKind::RankSignaled:
+    case ErrorKind::RankCalledAbort:
+    case ErrorKind::RankNoFinalize:
+    case ErrorKind::BadOption:
+    case ErrorKind::Timeout:
+    case ErrorKind::ProtocolMismatch:
+    case ErrorKind::MalformedFrame:
+    case ErrorKind::Interrupted:
+    case ErrorKind::Unknown:
+      return native;  // the rank's own words add nothing more specific
+  }
+  Error sharper = *explained.error;
+  sharper.host = native.host;
+  sharper.rank = native.rank;
+  sharper.pid = native.pid;
+  sharper.exit_code = native.exit_code;
+  sharper.signal = native.signal;
+  sharper.phase = native.phase;
+  sharper.executable = native.executable;
+  sharper.count.reset();
+  return sharper;
+}
+
+}  // namespace mpilaunch::launcher
