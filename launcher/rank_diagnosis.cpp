@@ -14,7 +14,8 @@ void keep_tail(std::string& tail, std::string_view data) {
 }
 
 Error diagnose_rank_failure(const Error& native, std::string_view stderr_tail) {
-  if (native.kind != ErrorKind::RankCalledAbort && native.kind != ErrorKind::RankExitNonzero) return native;
+  if (native.kind != ErrorKind::RankCalledAbort && native.kind != ErrorKind::RankExitNonzero)
+    return native;
   if (native.phase == "finalize" || stderr_tail.empty()) return native;
   const Explanation explained = explain_text(stderr_tail, std::nullopt);
   if (!explained.error) return native;

@@ -22,6 +22,7 @@
 #include "launcher/options.hpp"
 #include "launcher/output_forwarder.hpp"
 #include "launcher/supervisor.hpp"
+#include "launcher/wrap_engine.hpp"
 #include "mpilaunch_version.h"
 
 namespace mpilaunch::launcher {
@@ -78,6 +79,10 @@ std::string events_path_from(const std::vector<std::string>& args) {
 int run(const std::vector<std::string>& args) {
   if (!args.empty() && args[0] == "explain")
     return run_explain(std::vector<std::string>(args.begin() + 1, args.end()));
+  if (!args.empty() && args[0] == "--engine=ompi")
+    return run_wrapped(std::vector<std::string>(args.begin() + 1, args.end()));
+  if (args.size() > 1 && args[0] == "--engine" && args[1] == "ompi")
+    return run_wrapped(std::vector<std::string>(args.begin() + 2, args.end()));
   EventLog events;
   auto options = parse_options(args);
   if (!options) {

@@ -18,11 +18,17 @@ const char* kComponentText =
     "Framework: btl\n"
     "Component: nosuch\n"
     "--------------------------------------------------------------------------\n";
-const Error kAbort{.kind = ErrorKind::RankCalledAbort, .host = "node1", .rank = 0, .exit_code = 1,
-                   .pid = 42, .phase = "running", .executable = "./app"};
+const Error kAbort{.kind = ErrorKind::RankCalledAbort,
+                   .host = "node1",
+                   .rank = 0,
+                   .exit_code = 1,
+                   .pid = 42,
+                   .phase = "running",
+                   .executable = "./app"};
 }  // namespace
 
-TEST_CASE("an abort after Open MPI's component text becomes component-not-found, keeping the facts") {
+TEST_CASE(
+    "an abort after Open MPI's component text becomes component-not-found, keeping the facts") {
   const Error e = diagnose_rank_failure(kAbort, kComponentText);
   CHECK(e.kind == ErrorKind::ComponentNotFound);
   CHECK(e.rank == 0);
