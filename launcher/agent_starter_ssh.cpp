@@ -1,3 +1,4 @@
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -76,6 +77,16 @@ void SshAgentStarter::run_session(const HostEntry& host, int fd) {
     failures_[host.name] = *failure;
   }
   // Recorded first, closed second: the supervisor asks failure_for() once it reads EOF.
+  // Only our sending side closes; the socket stays open until the supervisor closes its end,
+  // so its pending writes (the LauncherHello) land in a buffer instead of raising SIGPIPE.
+  ::shutdown(fd, SHUT_WR);
+  pollfd pfd{fd, POLLIN, 0};
+  char sink[4096];
+  while (!stop_.load()) {
+    if (::poll(&pfd, 1, 100) <= 0) continue;
+    const ssize_t n = ::recv(fd, sink, sizeof sink, MSG_DONTWAIT);
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) break;
+  }
   ::close(fd);
 }
 

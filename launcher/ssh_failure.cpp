@@ -100,7 +100,7 @@ std::optional<Error> classify_remote_exit(const std::string& host, const std::st
                  .host = host,
                  .exit_code = exit.exit_status,
                  .phase = "exec",
-                 .detail = fmt::format("'{}' could not run there (exit status {}){}", command,
+                 .detail = fmt::format("{} could not run there (exit status {}){}", command,
                                        exit.exit_status ? std::to_string(*exit.exit_status) : "?",
                                        said)};
   if (exit.exit_status)
