@@ -27,7 +27,7 @@ struct Options {
   std::string hostfile;
   LauncherKind launcher = LauncherKind::Auto;
   std::string agent_path;
-  std::string ssh_config;                // -F/--ssh-config; empty: ~/.ssh/config
+  std::string ssh_config;                 // -F/--ssh-config; empty: ~/.ssh/config
   double connect_timeout_seconds = 10.0;  // per host: resolve, connect, host key, auth, exec
   int ssh_fanout = 64;                    // hosts brought up over ssh at the same time
   // Environment

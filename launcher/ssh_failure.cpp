@@ -72,9 +72,10 @@ Error hostkey_error(const std::string& host, HostKeyState state, const std::stri
   }
   std::string fix;
   if (state == HostKeyState::Unknown || state == HostKeyState::NoKnownHostsFile) {
-    fix = fmt::format("verify it, then add it: ssh-keyscan -p PORT HOST >> ~/.ssh/known_hosts, or "
-                      "connect once with 'ssh {}'",
-                      host);
+    fix = fmt::format(
+        "verify it, then add it: ssh-keyscan -p PORT HOST >> ~/.ssh/known_hosts, or "
+        "connect once with 'ssh {}'",
+        host);
   } else {
     fix = fmt::format("if the change is expected: ssh-keygen -R '{}', then add the new key",
                       known_hosts_entry);
@@ -96,19 +97,19 @@ std::optional<Error> classify_remote_exit(const std::string& host, const std::st
                  .detail = fmt::format("the ssh connection dropped: {}{}", exit.dropped, said)};
   if (exit.exit_status == 0) return std::nullopt;
   if (exit.exit_status == 127 || exit.exit_status == 126 || says_not_found(exit.stderr_tail))
-    return Error{.kind = ErrorKind::AgentStartFailed,
-                 .host = host,
-                 .exit_code = exit.exit_status,
-                 .phase = "exec",
-                 .detail = fmt::format("{} could not run there (exit status {}){}", command,
-                                       exit.exit_status ? std::to_string(*exit.exit_status) : "?",
-                                       said)};
+    return Error{
+        .kind = ErrorKind::AgentStartFailed,
+        .host = host,
+        .exit_code = exit.exit_status,
+        .phase = "exec",
+        .detail = fmt::format("{} could not run there (exit status {}){}", command,
+                              exit.exit_status ? std::to_string(*exit.exit_status) : "?", said)};
   if (exit.exit_status)
-    return Error{.kind = ErrorKind::AgentStartFailed,
-                 .host = host,
-                 .exit_code = exit.exit_status,
-                 .detail = fmt::format("the remote agent exited with status {}{}",
-                                       *exit.exit_status, said)};
+    return Error{
+        .kind = ErrorKind::AgentStartFailed,
+        .host = host,
+        .exit_code = exit.exit_status,
+        .detail = fmt::format("the remote agent exited with status {}{}", *exit.exit_status, said)};
   return Error{.kind = ErrorKind::AgentStartFailed,
                .host = host,
                .detail = fmt::format(

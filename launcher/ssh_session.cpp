@@ -113,9 +113,9 @@ Status SshSession::configure() {
   if (!host_.user.empty()) ssh_options_set(session_, SSH_OPTIONS_USER, host_.user.c_str());
   const char* file = settings_.config_file.empty() ? nullptr : settings_.config_file.c_str();
   if (ssh_options_parse_config(session_, file) != 0)
-    return failure("connect", fmt::format("cannot read ssh config {}: {}",
-                                          file != nullptr ? file : "~/.ssh/config",
-                                          ssh_get_error(session_)));
+    return failure("connect",
+                   fmt::format("cannot read ssh config {}: {}",
+                               file != nullptr ? file : "~/.ssh/config", ssh_get_error(session_)));
   if (host_.port) {  // host:port wins over ssh_config's Port
     const int port = *host_.port;
     ssh_options_set(session_, SSH_OPTIONS_PORT, &port);
@@ -182,8 +182,8 @@ Status SshSession::exec() {
   if (channel_ == nullptr) return failure("exec", ssh_get_error(session_));
   int rc = until_done([&] { return ssh_channel_open_session(channel_); }, SSH_AGAIN, deadline_);
   if (rc == SSH_OK)
-    rc = until_done([&] { return ssh_channel_request_exec(channel_, command_.c_str()); },
-                    SSH_AGAIN, deadline_);
+    rc = until_done([&] { return ssh_channel_request_exec(channel_, command_.c_str()); }, SSH_AGAIN,
+                    deadline_);
   if (rc == SSH_AGAIN)
     return failure("exec", fmt::format("the server did not start '{}' within {} s", command_,
                                        settings_.connect_timeout.count() / 1000.0));

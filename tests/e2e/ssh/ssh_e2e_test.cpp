@@ -25,15 +25,22 @@ std::string new_mark() {
 
 // mpilaunch over the fixture's ssh config, with a marker every rank carries.
 std::vector<std::string> ssh_args(const std::string& mark, std::vector<std::string> rest) {
-  std::vector<std::string> args = {"--ssh-config", sshd().ssh_config(), "--kill-grace", "1",
-                                   "-x", mark, "--mca", "btl_tcp_if_include", "lo"};
+  std::vector<std::string> args = {"--ssh-config",
+                                   sshd().ssh_config(),
+                                   "--kill-grace",
+                                   "1",
+                                   "-x",
+                                   mark,
+                                   "--mca",
+                                   "btl_tcp_if_include",
+                                   "lo"};
   args.insert(args.end(), rest.begin(), rest.end());
   return args;
 }
 
 // The failure every bring-up case expects: kind, host, phase in the events file, no leftovers.
-void check_start_failure(const std::string& host, const std::string& kind,
-                         const std::string& phase, std::vector<std::string> extra = {}) {
+void check_start_failure(const std::string& host, const std::string& kind, const std::string& phase,
+                         std::vector<std::string> extra = {}) {
   const std::string mark = new_mark();
   std::vector<std::string> rest = std::move(extra);
   rest.insert(rest.end(), {"-H", "node1," + host, env_path("HELLO_BIN")});
@@ -90,8 +97,8 @@ TEST_CASE("ssh: strict host key checking") {
 
 TEST_CASE("ssh: no agent at --agent-path -> phase exec with the remote stderr") {
   const std::string mark = new_mark();
-  const Run run = run_launcher(ssh_args(
-      mark, {"--agent-path", "/nonexistent", "-H", "node1,node2", env_path("HELLO_BIN")}));
+  const Run run = run_launcher(
+      ssh_args(mark, {"--agent-path", "/nonexistent", "-H", "node1,node2", env_path("HELLO_BIN")}));
   REQUIRE(run.failure);
   CHECK(run.failure->value("kind", "") == "agent-start-failed");
   CHECK(run.failure->value("phase", "") == "exec");

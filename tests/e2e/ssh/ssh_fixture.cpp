@@ -118,7 +118,9 @@ Run Launcher::wait(std::chrono::milliseconds deadline) {
   return run;
 }
 
-Run run_launcher(std::vector<std::string> args) { return Launcher(std::move(args)).wait(); }
+Run run_launcher(std::vector<std::string> args) {
+  return Launcher(std::move(args)).wait();
+}
 
 std::vector<nlohmann::json> read_events(const std::string& path) {
   std::vector<nlohmann::json> events;

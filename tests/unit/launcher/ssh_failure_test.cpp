@@ -21,8 +21,8 @@ TEST_CASE("ssh: *.invalid never reaches a resolver") {
 }
 
 TEST_CASE("ssh: host key errors name the fingerprint and the fix") {
-  const Error unknown = hostkey_error("node2", HostKeyState::Unknown, "ssh-ed25519 SHA256:abc",
-                                      "[127.0.0.2]:2222");
+  const Error unknown =
+      hostkey_error("node2", HostKeyState::Unknown, "ssh-ed25519 SHA256:abc", "[127.0.0.2]:2222");
   CHECK(unknown.kind == ErrorKind::AgentStartFailed);
   CHECK(unknown.phase == "hostkey");
   CHECK(unknown.host == "node2");
