@@ -169,7 +169,8 @@ void Supervisor::on_link_closed(Link& link, std::optional<Error> why) {
     Error e = why.value_or(Error{});
     // EOF or a reset says little; the starter may know why (ssh: phase, remote exit, stderr).
     // What the agent itself sent wrong (a bad frame, another version) stays the cause.
-    if (!why || (why->kind != ErrorKind::MalformedFrame && why->kind != ErrorKind::ProtocolMismatch))
+    if (!why ||
+        (why->kind != ErrorKind::MalformedFrame && why->kind != ErrorKind::ProtocolMismatch))
       if (auto known = starter_.failure_for(link.host)) e = std::move(*known);
     e.host = link.host.name;
     if (e.detail.empty()) e.detail = status.empty() ? "the connection closed" : status;
