@@ -93,7 +93,8 @@ asio::awaitable<void> FrameStream::write_loop() {
     }
     boost::system::error_code ec;
     co_await asio::async_write(out_, batch, asio::redirect_error(asio::use_awaitable, ec));
-    if (ec) {
+    // close() may have emptied the queue while the write was in flight: pop nothing then.
+    if (ec || broken_) {
       broken_ = true;
       queue_.clear();
       queued_bytes_ = 0;

@@ -4,10 +4,18 @@
 
 #include <sys/types.h>
 
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <semaphore>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "common/result.hpp"
 #include "launcher/host_entry.hpp"
+#include "launcher/ssh_session.hpp"
 
 namespace mpilaunch::launcher {
 
@@ -25,6 +33,12 @@ class AgentStarter {
   virtual Result<AgentProcess> start(const HostEntry& host) = 0;
   /// The command line shown by --dry-run.
   virtual std::string describe() const = 0;
+  /// Why `host`'s stream closed, when the starter knows more than the stream can say (ssh:
+  /// the phase, the remote stderr, the exit status). Asked by the supervisor after the close.
+  virtual std::optional<Error> failure_for(const HostEntry& host) const {
+    (void)host;
+    return std::nullopt;
+  }
 };
 
 /// Starts agents as children of this process, each on its own socketpair.
@@ -36,6 +50,30 @@ class LocalAgentStarter final : public AgentStarter {
 
  private:
   std::string agent_path_;
+};
+
+/// Starts agents over ssh. start() returns at once with one end of a socketpair; a thread per
+/// host (libssh sessions are never shared between threads) connects, checks the host key,
+/// authenticates and execs the agent, at most `fanout` hosts at a time, then bridges the
+/// channel and the socket. A failed bring-up records its Error, then closes the socket.
+class SshAgentStarter final : public AgentStarter {
+ public:
+  SshAgentStarter(SshSettings settings, int fanout);
+  /// Stops every session (each notices within 100 ms) and joins its thread.
+  ~SshAgentStarter() override;
+  Result<AgentProcess> start(const HostEntry& host) override;
+  std::string describe() const override;
+  std::optional<Error> failure_for(const HostEntry& host) const override;
+
+ private:
+  void run_session(const HostEntry& host, int fd);
+
+  SshSettings settings_;
+  std::atomic<bool> stop_{false};
+  std::counting_semaphore<> slots_;
+  mutable std::mutex mutex_;
+  std::map<std::string, Error> failures_;  // by host name; guarded by mutex_
+  std::vector<std::thread> threads_;
 };
 
 /// Where the agent binary is: --agent-path, $MPILAUNCH_AGENT, next to this executable, the

@@ -118,6 +118,29 @@ const std::vector<OptionSpec>& option_table() {
          o.agent_path = std::string(v[0]);
          return {};
        }},
+      {{"--ssh-config", "-F"},
+       1,
+       [](Options& o, const Values& v) -> Status {
+         o.ssh_config = std::string(v[0]);
+         return {};
+       }},
+      {{"--connect-timeout"},
+       1,
+       [](Options& o, const Values& v) -> Status {
+         auto s = seconds("--connect-timeout", v[0]);
+         if (!s) return s.error();
+         if (s.value() <= 0) return bad("--connect-timeout must be more than 0 seconds");
+         o.connect_timeout_seconds = s.value();
+         return {};
+       }},
+      {{"--ssh-fanout"},
+       1,
+       [](Options& o, const Values& v) -> Status {
+         auto n = positive_int("--ssh-fanout", v[0]);
+         if (!n) return n.error();
+         o.ssh_fanout = n.value();
+         return {};
+       }},
       {{"-x"},
        1,
        [](Options& o, const Values& v) -> Status {
@@ -364,6 +387,10 @@ Hosts:
                             Open MPI ("host slots=N") or MPICH ("host:N") host file
   --launcher local|ssh      how agents start (default: local without hosts, else ssh)
   --agent-path PATH         mpilaunch-agent on the nodes (default: next to mpilaunch)
+  -F, --ssh-config FILE     ssh client config (default ~/.ssh/config, /etc/ssh/ssh_config)
+  --connect-timeout SECONDS per-host limit to resolve, connect, check the host key,
+                            authenticate and start the agent over ssh (default 10)
+  --ssh-fanout N            hosts brought up over ssh at the same time (default 64)
 Environment:
   -x NAME[=VALUE]           export a variable to every rank
   --mca KEY VALUE           set Open MPI parameter KEY (OMPI_MCA_KEY) for every rank

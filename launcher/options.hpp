@@ -27,6 +27,9 @@ struct Options {
   std::string hostfile;
   LauncherKind launcher = LauncherKind::Auto;
   std::string agent_path;
+  std::string ssh_config;                 // -F/--ssh-config; empty: ~/.ssh/config
+  double connect_timeout_seconds = 10.0;  // per host: resolve, connect, host key, auth, exec
+  int ssh_fanout = 64;                    // hosts brought up over ssh at the same time
   // Environment
   std::vector<std::string> exports;  // -x NAME or NAME=value
   std::vector<std::pair<std::string, std::string>> mca;

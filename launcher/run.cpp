@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <random>
 #include <set>
 
@@ -113,10 +114,22 @@ int run(const std::vector<std::string>& args) {
   for (const std::string& w : plan->warnings)
     std::fprintf(stderr, "mpilaunch: warning: %s\n", w.c_str());
 
+  // The starter is chosen here, in one visible place: ssh for remote hosts, else local.
   const std::string agent = find_agent_binary(o.agent_path);
-  LocalAgentStarter local_starter(agent.empty() ? "mpilaunch-agent" : agent);
+  std::unique_ptr<AgentStarter> starter;
+  if (plan->launcher == LauncherKind::Ssh) {
+    // Remote hosts run the agent at the same absolute path as ours (shared installs and
+    // container images), else whatever their PATH finds.
+    SshSettings ssh{.config_file = o.ssh_config,
+                    .connect_timeout = std::chrono::milliseconds(
+                        static_cast<std::int64_t>(o.connect_timeout_seconds * 1000)),
+                    .agent_path = agent.empty() ? "mpilaunch-agent" : agent};
+    starter = std::make_unique<SshAgentStarter>(std::move(ssh), o.ssh_fanout);
+  } else {
+    starter = std::make_unique<LocalAgentStarter>(agent.empty() ? "mpilaunch-agent" : agent);
+  }
   if (o.dry_run) {
-    std::fputs(render_plan(plan.value(), local_starter.describe()).c_str(), stdout);
+    std::fputs(render_plan(plan.value(), starter->describe()).c_str(), stdout);
     return exit_codes::kSuccess;
   }
   // Containers run as root: ranks run anyway, with one line naming the switches users already
@@ -138,13 +151,7 @@ int run(const std::vector<std::string>& args) {
           "or OMPI_ALLOW_RUN_AS_ROOT=1 and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1\n",
           stderr);
   }
-  if (plan->launcher == LauncherKind::Ssh)
-    return early_failure(Error{.kind = ErrorKind::AgentStartFailed,
-                               .host = plan->nodes.front().name,
-                               .phase = "exec",
-                               .detail = "this build has no ssh launcher; use --launcher=local"},
-                         events);
-  if (agent.empty())
+  if (agent.empty() && plan->launcher != LauncherKind::Ssh)
     return early_failure(
         Error{.kind = ErrorKind::AgentStartFailed,
               .host = machine.hostname,
@@ -198,7 +205,7 @@ int run(const std::vector<std::string>& args) {
   config.restart.max_backoff = std::max(config.restart.max_backoff, config.restart.first_backoff);
 
   asio::io_context io(1);
-  Supervisor supervisor(io, std::move(config), local_starter, events, output);
+  Supervisor supervisor(io, std::move(config), *starter, events, output);
   return supervisor.run();
 }
 

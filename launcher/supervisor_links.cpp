@@ -174,14 +174,21 @@ void Supervisor::on_link_closed(Link& link, std::optional<Error> why) {
         rank.phase = RankPhase::Ended;
     }
     Error e = why.value_or(Error{});
+    // EOF or a reset says little; the starter may know why (ssh: phase, remote exit, stderr).
+    // What the agent itself sent wrong (a bad frame, another version) stays the cause.
+    if (!why ||
+        (why->kind != ErrorKind::MalformedFrame && why->kind != ErrorKind::ProtocolMismatch))
+      if (auto known = starter_.failure_for(link.host)) e = std::move(*known);
     e.host = link.host.name;
     if (e.detail.empty()) e.detail = status.empty() ? "the connection closed" : status;
     if (!link.ready) {
-      e.phase = e.kind == ErrorKind::ProtocolMismatch ? "version"
-                                                      : (link.hello_seen ? "handshake" : "exec");
-      e.kind = ErrorKind::AgentStartFailed;
+      if (e.phase.empty())
+        e.phase = e.kind == ErrorKind::ProtocolMismatch ? "version"
+                                                        : (link.hello_seen ? "handshake" : "exec");
+      if (e.kind != ErrorKind::UnknownHost) e.kind = ErrorKind::AgentStartFailed;
     } else if (e.kind != ErrorKind::MalformedFrame) {
       e.kind = ErrorKind::AgentLost;
+      e.phase.clear();
     }
     if (!finishing_) fail(e, JobEvent::AgentFailed);
   }

@@ -27,8 +27,8 @@ extern char** environ;
 namespace mpilaunch::launcher {
 namespace {
 
-volatile sig_atomic_t g_child = 0;       // the running mpirun, for the signal handler
-volatile sig_atomic_t g_interrupt = 0;   // the signal that interrupted us, if any
+volatile sig_atomic_t g_child = 0;      // the running mpirun, for the signal handler
+volatile sig_atomic_t g_interrupt = 0;  // the signal that interrupted us, if any
 
 void forward_signal(int signal) {
   if (signal == SIGINT || signal == SIGTERM || signal == SIGHUP) g_interrupt = signal;
@@ -69,7 +69,8 @@ Result<WrapOptions> parse_wrap_options(const std::vector<std::string>& args) {
   WrapOptions w;
   std::size_t i = 0;
   auto value = [&](const std::string& name) -> Result<std::string> {
-    if (i + 1 >= args.size()) return Error{.kind = ErrorKind::BadOption, .detail = name + " needs a value"};
+    if (i + 1 >= args.size())
+      return Error{.kind = ErrorKind::BadOption, .detail = name + " needs a value"};
     return args[++i];
   };
   // Our options come first; the first word we do not know starts mpirun's command line.
@@ -89,7 +90,8 @@ Result<WrapOptions> parse_wrap_options(const std::vector<std::string>& args) {
       char* end = nullptr;
       const long n = std::strtol(v->c_str(), &end, 10);
       if (end == v->c_str() || *end != '\0' || n < 0)
-        return Error{.kind = ErrorKind::BadOption, .detail = "--max-restarts needs a whole number ≥ 0"};
+        return Error{.kind = ErrorKind::BadOption,
+                     .detail = "--max-restarts needs a whole number ≥ 0"};
       w.restart.max_restarts = static_cast<int>(n);
     } else if (a == "--enable-recovery") {
       // accepted; the budget comes from --max-restarts and the engine itself never recovers
@@ -107,18 +109,22 @@ Result<WrapOptions> parse_wrap_options(const std::vector<std::string>& args) {
     w.passthrough.push_back(args[i]);
   }
   if (w.passthrough.empty())
-    return Error{.kind = ErrorKind::BadOption, .detail = "--engine=ompi needs mpirun options and a program"};
+    return Error{.kind = ErrorKind::BadOption,
+                 .detail = "--engine=ompi needs mpirun options and a program"};
   return w;
 }
 
 bool has_any(const std::vector<std::string>& args, std::initializer_list<const char*> names) {
   return std::any_of(args.begin(), args.end(), [&](const std::string& a) {
-    return std::any_of(names.begin(), names.end(), [&](const char* n) { return a == n || a.starts_with(std::string(n) + "="); });
+    return std::any_of(names.begin(), names.end(), [&](const char* n) {
+      return a == n || a.starts_with(std::string(n) + "=");
+    });
   });
 }
 
 // Runs one attempt: mpirun's output goes through unchanged, line by line into the parser.
-int run_attempt(const std::vector<std::string>& argv, const std::vector<std::string>& env, ConsoleParser& parser) {
+int run_attempt(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                ConsoleParser& parser) {
   int out[2], err[2];
   if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) return 71;
   std::vector<char*> a, e;
@@ -159,7 +165,8 @@ int run_attempt(const std::vector<std::string>& argv, const std::vector<std::str
       const std::string_view chunk(buffer.data(), static_cast<std::size_t>(n));
       write_all(s == 0 ? 1 : 2, chunk);  // unchanged and in real time
       std::size_t start = 0;
-      for (std::size_t nl = chunk.find('\n'); nl != std::string_view::npos; nl = chunk.find('\n', start)) {
+      for (std::size_t nl = chunk.find('\n'); nl != std::string_view::npos;
+           nl = chunk.find('\n', start)) {
         if (partial[s].empty()) {
           parser.feed(chunk.substr(start, nl - start));
         } else {
@@ -205,20 +212,25 @@ int run_wrapped(const std::vector<std::string>& args) {
   if (!parsed) return fail_early(parsed.error());
   WrapOptions& w = parsed.value();
   if (Status st = events.open(w.events_file); !st) return fail_early(st.error());
-  if (const char* env = std::getenv("MPILAUNCH_MAX_RESTARTS"); env != nullptr && w.restart.max_restarts == 0)
+  if (const char* env = std::getenv("MPILAUNCH_MAX_RESTARTS");
+      env != nullptr && w.restart.max_restarts == 0)
     w.restart.max_restarts = std::max(0, std::atoi(env));
 
   const std::string version = capture({w.mpirun, "--version"});
   const int major = open_mpi_major(version);
   if (major != 4 && major != 5)
-    return fail_early(Error{.kind = ErrorKind::AgentStartFailed, .host = "localhost", .phase = "version",
-                            .detail = fmt::format("'{} --version' is not Open MPI 4 or 5: {}", w.mpirun,
-                                                  version.substr(0, version.find('\n')))});
+    return fail_early(
+        Error{.kind = ErrorKind::AgentStartFailed,
+              .host = "localhost",
+              .phase = "version",
+              .detail = fmt::format("'{} --version' is not Open MPI 4 or 5: {}", w.mpirun,
+                                    version.substr(0, version.find('\n')))});
 
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
   auto has_env = [&](const std::string& name) {
-    return std::any_of(env.begin(), env.end(), [&](const std::string& e) { return e.starts_with(name + "="); });
+    return std::any_of(env.begin(), env.end(),
+                       [&](const std::string& e) { return e.starts_with(name + "="); });
   };
   auto env_is_one = [&](const std::string& name) {
     return std::find(env.begin(), env.end(), name + "=1") != env.end();
@@ -226,16 +238,19 @@ int run_wrapped(const std::vector<std::string>& args) {
   std::vector<std::string> argv = {w.mpirun};
   // Root: add Open MPI's switches only when the user allowed root, both spellings, because
   // some versions ignore one of them.
-  const bool root_allowed = has_any(w.passthrough, {"--allow-run-as-root", "-allow-run-as-root"}) ||
-                            (env_is_one("OMPI_ALLOW_RUN_AS_ROOT") && env_is_one("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"));
+  const bool root_allowed =
+      has_any(w.passthrough, {"--allow-run-as-root", "-allow-run-as-root"}) ||
+      (env_is_one("OMPI_ALLOW_RUN_AS_ROOT") && env_is_one("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"));
   if (::geteuid() == 0 && root_allowed) {
-    if (!has_any(w.passthrough, {"--allow-run-as-root", "-allow-run-as-root"})) argv.push_back("--allow-run-as-root");
+    if (!has_any(w.passthrough, {"--allow-run-as-root", "-allow-run-as-root"}))
+      argv.push_back("--allow-run-as-root");
     if (!has_env("OMPI_ALLOW_RUN_AS_ROOT")) env.push_back("OMPI_ALLOW_RUN_AS_ROOT=1");
-    if (!has_env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM")) env.push_back("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1");
+    if (!has_env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"))
+      env.push_back("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1");
   }
   // One machine, no hosts named: the launch settings that work without ssh for each version.
-  const bool hosts_named = has_any(w.passthrough, {"-H", "--host", "-host", "--hostfile", "-hostfile",
-                                                   "--machinefile", "-machinefile"});
+  const bool hosts_named = has_any(w.passthrough, {"-H", "--host", "-host", "--hostfile",
+                                                   "-hostfile", "--machinefile", "-machinefile"});
   if (!hosts_named) {
     // Open MPI 4 needs an ssh/rsh binary even for one node unless its plm is "isolated";
     // isolated also loses some help texts, so use it only when there is no ssh to be had.
@@ -255,7 +270,10 @@ int run_wrapped(const std::vector<std::string>& args) {
   sa.sa_handler = forward_signal;
   for (int s : {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2}) ::sigaction(s, &sa, nullptr);
 
-  events.write("job-start", {{"engine", "ompi"}, {"mpirun", w.mpirun}, {"open_mpi", major}, {"argv", argv},
+  events.write("job-start", {{"engine", "ompi"},
+                             {"mpirun", w.mpirun},
+                             {"open_mpi", major},
+                             {"argv", argv},
                              {"max_restarts", w.restart.max_restarts}});
   RestartPolicy policy(w.restart);
   SteadyClock clock;
@@ -273,24 +291,34 @@ int run_wrapped(const std::vector<std::string>& args) {
       events.write("job-end", {{"exit_code", 0}, {"status", "succeeded"}, {"attempts", attempt}});
       return 0;
     }
-    Error error = explained.error.value_or(Error{.kind = ErrorKind::Unknown, .exit_code = rc,
-                                                 .detail = fmt::format("mpirun exited with {}", rc)});
+    Error error =
+        explained.error.value_or(Error{.kind = ErrorKind::Unknown,
+                                       .exit_code = rc,
+                                       .detail = fmt::format("mpirun exited with {}", rc)});
     // Open MPI 4 words a missing file and an unexecutable one alike; on a one-machine run the
     // file system says which it is.
-    if (error.kind == ErrorKind::ExecutableNotExecutable && !hosts_named && !error.executable.empty() &&
-        error.executable.find('/') != std::string::npos && ::access(error.executable.c_str(), F_OK) != 0)
+    if (error.kind == ErrorKind::ExecutableNotExecutable && !hosts_named &&
+        !error.executable.empty() && error.executable.find('/') != std::string::npos &&
+        ::access(error.executable.c_str(), F_OK) != 0)
       error.kind = ErrorKind::ExecutableNotFound;
-    if (g_interrupt != 0) error = Error{.kind = ErrorKind::Interrupted, .signal = static_cast<int>(g_interrupt)};
-    events.write("job-failed", {{"error", error_to_json(error)}, {"attempt", attempt}, {"rc", rc},
+    if (g_interrupt != 0)
+      error = Error{.kind = ErrorKind::Interrupted, .signal = static_cast<int>(g_interrupt)};
+    events.write("job-failed", {{"error", error_to_json(error)},
+                                {"attempt", attempt},
+                                {"rc", rc},
                                 {"runtime", explained.runtime}});
-    const RestartDecision decision =
-        policy.on_failure(error, started, clock.now(), std::uniform_real_distribution<double>(0, 1)(rd));
+    const RestartDecision decision = policy.on_failure(
+        error, started, clock.now(), std::uniform_real_distribution<double>(0, 1)(rd));
     if (const auto* restart = std::get_if<Restart>(&decision)) {
-      events.write("attempt-failed", {{"attempt", attempt}, {"error", error_to_json(error)}, {"decision", "restart"}});
+      events.write(
+          "attempt-failed",
+          {{"attempt", attempt}, {"error", error_to_json(error)}, {"decision", "restart"}});
       std::this_thread::sleep_until(restart->not_before);  // the configured backoff
       continue;
     }
-    events.write("attempt-failed", {{"attempt", attempt}, {"error", error_to_json(error)}, {"decision", "give-up"},
+    events.write("attempt-failed", {{"attempt", attempt},
+                                    {"error", error_to_json(error)},
+                                    {"decision", "give-up"},
                                     {"reason", reason_name(std::get<GiveUp>(decision).reason)}});
     std::fputs(render_human(error).c_str(), stderr);
     // A rank's own failure keeps mpirun's code (its exit code or 128+signal); everything else

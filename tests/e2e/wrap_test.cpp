@@ -84,8 +84,10 @@ TEST_CASE("wrap: as root without permission mpirun's refusal is run-as-root-refu
     return;
   }
   Job job;
-  Command c = job.command({"--engine=ompi", "--events", job.events_path(), "-n", "1", app("hello")});
-  std::erase_if(c.env, [](const std::string& e) { return e.starts_with("OMPI_ALLOW_RUN_AS_ROOT"); });
+  Command c =
+      job.command({"--engine=ompi", "--events", job.events_path(), "-n", "1", app("hello")});
+  std::erase_if(c.env,
+                [](const std::string& e) { return e.starts_with("OMPI_ALLOW_RUN_AS_ROOT"); });
   const Outcome o = run(c);
   check_error_block(o, "run-as-root-refused", 77);
   check_job_failed(job, "run-as-root-refused", 77);
@@ -93,7 +95,8 @@ TEST_CASE("wrap: as root without permission mpirun's refusal is run-as-root-refu
 
 TEST_CASE("wrap: the restart budget applies to mpirun jobs too") {
   Job job;
-  const Outcome o = wrapped(job, {"--max-restarts", "2", "--oversubscribe", "-n", "2", app("flaky"), "2", "1", "3"});
+  const Outcome o = wrapped(
+      job, {"--max-restarts", "2", "--oversubscribe", "-n", "2", app("flaky"), "2", "1", "3"});
   CHECK_MESSAGE(o.status() == 0, o.summary());
   CHECK(o.out.find("attempt 2 rank 1") != std::string::npos);
   const auto failed = events_named(check_events(job, 0), "attempt-failed");

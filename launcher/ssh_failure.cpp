@@ -1,0 +1,119 @@
+#include "launcher/ssh_failure.hpp"
+
+#include <fmt/format.h>
+
+namespace mpilaunch::launcher {
+namespace {
+
+// The remote stderr as one line for `detail`: trimmed, newlines shown as " | ".
+std::string one_line(std::string_view text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' '))
+    text.remove_suffix(1);
+  std::string out;
+  for (char c : text) {
+    if (c == '\n') {
+      out += " | ";
+    } else if (c != '\r') {
+      out += c;
+    }
+  }
+  return out;
+}
+
+bool says_not_found(std::string_view err) {
+  return err.find("command not found") != std::string_view::npos ||
+         err.find("No such file or directory") != std::string_view::npos ||
+         err.find(": not found") != std::string_view::npos;
+}
+
+}  // namespace
+
+std::string shell_quote(std::string_view word) {
+  std::string out = "'";
+  for (char c : word) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+std::string remote_agent_command(std::string_view agent_path) {
+  return shell_quote(agent_path) + " --stdio";
+}
+
+bool is_reserved_invalid_name(std::string_view host) {
+  while (!host.empty() && host.back() == '.') host.remove_suffix(1);
+  std::string lower;
+  for (char c : host) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return lower == "invalid" || lower.ends_with(".invalid");
+}
+
+Error hostkey_error(const std::string& host, HostKeyState state, const std::string& fingerprint,
+                    const std::string& known_hosts_entry) {
+  std::string what;
+  switch (state) {
+    case HostKeyState::Unknown:
+      what = "the host key is not in known_hosts";
+      break;
+    case HostKeyState::NoKnownHostsFile:
+      what = "there is no known_hosts file";
+      break;
+    case HostKeyState::Changed:
+      what =
+          "the host key CHANGED since it was recorded in known_hosts (possible "
+          "man-in-the-middle, or a reinstalled host)";
+      break;
+    case HostKeyState::OtherType:
+      what = "known_hosts has a key of another type for this host (possible man-in-the-middle)";
+      break;
+  }
+  std::string fix;
+  if (state == HostKeyState::Unknown || state == HostKeyState::NoKnownHostsFile) {
+    fix = fmt::format(
+        "verify it, then add it: ssh-keyscan -p PORT HOST >> ~/.ssh/known_hosts, or "
+        "connect once with 'ssh {}'",
+        host);
+  } else {
+    fix = fmt::format("if the change is expected: ssh-keygen -R '{}', then add the new key",
+                      known_hosts_entry);
+  }
+  return Error{.kind = ErrorKind::AgentStartFailed,
+               .host = host,
+               .phase = "hostkey",
+               .detail = fmt::format("{}; server key {} for {}; {}", what, fingerprint,
+                                     known_hosts_entry, fix)};
+}
+
+std::optional<Error> classify_remote_exit(const std::string& host, const std::string& command,
+                                          const RemoteExit& exit) {
+  const std::string err = one_line(exit.stderr_tail);
+  const std::string said = err.empty() ? "" : fmt::format("; remote stderr: {}", err);
+  if (!exit.dropped.empty())
+    return Error{.kind = ErrorKind::AgentStartFailed,
+                 .host = host,
+                 .detail = fmt::format("the ssh connection dropped: {}{}", exit.dropped, said)};
+  if (exit.exit_status == 0) return std::nullopt;
+  if (exit.exit_status == 127 || exit.exit_status == 126 || says_not_found(exit.stderr_tail))
+    return Error{
+        .kind = ErrorKind::AgentStartFailed,
+        .host = host,
+        .exit_code = exit.exit_status,
+        .phase = "exec",
+        .detail = fmt::format("{} could not run there (exit status {}){}", command,
+                              exit.exit_status ? std::to_string(*exit.exit_status) : "?", said)};
+  if (exit.exit_status)
+    return Error{
+        .kind = ErrorKind::AgentStartFailed,
+        .host = host,
+        .exit_code = exit.exit_status,
+        .detail = fmt::format("the remote agent exited with status {}{}", *exit.exit_status, said)};
+  return Error{.kind = ErrorKind::AgentStartFailed,
+               .host = host,
+               .detail = fmt::format(
+                   "the remote agent ended without an exit status (killed by a signal?){}", said)};
+}
+
+}  // namespace mpilaunch::launcher

@@ -1,0 +1,43 @@
+#pragma once
+/// The ssh starter's decisions, kept pure: the remote command line, names that must never reach
+/// a resolver, and the Error for each way an ssh bring-up ends (host key, remote exit).
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/error.hpp"
+
+namespace mpilaunch::launcher {
+
+/// `word` quoted for a POSIX shell: 'it'\''s' style, so any path survives the remote shell.
+std::string shell_quote(std::string_view word);
+
+/// What the remote shell runs: the quoted agent path and --stdio. Carries no secret.
+std::string remote_agent_command(std::string_view agent_path);
+
+/// True for names RFC 6761 reserves as never resolving (*.invalid): fail them locally instead
+/// of asking a name server.
+bool is_reserved_invalid_name(std::string_view host);
+
+/// How the server's host key compares with known_hosts.
+enum class HostKeyState { Unknown, Changed, OtherType, NoKnownHostsFile };
+
+/// AgentStartFailed, phase hostkey: the fingerprint and the command that fixes it.
+Error hostkey_error(const std::string& host, HostKeyState state, const std::string& fingerprint,
+                    const std::string& known_hosts_entry);
+
+/// What the remote side said when the channel ended: exit status (if sent) and stderr's tail.
+struct RemoteExit {
+  std::optional<int> exit_status;
+  std::string stderr_tail;
+  std::string dropped;  // non-empty: the connection itself failed (libssh's message)
+};
+
+/// The failure a closed channel means, or nullopt for a clean exit (status 0). Status 126/127
+/// or a shell's "not found" is AgentStartFailed, phase exec; anything else leaves the phase
+/// empty, for the supervisor to pick (exec, handshake) or to report agent-lost.
+std::optional<Error> classify_remote_exit(const std::string& host, const std::string& command,
+                                          const RemoteExit& exit);
+
+}  // namespace mpilaunch::launcher

@@ -1,0 +1,196 @@
+// SshSession: bring-up. Each step is a non-blocking libssh call repeated until it stops
+// answering "again", with poll() on the session's socket in between and one deadline overall.
+
+#include "launcher/ssh_session.hpp"
+
+#include <netdb.h>
+#include <poll.h>
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <libssh/libssh.h>
+
+namespace mpilaunch::launcher {
+namespace {
+
+constexpr auto kPollSlice = std::chrono::milliseconds(100);
+
+// Owns a char* that libssh allocated.
+struct SshChars {
+  char* p = nullptr;
+  ~SshChars() { ssh_string_free_char(p); }
+  std::string str() const { return p == nullptr ? std::string() : std::string(p); }
+};
+
+}  // namespace
+
+SshSession::SshSession(HostEntry host, SshSettings settings, const std::atomic<bool>& stop)
+    : host_(std::move(host)),
+      settings_(std::move(settings)),
+      stop_(stop),
+      command_(remote_agent_command(settings_.agent_path)) {}
+
+SshSession::~SshSession() {
+  if (channel_ != nullptr) {
+    ssh_channel_close(channel_);
+    ssh_channel_free(channel_);
+  }
+  if (session_ != nullptr) {
+    ssh_disconnect(session_);
+    ssh_free(session_);
+  }
+}
+
+Error SshSession::failure(std::string_view phase, std::string detail) const {
+  return Error{.kind = ErrorKind::AgentStartFailed,
+               .host = host_.name,
+               .phase = std::string(phase),
+               .detail = std::move(detail)};
+}
+
+void SshSession::wait_socket(Clock::duration at_most, int extra_fd, short extra_events) {
+  const auto slice = std::clamp<Clock::duration>(at_most, Clock::duration::zero(), kPollSlice);
+  const int ms = static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(slice).count());
+  pollfd fds[2];
+  nfds_t n = 0;
+  const int fd = session_ != nullptr ? ssh_get_fd(session_) : -1;
+  if (fd >= 0) {
+    const int flags = ssh_get_poll_flags(session_);
+    fds[n++] = {fd, static_cast<short>(POLLIN | ((flags & SSH_WRITE_PENDING) ? POLLOUT : 0)), 0};
+  }
+  if (extra_fd >= 0 && extra_events != 0) fds[n++] = {extra_fd, extra_events, 0};
+  ::poll(fds, n, ms);
+}
+
+template <class Step>
+int SshSession::until_done(Step step, int again, Clock::time_point deadline) {
+  for (;;) {
+    const int rc = step();
+    if (rc != again || stop_.load() || Clock::now() >= deadline) return rc;
+    wait_socket(deadline - Clock::now());
+  }
+}
+
+Status SshSession::open() {
+  deadline_ = Clock::now() + settings_.connect_timeout;
+  if (Status st = configure(); !st) return st;
+  // The name actually dialled (ssh_config's HostName) is resolved here, on this thread, so a
+  // name that does not resolve is told apart from a host that does not answer.
+  if (is_reserved_invalid_name(target_))
+    return Error{.kind = ErrorKind::UnknownHost,
+                 .host = host_.name,
+                 .phase = "resolve",
+                 .detail = fmt::format("'{}' is a reserved name that never resolves", target_)};
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  const int gai = ::getaddrinfo(target_.c_str(), nullptr, &hints, &found);
+  if (found != nullptr) ::freeaddrinfo(found);
+  if (gai == EAI_NONAME || gai == EAI_NODATA)
+    return Error{.kind = ErrorKind::UnknownHost,
+                 .host = host_.name,
+                 .phase = "resolve",
+                 .detail = fmt::format("'{}' does not resolve: {}", target_, ::gai_strerror(gai))};
+  if (gai != 0)
+    return failure("resolve", fmt::format("resolving '{}': {}", target_, ::gai_strerror(gai)));
+
+  const int rc = until_done([&] { return ssh_connect(session_); }, SSH_AGAIN, deadline_);
+  if (rc == SSH_AGAIN)
+    return failure("connect", fmt::format("no ssh answer from {} within {} s", target_,
+                                          settings_.connect_timeout.count() / 1000.0));
+  if (rc != SSH_OK) return failure("connect", ssh_get_error(session_));
+  if (Status st = check_host_key(); !st) return st;
+  if (Status st = authenticate(); !st) return st;
+  return exec();
+}
+
+Status SshSession::configure() {
+  session_ = ssh_new();
+  if (session_ == nullptr) return failure("connect", "libssh could not allocate a session");
+  ssh_options_set(session_, SSH_OPTIONS_HOST, host_.name.c_str());
+  // user@host wins over ssh_config's User (libssh keeps a user that is already set).
+  if (!host_.user.empty()) ssh_options_set(session_, SSH_OPTIONS_USER, host_.user.c_str());
+  const char* file = settings_.config_file.empty() ? nullptr : settings_.config_file.c_str();
+  if (ssh_options_parse_config(session_, file) != 0)
+    return failure("connect",
+                   fmt::format("cannot read ssh config {}: {}",
+                               file != nullptr ? file : "~/.ssh/config", ssh_get_error(session_)));
+  if (host_.port) {  // host:port wins over ssh_config's Port
+    const int port = *host_.port;
+    ssh_options_set(session_, SSH_OPTIONS_PORT, &port);
+  }
+  SshChars target;
+  if (ssh_options_get(session_, SSH_OPTIONS_HOST, &target.p) != SSH_OK || target.p == nullptr)
+    return failure("resolve", "no host name after reading the ssh config");
+  target_ = target.str();
+  ssh_set_blocking(session_, 0);
+  return {};
+}
+
+Status SshSession::check_host_key() {
+  unsigned int port = 22;
+  ssh_options_get_port(session_, &port);
+  const std::string entry = port == 22 ? target_ : fmt::format("[{}]:{}", target_, port);
+  const ssh_known_hosts_e known = ssh_session_is_known_server(session_);
+  if (known == SSH_KNOWN_HOSTS_OK) return {};
+  if (known == SSH_KNOWN_HOSTS_ERROR)
+    return failure("hostkey", fmt::format("cannot check {} against known_hosts: {}", entry,
+                                          ssh_get_error(session_)));
+  std::string fingerprint = "(unavailable)";
+  ssh_key key = nullptr;
+  if (ssh_get_server_publickey(session_, &key) == SSH_OK) {
+    unsigned char* hash = nullptr;
+    size_t len = 0;
+    if (ssh_get_publickey_hash(key, SSH_PUBLICKEY_HASH_SHA256, &hash, &len) == 0) {
+      SshChars text{ssh_get_fingerprint_hash(SSH_PUBLICKEY_HASH_SHA256, hash, len)};
+      fingerprint = fmt::format("{} {}", ssh_key_type_to_char(ssh_key_type(key)), text.str());
+      ssh_clean_pubkey_hash(&hash);
+    }
+    ssh_key_free(key);
+  }
+  HostKeyState state = HostKeyState::Unknown;
+  if (known == SSH_KNOWN_HOSTS_CHANGED) state = HostKeyState::Changed;
+  if (known == SSH_KNOWN_HOSTS_OTHER) state = HostKeyState::OtherType;
+  if (known == SSH_KNOWN_HOSTS_NOT_FOUND) state = HostKeyState::NoKnownHostsFile;
+  return hostkey_error(host_.name, state, fingerprint, entry);
+}
+
+Status SshSession::authenticate() {
+  // Keys from ssh-agent, then IdentityFile and the default identities; no prompts.
+  const int rc = until_done([&] { return ssh_userauth_publickey_auto(session_, nullptr, nullptr); },
+                            SSH_AUTH_AGAIN, deadline_);
+  if (rc == SSH_AUTH_SUCCESS) return {};
+  SshChars user;
+  ssh_options_get(session_, SSH_OPTIONS_USER, &user.p);
+  if (rc == SSH_AUTH_AGAIN)
+    return failure("auth", fmt::format("no answer to authentication within {} s",
+                                       settings_.connect_timeout.count() / 1000.0));
+  if (rc == SSH_AUTH_DENIED)
+    return failure("auth", fmt::format("the server refused every public key offered for user "
+                                       "'{}' (IdentityFile, default keys, ssh-agent)",
+                                       user.str()));
+  if (rc == SSH_AUTH_PARTIAL)
+    return failure("auth", fmt::format("the key for user '{}' was accepted but the server "
+                                       "requires another method too",
+                                       user.str()));
+  return failure("auth", ssh_get_error(session_));
+}
+
+Status SshSession::exec() {
+  channel_ = ssh_channel_new(session_);
+  if (channel_ == nullptr) return failure("exec", ssh_get_error(session_));
+  int rc = until_done([&] { return ssh_channel_open_session(channel_); }, SSH_AGAIN, deadline_);
+  if (rc == SSH_OK)
+    rc = until_done([&] { return ssh_channel_request_exec(channel_, command_.c_str()); }, SSH_AGAIN,
+                    deadline_);
+  if (rc == SSH_AGAIN)
+    return failure("exec", fmt::format("the server did not start '{}' within {} s", command_,
+                                       settings_.connect_timeout.count() / 1000.0));
+  if (rc != SSH_OK)
+    return failure("exec",
+                   fmt::format("running '{}' was refused: {}", command_, ssh_get_error(session_)));
+  return {};
+}
+
+}  // namespace mpilaunch::launcher

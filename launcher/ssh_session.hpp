@@ -1,0 +1,68 @@
+#pragma once
+/// [io] SshSession: one host's libssh session in non-blocking mode, driven by poll() on the
+/// calling thread. open() resolves, connects, checks the host key, authenticates and execs the
+/// agent, all within one deadline; pump() then bridges the channel and a local socket.
+/// Thread: one session per thread; a session is never shared. Every wait is bounded.
+
+#include <atomic>
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "common/result.hpp"
+#include "launcher/host_entry.hpp"
+#include "launcher/ssh_failure.hpp"
+
+struct ssh_session_struct;
+struct ssh_channel_struct;
+
+namespace mpilaunch::launcher {
+
+struct SshSettings {
+  std::string config_file;  // -F/--ssh-config; empty: ~/.ssh/config then /etc/ssh/ssh_config
+  std::chrono::milliseconds connect_timeout{10'000};
+  std::string agent_path;  // the agent's path on the remote host
+};
+
+class SshSession {
+ public:
+  /// `stop` is polled at least every 100 ms: when set, every wait ends and the session closes.
+  SshSession(HostEntry host, SshSettings settings, const std::atomic<bool>& stop);
+  ~SshSession();
+  SshSession(const SshSession&) = delete;
+  SshSession& operator=(const SshSession&) = delete;
+
+  /// Resolve, connect, host key, auth, exec. Errors: UnknownHost, or AgentStartFailed with
+  /// phase resolve, connect, hostkey, auth or exec, and libssh's words in detail.
+  Status open();
+  /// Moves bytes both ways between `local_fd` (non-blocking, not owned) and the channel, with
+  /// bounded buffers, until the remote side ends or `local_fd` reaches EOF (then the agent gets
+  /// EOF on its stdin). Returns what the remote side said on the way out.
+  RemoteExit pump(int local_fd);
+  /// The remote command line, as shown in errors.
+  const std::string& command() const { return command_; }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  Error failure(std::string_view phase, std::string detail) const;
+  Status configure();
+  Status check_host_key();
+  Status authenticate();
+  Status exec();
+  // Calls `step` until it stops answering "again", polling the session's socket in between.
+  template <class Step>
+  int until_done(Step step, int again, Clock::time_point deadline);
+  void wait_socket(Clock::duration at_most, int extra_fd = -1, short extra_events = 0);
+  void drain_stderr(std::string& tail);
+
+  HostEntry host_;
+  SshSettings settings_;
+  const std::atomic<bool>& stop_;
+  std::string command_;
+  std::string target_;  // the address actually dialled, after ssh_config's HostName
+  Clock::time_point deadline_{};
+  ssh_session_struct* session_ = nullptr;
+  ssh_channel_struct* channel_ = nullptr;
+};
+
+}  // namespace mpilaunch::launcher

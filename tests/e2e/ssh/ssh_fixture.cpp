@@ -1,0 +1,172 @@
+#include "tests/e2e/ssh/ssh_fixture.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace mpilaunch::e2e {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr auto kTick = std::chrono::milliseconds(10);
+
+std::string make_temp_dir(const char* stem) {
+  std::string pattern = std::string("/tmp/") + stem + "-XXXXXX";
+  if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+  return pattern;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Waits on a condition by re-checking it every tick until the deadline.
+template <class Done>
+bool wait_until(Done done, std::chrono::milliseconds deadline) {
+  const auto until = Clock::now() + deadline;
+  for (;;) {
+    if (done()) return true;
+    if (Clock::now() >= until) return false;
+    ::poll(nullptr, 0, static_cast<int>(kTick.count()));
+  }
+}
+
+}  // namespace
+
+std::string env_path(const char* name) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') throw std::runtime_error(std::string(name) + " is not set");
+  return v;
+}
+
+Sshd::Sshd() : dir_(make_temp_dir("mpilaunch-sshd")) {
+  const std::string cmd = env_path("SSHD_FIXTURE") + " " + dir_ + "/fx";
+  dir_ += "/fx";
+  std::FILE* p = ::popen(cmd.c_str(), "r");
+  if (p == nullptr) throw std::runtime_error("cannot run the sshd fixture");
+  int port = 0;
+  const int got = std::fscanf(p, "%d %d", &port, &pid_);
+  if (::pclose(p) != 0 || got != 2) throw std::runtime_error("the sshd fixture failed");
+}
+
+Sshd::~Sshd() {
+  if (pid_ > 0 && ::kill(pid_, SIGTERM) == 0)
+    wait_until([&] { return ::kill(pid_, 0) != 0; }, std::chrono::seconds(5));
+  std::error_code ec;
+  std::filesystem::remove_all(std::filesystem::path(dir_).parent_path(), ec);
+}
+
+Sshd& sshd() {
+  static Sshd instance;
+  return instance;
+}
+
+Launcher::Launcher(std::vector<std::string> args)
+    : dir_(make_temp_dir("mpilaunch-ssh-run")), events_(dir_ + "/events.jsonl") {
+  args.insert(args.begin(), {env_path("MPILAUNCH_BIN"), "--events", events_});
+  pid_ = ::fork();
+  if (pid_ == 0) {
+    ::unsetenv("SSH_AUTH_SOCK");  // only the fixture's keys, never the caller's agent
+    const int out = ::open((dir_ + "/out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    const int err = ::open((dir_ + "/err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ::dup2(out, 1);
+    ::dup2(err, 2);
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+}
+
+Launcher::~Launcher() {
+  if (pid_ > 0) {
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(dir_, ec);
+}
+
+Run Launcher::wait(std::chrono::milliseconds deadline) {
+  Run run;
+  int status = 0;
+  if (!wait_until([&] { return ::waitpid(pid_, &status, WNOHANG) == pid_; }, deadline)) {
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, &status, 0);
+  }
+  pid_ = -1;
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  run.out = slurp(dir_ + "/out");
+  run.err = slurp(dir_ + "/err");
+  run.events = read_events(events_);
+  for (const auto& e : run.events)
+    if (e.value("event", "") == "job-failed") run.failure = e.at("error");
+  return run;
+}
+
+Run run_launcher(std::vector<std::string> args) {
+  return Launcher(std::move(args)).wait();
+}
+
+std::vector<nlohmann::json> read_events(const std::string& path) {
+  std::vector<nlohmann::json> events;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    auto e = nlohmann::json::parse(line, nullptr, false);
+    if (!e.is_discarded()) events.push_back(std::move(e));
+  }
+  return events;
+}
+
+bool wait_for_event(const std::string& path, const std::string& name, int count,
+                    std::chrono::milliseconds deadline) {
+  return wait_until(
+      [&] {
+        int seen = 0;
+        for (const auto& e : read_events(path)) seen += e.value("event", "") == name ? 1 : 0;
+        return seen >= count;
+      },
+      deadline);
+}
+
+std::vector<pid_t> processes_with_env(const std::string& needle) {
+  std::vector<pid_t> found;
+  const pid_t self = ::getpid();
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const pid_t pid = std::stoi(name);
+    if (pid == self) continue;
+    std::string env = slurp(entry.path().string() + "/environ");
+    std::replace(env.begin(), env.end(), '\0', '\n');
+    if (("\n" + env).find("\n" + needle + "\n") != std::string::npos) found.push_back(pid);
+  }
+  return found;
+}
+
+std::vector<pid_t> wait_until_gone(const std::string& needle, std::chrono::milliseconds deadline) {
+  std::vector<pid_t> left;
+  wait_until(
+      [&] {
+        left = processes_with_env(needle);
+        return left.empty();
+      },
+      deadline);
+  return left;
+}
+
+}  // namespace mpilaunch::e2e

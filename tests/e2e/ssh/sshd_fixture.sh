@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# A throw-away sshd on loopback for the ssh end-to-end tests.
+#   sshd_fixture.sh DIR   generates host and user keys, sshd_config, ssh_config and known_hosts
+#                         in DIR, starts sshd on a free port on 127.0.0.1-3 and waits until it
+#                         accepts connections (deadline 10 s). Prints "port PID" on stdout.
+# Stop it with: kill PID. Nothing here contacts an address outside 127.0.0.0/8.
+set -euo pipefail
+dir=$1
+mkdir -p "$dir" /run/sshd
+cd "$dir"
+ssh-keygen -q -t ed25519 -N '' -C fixture-host -f host_key
+ssh-keygen -q -t ed25519 -N '' -C fixture-other-host -f other_host_key
+ssh-keygen -q -t ed25519 -N '' -C fixture-user -f user_key
+ssh-keygen -q -t ed25519 -N '' -C fixture-wrong-user -f wrong_key
+cp user_key.pub authorized_keys
+
+# A port that is free on all three addresses (checked by binding; sshd binds right after).
+port=$(python3 - <<'PY'
+import socket
+for _ in range(200):
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close()
+    try:
+        held = []
+        for a in ("127.0.0.1", "127.0.0.2", "127.0.0.3"):
+            t = socket.socket(); t.bind((a, p)); held.append(t)
+        for t in held: t.close()
+        print(p); break
+    except OSError:
+        for t in held: t.close()
+PY
+)
+# A port nothing listens on, for the connect-failure case.
+closed_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+
+cat > sshd_config <<CONF
+Port $port
+ListenAddress 127.0.0.1
+ListenAddress 127.0.0.2
+ListenAddress 127.0.0.3
+HostKey $dir/host_key
+PidFile $dir/sshd.pid
+AuthorizedKeysFile $dir/authorized_keys
+PermitRootLogin yes
+StrictModes no
+PubkeyAuthentication yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+KexAlgorithms curve25519-sha256
+MaxStartups 100:30:200
+MaxSessions 100
+PrintMotd no
+PrintLastLog no
+LogLevel ERROR
+CONF
+
+hostkey=$(cut -d' ' -f1,2 host_key.pub)
+otherkey=$(cut -d' ' -f1,2 other_host_key.pub)
+: > known_hosts_empty
+echo "[127.0.0.1]:$port,[127.0.0.2]:$port,[127.0.0.3]:$port $hostkey" > known_hosts
+echo "[127.0.0.3]:$port $otherkey" > known_hosts_changed
+
+common="Port $port
+  User root
+  IdentityFile $dir/user_key
+  UserKnownHostsFile $dir/known_hosts"
+cat > ssh_config <<CONF
+Host node1
+  HostName 127.0.0.1
+  $common
+Host node2
+  HostName 127.0.0.2
+  $common
+Host node3
+  HostName 127.0.0.3
+  $common
+Host badport
+  HostName 127.0.0.1
+  Port $closed_port
+  User root
+  IdentityFile $dir/user_key
+  UserKnownHostsFile $dir/known_hosts
+Host wrongkey
+  HostName 127.0.0.1
+  Port $port
+  User root
+  IdentityFile $dir/wrong_key
+  UserKnownHostsFile $dir/known_hosts
+Host unknownkey
+  HostName 127.0.0.2
+  Port $port
+  User root
+  IdentityFile $dir/user_key
+  UserKnownHostsFile $dir/known_hosts_empty
+Host changedkey
+  HostName 127.0.0.3
+  Port $port
+  User root
+  IdentityFile $dir/user_key
+  UserKnownHostsFile $dir/known_hosts_changed
+CONF
+
+/usr/sbin/sshd -D -e -f "$dir/sshd_config" < /dev/null > /dev/null 2> "$dir/sshd.log" &
+pid=$!
+deadline=$((SECONDS + 10))
+for addr in 127.0.0.1 127.0.0.2 127.0.0.3; do
+  until (exec 3<>"/dev/tcp/$addr/$port") 2>/dev/null; do
+    if ! kill -0 $pid 2>/dev/null || [ $SECONDS -ge $deadline ]; then
+      echo "sshd did not start:" >&2; cat "$dir/sshd.log" >&2; kill $pid 2>/dev/null || true
+      exit 1
+    fi
+    sleep 0.02
+  done
+done
+echo "$port $pid"
