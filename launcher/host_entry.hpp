@@ -1,8 +1,13 @@
 #pragma once
-/// One host and its slots, as given by -H, a hostfile or a resource manager.
+/// One host and its slots, as given by -H, a hostfile or a resource manager, plus the small
+/// checks every host format shares (names, slot counts, merging repeats). Pure.
 
+#include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace mpilaunch::launcher {
@@ -22,5 +27,46 @@ struct HostList {
   std::vector<HostEntry> hosts;
   std::string source;
 };
+
+/// Bounds that keep every host parser's output small whatever the input.
+inline constexpr int kMaxSlotsPerHost = 1'000'000;
+inline constexpr std::size_t kMaxHostNameBytes = 255;  // the DNS limit
+
+/// Collects hosts in first-seen order, merging an entry into the earlier one of the same name and
+/// user: slots (and max_slots) add up, as for Open MPI's "-H a,a". Each add is O(1).
+class HostListBuilder {
+ public:
+  /// False, changing nothing, when the merged slots would pass kMaxSlotsPerHost.
+  [[nodiscard]] bool add(HostEntry entry);
+  /// Position of the entry with this name and user, if one was added.
+  std::optional<std::size_t> index_of(const HostEntry& entry) const;
+  const std::vector<HostEntry>& hosts() const { return hosts_; }
+  std::vector<HostEntry> take() && { return std::move(hosts_); }
+
+ private:
+  std::vector<HostEntry> hosts_;
+  std::unordered_map<std::string, std::size_t> index_;  // "user@name" -> position in hosts_
+};
+
+/// "N" with 1 <= N <= kMaxSlotsPerHost, digits only; nullopt otherwise.
+std::optional<int> parse_slot_count(std::string_view text);
+
+/// Why `name` cannot be a host name (empty, too long, a character such as ' ' '=' ',' '/'),
+/// or nullopt when it can. Letters, digits, ".-_" and, for IPv6 addresses, ":%" are allowed.
+std::optional<std::string> host_name_problem(std::string_view name);
+
+/// Reads "name:N" (N slots, slots_given), "user@name", "[v6]:N" or a bare IPv6 address ("::1",
+/// which takes no ":N") into `entry`; returns why the text is not a host otherwise.
+std::optional<std::string> read_host_item(std::string_view item, HostEntry& entry);
+
+/// Fills name and user from "name", "user@name" or "[v6-address]" (brackets removed); returns
+/// why the text is not a host otherwise.
+std::optional<std::string> read_user_and_name(std::string_view text, HostEntry& entry);
+
+/// `text` without leading and trailing blanks (space, tab, CR).
+std::string_view trim_blanks(std::string_view text);
+
+/// `text` cut to 64 characters with unprintable bytes as '?': safe to quote in an error.
+std::string printable(std::string_view text);
 
 }  // namespace mpilaunch::launcher

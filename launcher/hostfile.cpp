@@ -2,179 +2,215 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
+#include <algorithm>
 
 namespace mpilaunch::launcher {
 namespace {
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return s;
+enum class Key { Slots, MaxSlots, User, Port, Topology, RankfileOnly };
+
+struct Keyword {
+  std::string_view name;
+  Key key;
+};
+
+// Open MPI's hostfile lexer (orte/util/hostfile) accepts these spellings.
+constexpr Keyword kKeywords[] = {
+    {"slots", Key::Slots},
+    {"count", Key::Slots},
+    {"cpu", Key::Slots},
+    {"max_slots", Key::MaxSlots},
+    {"max-slots", Key::MaxSlots},
+    {"slots_max", Key::MaxSlots},
+    {"slots-max", Key::MaxSlots},
+    {"max_cpu", Key::MaxSlots},
+    {"max-cpu", Key::MaxSlots},
+    {"cpu_max", Key::MaxSlots},
+    {"cpu-max", Key::MaxSlots},
+    {"max_count", Key::MaxSlots},
+    {"max-count", Key::MaxSlots},
+    {"count_max", Key::MaxSlots},
+    {"count-max", Key::MaxSlots},
+    {"username", Key::User},
+    {"user_name", Key::User},
+    {"user-name", Key::User},
+    {"port", Key::Port},
+    {"boards", Key::Topology},
+    {"sockets", Key::Topology},
+    {"sockets_per_board", Key::Topology},
+    {"sockets-per-board", Key::Topology},
+    {"cores", Key::Topology},
+    {"cores_per_socket", Key::Topology},
+    {"cores-per-socket", Key::Topology},
+    {"slot", Key::RankfileOnly},
+    {"rank", Key::RankfileOnly},
+    {"cpu_set", Key::RankfileOnly},
+    {"cpu-set", Key::RankfileOnly},
+};
+
+std::optional<Key> find_key(std::string_view name) {
+  for (const Keyword& k : kKeywords)
+    if (k.name == name) return k.key;
+  return std::nullopt;
 }
 
-std::optional<int> count_of(std::string_view text) {
-  int value = 0;
-  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || ptr != text.data() + text.size() || value < 1) return std::nullopt;
-  return value;
-}
-
-// "user@name" -> user, name; "[::1]" -> ::1. Empty name: invalid.
-bool split_name(std::string_view text, HostEntry& h) {
-  if (const auto at = text.find('@'); at != std::string_view::npos) {
-    h.user = std::string(text.substr(0, at));
-    text.remove_prefix(at + 1);
-    if (h.user.empty()) return false;
-  }
-  if (text.size() >= 2 && text.front() == '[' && text.back() == ']')
-    text = text.substr(1, text.size() - 2);
-  if (text.empty() || text.find_first_of(" \t[]=,") != std::string_view::npos) return false;
-  h.name = std::string(text);
-  return true;
-}
-
-// "name" or "name:N" where name may be "[v6]"; returns false on a malformed item.
-bool parse_name_and_slots(std::string_view item, HostEntry& h, std::string& why) {
-  std::string_view name = item;
-  std::string_view slots;
-  const auto bracket = item.rfind(']');
-  const auto colon = item.rfind(':');
-  // A bare IPv6 address ("::1", "fe80::2") has several colons and only hex digits besides.
-  const bool v6_bare = bracket == std::string_view::npos && item.find(':') != colon &&
-                       item.find_first_not_of("0123456789abcdefABCDEF:.") == std::string_view::npos;
-  if (colon != std::string_view::npos && !v6_bare &&
-      (bracket == std::string_view::npos || colon > bracket)) {
-    name = item.substr(0, colon);
-    slots = item.substr(colon + 1);
-    const auto n = count_of(slots);
-    if (!n) {
-      why = fmt::format("'{}' is not a slot count; write {}:N with N >= 1", slots, name);
-      return false;
+// Words of a line; '=' is a word of its own so that "slots = 4" and "slots=4" read alike.
+std::vector<std::string_view> split_words(std::string_view line) {
+  std::vector<std::string_view> words;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    if (line[i] == ' ' || line[i] == '\t') {
+      ++i;
+    } else if (line[i] == '=') {
+      words.push_back(line.substr(i++, 1));
+    } else {
+      const std::size_t end = std::min(line.find_first_of(" \t=", i), line.size());
+      words.push_back(line.substr(i, end - i));
+      i = end;
     }
-    h.slots = *n;
-    h.slots_given = true;
   }
-  if (!split_name(name, h)) {
-    why = fmt::format("'{}' is not a host name", name);
-    return false;
+  return words;
+}
+
+// Why `value` is not a count for `key` (slots=N, max_slots=N), worded with the fix.
+std::string count_problem(std::string_view key, std::string_view value) {
+  const std::string written = fmt::format("{}={}", key, printable(value));
+  if (!value.empty() && value.front() == '-')
+    return fmt::format("'{}' is negative; write {}=N with N >= 1", written, key);
+  if (!value.empty() && std::all_of(value.begin(), value.end(), [](char c) { return c == '0'; }))
+    return fmt::format("'{}' gives no slots; write {}=N with N >= 1, or remove the line", written,
+                       key);
+  if (!value.empty() &&
+      std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return fmt::format("'{}' is more than {}; write {}=N with a smaller N", written,
+                       kMaxSlotsPerHost, key);
+  return fmt::format("'{}' is not a number; write {}=N with N >= 1", written, key);
+}
+
+// Applies one key=value word to `entry`; the reason when it cannot.
+std::optional<std::string> apply(std::string_view key, std::string_view value, HostEntry& entry) {
+  const auto k = find_key(key);
+  if (!k)
+    return fmt::format(
+        "'{}' is not a hostfile keyword; write 'host slots=N [max_slots=M]' (also: username=, "
+        "port=)",
+        printable(key));
+  switch (*k) {
+    case Key::Slots: {
+      if (entry.slots_given)
+        return fmt::format("the slots are given twice (again as '{}={}'); keep one", key,
+                           printable(value));
+      const auto n = parse_slot_count(value);
+      if (!n) return count_problem(key, value);
+      entry.slots = *n;
+      entry.slots_given = true;
+      return std::nullopt;
+    }
+    case Key::MaxSlots: {
+      if (entry.max_slots) return fmt::format("'{}' is given twice; keep one", key);
+      const auto n = parse_slot_count(value);
+      if (!n) return count_problem(key, value);
+      entry.max_slots = *n;
+      return std::nullopt;
+    }
+    case Key::User: {
+      HostEntry probe;
+      if (!entry.user.empty() || read_user_and_name(fmt::format("{}@x", value), probe))
+        return fmt::format("'{}={}' is not one user name; write {}=NAME once, or user@host", key,
+                           printable(value), key);
+      entry.user = probe.user;
+      return std::nullopt;
+    }
+    case Key::Port: {
+      const auto n = parse_slot_count(value);
+      if (!n || *n > 65535)
+        return fmt::format("'{}={}' is not a port; write port=P with 1 <= P <= 65535", key,
+                           printable(value));
+      entry.port = *n;
+      return std::nullopt;
+    }
+    case Key::Topology:
+      // Open MPI's topology hints; mpilaunch maps by slots only, so they are checked, not used.
+      if (value.empty() || value.size() > 6 ||
+          !std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        return fmt::format("'{}={}' is not a number; write {}=N with N >= 0", key, printable(value),
+                           key);
+      return std::nullopt;
+    case Key::RankfileOnly:
+      return fmt::format("'{}=' belongs in a rankfile, not a hostfile; remove it", key);
   }
-  return true;
+  return std::nullopt;
+}
+
+// One non-blank line (comment removed) into `entry`; the reason when it is malformed.
+std::optional<std::string> read_line(std::string_view line, HostEntry& entry) {
+  const std::vector<std::string_view> words = split_words(line);
+  const std::string_view host = words.front();
+  if (host == "=") return "the line starts with '='; write 'host slots=N'";
+  if (host.front() == '+' || host.front() == '^')
+    return fmt::format(
+        "'{}' is Open MPI's relative or excluded host syntax, which needs a resource manager's "
+        "allocation; write the host's name",
+        printable(host));
+  if (auto why = read_host_item(host, entry)) return why;
+  for (std::size_t i = 1; i < words.size(); i += 3) {
+    if (words[i] == "=") return "'=' has no keyword before it; write slots=N";
+    if (i + 1 >= words.size() || words[i + 1] != "=")
+      return fmt::format("'{}' is not key=value; write 'host slots=N [max_slots=M]'",
+                         printable(words[i]));
+    if (i + 2 >= words.size() || words[i + 2] == "=")
+      return fmt::format("'{}=' has no value; write {}=N", printable(words[i]),
+                         printable(words[i]));
+    if (auto why = apply(words[i], words[i + 2], entry)) return why;
+  }
+  if (entry.max_slots && !entry.slots_given) {  // Open MPI: max_slots alone sets both
+    entry.slots = *entry.max_slots;
+    entry.slots_given = true;
+  }
+  if (entry.max_slots && *entry.max_slots < entry.slots)
+    return fmt::format("max_slots={} is less than slots={}; raise max_slots or lower slots",
+                       *entry.max_slots, entry.slots);
+  return std::nullopt;
 }
 
 }  // namespace
 
-void add_host(std::vector<HostEntry>& hosts, HostEntry entry) {
-  for (HostEntry& h : hosts)
-    if (h.name == entry.name && h.user == entry.user) {
-      h.slots += entry.slots;
-      h.slots_given = h.slots_given || entry.slots_given;
-      if (entry.max_slots)
-        h.max_slots = h.max_slots ? *h.max_slots + *entry.max_slots : *entry.max_slots;
-      return;
-    }
-  hosts.push_back(std::move(entry));
-}
-
-Result<std::vector<HostEntry>> parse_host_option(std::string_view value) {
-  std::vector<HostEntry> hosts;
-  std::size_t start = 0;
-  for (;;) {
-    const std::size_t end = value.find(',', start);
-    const std::string_view item =
-        trim(value.substr(start, end == std::string_view::npos ? end : end - start));
-    HostEntry h;
-    std::string why = "empty host name (two commas, or a comma at an end)";
-    if (item.empty() || !parse_name_and_slots(item, h, why))
-      return Error{.kind = ErrorKind::BadOption, .detail = fmt::format("-H {}: {}", value, why)};
-    add_host(hosts, std::move(h));
-    if (end == std::string_view::npos) break;
-    start = end + 1;
-  }
-  return hosts;
-}
-
 Result<std::vector<HostEntry>> parse_hostfile(std::string_view text, std::string_view path) {
-  std::vector<HostEntry> hosts;
   int line_no = 0;
-  auto fail = [&](const std::string& what) -> Error {
+  auto fail = [&](const std::string& what) {
     return Error{.kind = ErrorKind::HostfileError,
                  .detail = fmt::format("{}:{}: {}", path, line_no, what)};
   };
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
+  HostListBuilder hosts;
+  std::vector<int> first_line;  // per host: the line that named it first
+  for (std::size_t start = 0; start < text.size();) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
     std::string_view line = text.substr(start, end - start);
     start = end + 1;
     ++line_no;
-    if (const auto hash = line.find('#'); hash != std::string_view::npos)
-      line = line.substr(0, hash);
-    line = trim(line);
-    if (line.empty()) {
-      if (end == text.size()) break;
-      continue;
+    line = trim_blanks(line.substr(0, line.find('#')));
+    if (line.empty()) continue;
+    HostEntry entry;
+    if (auto why = read_line(line, entry)) return fail(*why);
+    if (const auto earlier = hosts.index_of(entry)) {
+      const HostEntry& before = hosts.hosts()[*earlier];
+      if (before.slots_given || entry.slots_given)
+        return fail(fmt::format(
+            "{} is also on line {} and one of them gives its slots; list it once with slots=N, "
+            "or once per slot without slots",
+            printable(entry.name), first_line[*earlier]));
+    } else {
+      first_line.push_back(line_no);
     }
-    // The host is the first word; the rest are key=value pairs ("slots = 4" is allowed).
-    const auto space = line.find_first_of(" \t");
-    const std::string_view first = line.substr(0, space);
-    // The rest is key=value pairs; spaces around '=' are allowed ("slots = 4").
-    std::string joined;
-    const std::string_view rest =
-        space == std::string_view::npos ? std::string_view() : line.substr(space);
-    for (std::size_t i = 0; i < rest.size(); ++i) {
-      const bool blank = rest[i] == ' ' || rest[i] == '\t';
-      if (!blank) {
-        joined += rest[i];
-        continue;
-      }
-      const std::size_t next = rest.find_first_not_of(" \t", i);
-      const bool near_eq = (!joined.empty() && joined.back() == '=') ||
-                           (next != std::string_view::npos && rest[next] == '=');
-      if (!near_eq && !joined.empty() && joined.back() != ' ') joined += ' ';
-    }
-    HostEntry h;
-    std::string why;
-    if (!parse_name_and_slots(first, h, why)) return fail(why);
-    std::size_t pos = 0;
-    while (pos < joined.size()) {
-      std::size_t next = joined.find(' ', pos);
-      if (next == std::string::npos) next = joined.size();
-      const std::string_view pair = std::string_view(joined).substr(pos, next - pos);
-      pos = next + 1;
-      if (pair.empty()) continue;
-      const auto eq = pair.find('=');
-      if (eq == std::string_view::npos)
-        return fail(fmt::format("'{}' is not key=value; write 'host slots=N [max_slots=M]'", pair));
-      const std::string_view key = pair.substr(0, eq);
-      const std::string_view val = pair.substr(eq + 1);
-      const auto n = count_of(val);
-      if (key == "slots" || key == "count" || key == "cpu" || key == "cpus") {
-        if (!n)
-          return fail(fmt::format("'{}' is not a slot count; write slots=N with N >= 1", val));
-        h.slots = *n;
-        h.slots_given = true;
-      } else if (key == "max_slots" || key == "max-slots") {
-        if (!n)
-          return fail(fmt::format("'{}' is not a slot count; write max_slots=N with N >= 1", val));
-        h.max_slots = *n;
-      } else {
-        return fail(fmt::format("unknown keyword '{}'; the keywords are slots and max_slots", key));
-      }
-    }
-    if (h.max_slots && !h.slots_given) h.slots = *h.max_slots;  // max_slots alone sets both
-    if (h.max_slots && *h.max_slots < h.slots)
-      return fail(fmt::format("max_slots={} is smaller than slots={}", *h.max_slots, h.slots));
-    add_host(hosts, std::move(h));
-    if (end == text.size()) break;
+    const std::string name = entry.name;
+    if (!hosts.add(std::move(entry)))
+      return fail(fmt::format("{} has more than {} slots in all", name, kMaxSlotsPerHost));
   }
-  if (hosts.empty())
+  if (hosts.hosts().empty())
     return Error{
         .kind = ErrorKind::HostfileError,
         .detail = fmt::format("{}: no hosts in the file; write one 'host slots=N' per line", path)};
-  return hosts;
+  return std::move(hosts).take();
 }
 
 }  // namespace mpilaunch::launcher

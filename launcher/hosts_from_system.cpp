@@ -1,42 +1,32 @@
 #include "launcher/hosts_from_system.hpp"
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
 
-#include "launcher/hostfile.hpp"
+#include "launcher/host_sources.hpp"
 
 namespace mpilaunch::launcher {
 
 Result<HostList> gather_hosts(const Options& o) {
-  HostList list;
-  if (!o.hosts.empty()) {
-    for (const std::string& value : o.hosts) {
-      auto hosts = parse_host_option(value);
-      if (!hosts) return hosts.error();
-      for (HostEntry& h : hosts.value()) add_host(list.hosts, std::move(h));
-    }
-    list.source = "-H " + fmt::format("{}", fmt::join(o.hosts, " -H "));
-    return list;
-  }
-  if (!o.hostfile.empty()) {
-    std::ifstream in(o.hostfile);
+  const EnvLookup env = [](std::string_view name) -> std::optional<std::string> {
+    const char* value = std::getenv(std::string(name).c_str());
+    return value == nullptr ? std::nullopt : std::optional<std::string>(value);
+  };
+  const FileReader read = [](const std::string& path) -> Result<std::string> {
+    std::ifstream in(path, std::ios::binary);
     if (!in)
-      return Error{
-          .kind = ErrorKind::HostfileError,
-          .detail = fmt::format("{}: cannot be read: {}", o.hostfile, std::strerror(errno))};
+      return Error{.kind = ErrorKind::HostfileError,
+                   .detail = fmt::format("{}: cannot be read: {}", path, std::strerror(errno))};
     std::ostringstream text;
     text << in.rdbuf();
-    auto hosts = parse_hostfile(text.str(), o.hostfile);
-    if (!hosts) return hosts.error();
-    list.hosts = std::move(hosts).value();
-    list.source = "hostfile " + o.hostfile;
-    return list;
-  }
-  return list;
+    return text.str();
+  };
+  return select_hosts(HostRequest{.host_values = o.hosts, .hostfile = o.hostfile}, env, read);
 }
 
 }  // namespace mpilaunch::launcher

@@ -1,84 +1,89 @@
 #include <doctest/doctest.h>
 
+#include <string>
+
 #include "launcher/hostfile.hpp"
 
 using namespace mpilaunch;
 using namespace mpilaunch::launcher;
 
-TEST_CASE("-H values: slots, repeats, users and IPv6") {
-  auto hosts = parse_host_option("a,b:4,a,root@c:2,[::1]:3");
-  REQUIRE(hosts.has_value());
-  REQUIRE(hosts->size() == 4);
-  CHECK((*hosts)[0].name == "a");
-  CHECK((*hosts)[0].slots == 2);
-  CHECK((*hosts)[1].slots == 4);
-  CHECK((*hosts)[1].slots_given);
-  CHECK((*hosts)[2].user == "root");
-  CHECK((*hosts)[2].name == "c");
-  CHECK((*hosts)[3].name == "::1");
-  CHECK((*hosts)[3].slots == 3);
-  CHECK(parse_host_option("::1")->front().name == "::1");
-}
-
-TEST_CASE("-H errors name the item") {
-  for (const char* bad : {"a,,b", ",a", "a:0", "a:x", "a:", "@a", "a:2:x"}) {
-    CAPTURE(bad);
-    const auto r = parse_host_option(bad);
-    REQUIRE_FALSE(r.has_value());
-    CHECK(r.error().kind == ErrorKind::BadOption);
-    CHECK(r.error().detail.find("-H ") == 0);
-  }
-}
-
 TEST_CASE("host files in Open MPI and MPICH syntax") {
-  const auto hosts = parse_hostfile(
-      "# cluster\r\n"
-      "node1 slots=2 max_slots=4\r\n"
-      "\n"
-      "node2:3   # MPICH style\n"
-      "node3 slots = 2\n"
-      "node4\n"
-      "node4\n"
-      "me@node5 count=2",
-      "hosts.txt");
-  REQUIRE(hosts.has_value());
-  REQUIRE(hosts->size() == 5);
-  CHECK((*hosts)[0].slots == 2);
-  CHECK((*hosts)[0].max_slots == 4);
-  CHECK((*hosts)[1].slots == 3);
-  CHECK((*hosts)[2].slots == 2);
-  CHECK((*hosts)[3].slots == 2);  // one line per slot
-  CHECK((*hosts)[4].user == "me");
-  CHECK((*hosts)[4].slots == 2);
-}
-
-TEST_CASE("host file errors carry path:line and the fix") {
   struct Case {
     const char* text;
-    const char* expected;
+    std::vector<HostEntry> expected;
   };
   const Case cases[] = {
-      {"a\nb slots=abc\n", "hosts:2: 'abc' is not a slot count"},
-      {"a slots=0\n", "hosts:1: '0' is not a slot count"},
-      {"a slots=-2\n", "hosts:1:"},
-      {"\n\na colour=blue\n", "hosts:3: unknown keyword 'colour'"},
-      {"a slots=4 max_slots=2\n", "hosts:1: max_slots=2 is smaller than slots=4"},
-      {"a slots\n", "hosts:1: 'slots' is not key=value"},
-      {"a:0\n", "hosts:1:"},
-      {"# only a comment\n\n", "hosts: no hosts"},
-      {"", "hosts: no hosts"},
+      {"a\n", {{.name = "a"}}},
+      {"a", {{.name = "a"}}},                      // no final newline
+      {"a\na\na\n", {{.name = "a", .slots = 3}}},  // one line per slot (PBS style)
+      {"a slots=2\n", {{.name = "a", .slots = 2, .slots_given = true}}},
+      {"a slots = 2\n", {{.name = "a", .slots = 2, .slots_given = true}}},
+      {"a slots =2\tmax_slots= 4",
+       {{.name = "a", .slots = 2, .slots_given = true, .max_slots = 4}}},
+      {"a count=3\n", {{.name = "a", .slots = 3, .slots_given = true}}},
+      {"a cpu=3\n", {{.name = "a", .slots = 3, .slots_given = true}}},
+      {"a max-slots=3\n", {{.name = "a", .slots = 3, .slots_given = true, .max_slots = 3}}},
+      {"a slots=1 max_cpu=2", {{.name = "a", .slots = 1, .slots_given = true, .max_slots = 2}}},
+      {"a:3\n", {{.name = "a", .slots = 3, .slots_given = true}}},  // MPICH
+      {"me@a slots=2", {{.name = "a", .slots = 2, .slots_given = true, .user = "me"}}},
+      {"a username=me", {{.name = "a", .user = "me"}}},
+      {"a port=2222", {{.name = "a", .port = 2222}}},
+      {"a slots=2 boards=1 sockets=2 cores=8", {{.name = "a", .slots = 2, .slots_given = true}}},
+      {"[::1] slots=2", {{.name = "::1", .slots = 2, .slots_given = true}}},
+      {"fe80::1\n", {{.name = "fe80::1"}}},
+      {"# cluster\r\na slots=2\r\n\r\n  b  # trailing\r\n",
+       {{.name = "a", .slots = 2, .slots_given = true}, {.name = "b"}}},
+      {"\n\n   \n\tb\n", {{.name = "b"}}},
   };
   for (const Case& c : cases) {
-    CAPTURE(c.text);
-    const auto r = parse_hostfile(c.text, "hosts");
-    REQUIRE_FALSE(r.has_value());
-    CHECK(r.error().kind == ErrorKind::HostfileError);
-    CHECK(r.error().detail.find(c.expected) != std::string::npos);
+    INFO(c.text);
+    const auto hosts = parse_hostfile(c.text, "hosts.txt");
+    REQUIRE_MESSAGE(hosts.has_value(), hosts.error().detail);
+    CHECK(hosts.value() == c.expected);
   }
 }
 
-TEST_CASE("max_slots alone sets the slots") {
-  const auto hosts = parse_hostfile("a max_slots=3\n", "h");
-  CHECK(hosts->front().slots == 3);
-  CHECK(hosts->front().max_slots == 3);
+TEST_CASE("host file errors are HostfileError with path:line, what is wrong and the fix") {
+  struct Case {
+    const char* text;
+    const char* detail;
+  };
+  const Case cases[] = {
+      {"a\nb slots=abc\n", "hosts.txt:2: 'slots=abc' is not a number; write slots=N with N >= 1"},
+      {"a slots=0\n", "hosts.txt:1: 'slots=0' gives no slots; write slots=N with N >= 1"},
+      {"a slots=-2\n", "hosts.txt:1: 'slots=-2' is negative"},
+      {"a slots=99999999\n", "hosts.txt:1: 'slots=99999999' is more than 1000000"},
+      {"a count=x\n", "hosts.txt:1: 'count=x' is not a number; write count=N"},
+      {"a max_slots=0\n", "hosts.txt:1: 'max_slots=0' gives no slots"},
+      {"\n\na colour=blue\n", "hosts.txt:3: 'colour' is not a hostfile keyword"},
+      {"a slots=4 max_slots=2\n", "hosts.txt:1: max_slots=2 is less than slots=4"},
+      {"a slots\n", "hosts.txt:1: 'slots' is not key=value"},
+      {"a slots=\n", "hosts.txt:1: 'slots=' has no value; write slots=N"},
+      {"a = 2\n", "hosts.txt:1: '=' has no keyword before it"},
+      {"= a\n", "hosts.txt:1: the line starts with '='"},
+      {"a slots=2 slots=3\n", "hosts.txt:1: the slots are given twice"},
+      {"a:2 slots=3\n", "hosts.txt:1: the slots are given twice"},
+      {"a max_slots=2 max-slots=3\n", "hosts.txt:1: 'max-slots' is given twice"},
+      {"a port=0\n", "hosts.txt:1: 'port=0' is not a port"},
+      {"a port=70000\n", "hosts.txt:1: 'port=70000' is not a port"},
+      {"a username=@x\n", "hosts.txt:1: 'username=@x' is not one user name"},
+      {"a cores=x\n", "hosts.txt:1: 'cores=x' is not a number"},
+      {"a rank=0\n", "hosts.txt:1: 'rank=' belongs in a rankfile"},
+      {"a:0\n", "hosts.txt:1: '0' is not a slot count"},
+      {"a:x\n", "hosts.txt:1: 'x' is not a slot count"},
+      {"+n0\n", "hosts.txt:1: '+n0' is Open MPI's relative or excluded host syntax"},
+      {"^a\n", "hosts.txt:1: '^a' is Open MPI's relative"},
+      {"a,b\n", "hosts.txt:1: 'a,b' contains ','"},
+      {"a\nb\na slots=2\n", "hosts.txt:3: a is also on line 1 and one of them gives its slots"},
+      {"a slots=2\na\n", "hosts.txt:2: a is also on line 1"},
+      {"# only a comment\n\n", "hosts.txt: no hosts in the file"},
+      {"", "hosts.txt: no hosts in the file"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.text);
+    const auto r = parse_hostfile(c.text, "hosts.txt");
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().kind == ErrorKind::HostfileError);
+    CHECK_MESSAGE(r.error().detail.find(c.detail) == 0, r.error().detail);
+  }
 }

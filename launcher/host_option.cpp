@@ -1,0 +1,35 @@
+#include "launcher/host_option.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace mpilaunch::launcher {
+
+Result<std::vector<HostEntry>> parse_host_option(std::string_view value) {
+  auto fail = [&](int position, const std::string& why) {
+    return Error{.kind = ErrorKind::BadOption,
+                 .detail = fmt::format("-H {}: item {}: {}", printable(value), position, why)};
+  };
+  HostListBuilder hosts;
+  int position = 0;
+  std::size_t start = 0;
+  for (;;) {
+    ++position;
+    const std::size_t end = std::min(value.find(',', start), value.size());
+    const std::string_view item = trim_blanks(value.substr(start, end - start));
+    if (item.empty())
+      return fail(position, "empty; remove the extra comma or write a host name there");
+    HostEntry entry;
+    if (auto why = read_host_item(item, entry)) return fail(position, *why);
+    const std::string name = entry.name;
+    if (!hosts.add(std::move(entry)))
+      return fail(position, fmt::format("{} has more than {} slots in all", printable(name),
+                                        kMaxSlotsPerHost));
+    if (end == value.size()) break;
+    start = end + 1;
+  }
+  return std::move(hosts).take();
+}
+
+}  // namespace mpilaunch::launcher

@@ -1,0 +1,40 @@
+#pragma once
+/// Where a run's hosts come from: -H, --hostfile, or the resource manager that started the job.
+/// Pure: the environment and files are reached only through the two callbacks.
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.hpp"
+#include "launcher/host_entry.hpp"
+
+namespace mpilaunch::launcher {
+
+/// An environment variable's value; nullopt when it is unset.
+using EnvLookup = std::function<std::optional<std::string>(std::string_view name)>;
+/// A whole file's text, or an Error (HostfileError, "path: cannot be read: why").
+using FileReader = std::function<Result<std::string>(const std::string& path)>;
+
+/// What the command line asked for.
+struct HostRequest {
+  std::vector<std::string> host_values;  // each -H/--host value, in order
+  std::string hostfile;                  // --hostfile/--machinefile path, empty when not given
+};
+
+/// The hosts of a run. The command line wins: -H values (all of them, merged), the --hostfile,
+/// or both, in which case -H picks hosts out of the hostfile, which gives their slots unless
+/// -H does. Otherwise the first resource manager found, in this order: Slurm, PBS/Torque, LSF,
+/// HTCondor, an Open MPI default hostfile (as the Kubeflow MPI Operator sets), /etc/mpi/hostfile.
+/// `source` says which ("slurm SLURM_JOB_NODELIST=n[1-2] ..."); an empty list with an empty
+/// source means none of them: isolated local mode.
+Result<HostList> select_hosts(const HostRequest& request, const EnvLookup& env,
+                              const FileReader& read);
+
+/// Just the resource-manager part of select_hosts: nullopt when no resource manager is found.
+Result<std::optional<HostList>> hosts_from_environment(const EnvLookup& env,
+                                                       const FileReader& read);
+
+}  // namespace mpilaunch::launcher

@@ -1,0 +1,210 @@
+// The resource-manager half of host_sources.hpp: each function reads one manager's variables
+// and answers nullopt when that manager did not start this job.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "launcher/host_sources.hpp"
+#include "launcher/hostfile.hpp"
+#include "launcher/hostlist.hpp"
+
+namespace mpilaunch::launcher {
+namespace {
+
+using Found = Result<std::optional<HostList>>;
+
+Error env_error(std::string detail) {
+  return Error{.kind = ErrorKind::HostfileError, .detail = std::move(detail)};
+}
+
+std::vector<std::string_view> blank_separated(std::string_view text) {
+  std::vector<std::string_view> words;
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t start = text.find_first_not_of(" \t\r", i);
+    if (start == std::string_view::npos) break;
+    const std::size_t end = std::min(text.find_first_of(" \t\r", start), text.size());
+    words.push_back(text.substr(start, end - start));
+    i = end;
+  }
+  return words;
+}
+
+std::string shown_var(std::string_view name, std::string_view value) {
+  return fmt::format("{}={}", name, printable(value));
+}
+
+// A file named by `var`: its hosts, one line per slot or "host slots=N" lines.
+Found hosts_from_file(std::string_view var, const std::string& path, const FileReader& read,
+                      std::string source) {
+  auto text = read(path);
+  if (!text) return env_error(fmt::format("{}: {}", var, text.error().detail));
+  auto hosts = parse_hostfile(text.value(), path);
+  if (!hosts) return hosts.error();
+  return std::optional<HostList>(HostList{std::move(hosts).value(), std::move(source)});
+}
+
+// Slurm: SLURM_JOB_NODELIST (or the older SLURM_NODELIST) names the nodes; SLURM_TASKS_PER_NODE
+// (or SLURM_JOB_CPUS_PER_NODE) gives their slots, as Open MPI's ras/slurm reads them.
+Found from_slurm(const EnvLookup& env) {
+  std::string_view list_var = "SLURM_JOB_NODELIST";
+  auto list = env(list_var);
+  if (!list) list = env(list_var = "SLURM_NODELIST");
+  if (!list) return std::optional<HostList>();
+  const std::string shown_list = shown_var(list_var, *list);
+  auto names = expand_hostlist(*list, shown_list);
+  if (!names) return names.error();
+  std::string_view count_var = "SLURM_TASKS_PER_NODE";
+  auto counts_text = env(count_var);
+  if (!counts_text) counts_text = env(count_var = "SLURM_JOB_CPUS_PER_NODE");
+  std::vector<int> counts(names->size(), 1);
+  std::string source = "slurm " + shown_list;
+  if (counts_text) {
+    const std::string shown_counts = shown_var(count_var, *counts_text);
+    auto expanded = expand_node_counts(*counts_text, shown_counts);
+    if (!expanded) return expanded.error();
+    if (expanded->size() != names->size())
+      return env_error(fmt::format("{} gives {} counts for the {} nodes of {}; they must match",
+                                   shown_counts, expanded->size(), names->size(), shown_list));
+    counts = std::move(expanded).value();
+    source += " " + shown_counts;
+  }
+  HostListBuilder hosts;
+  for (std::size_t i = 0; i < names->size(); ++i)
+    if (!hosts.add(HostEntry{.name = (*names)[i], .slots = counts[i], .slots_given = true}))
+      return env_error(
+          fmt::format("{}: {} has more than {} slots", shown_list, (*names)[i], kMaxSlotsPerHost));
+  return std::optional<HostList>(HostList{std::move(hosts).take(), std::move(source)});
+}
+
+// PBS/Torque: PBS_NODEFILE names a file with one line per slot.
+Found from_pbs(const EnvLookup& env, const FileReader& read) {
+  const auto path = env("PBS_NODEFILE");
+  if (!path) return std::optional<HostList>();
+  return hosts_from_file("PBS_NODEFILE", *path, read, "pbs " + shown_var("PBS_NODEFILE", *path));
+}
+
+// LSF: LSB_MCPU_HOSTS ("h1 2 h2 4"), else LSB_DJOB_HOSTFILE (one line per slot).
+Found from_lsf(const EnvLookup& env, const FileReader& read) {
+  if (const auto pairs = env("LSB_MCPU_HOSTS")) {
+    const std::string shown = shown_var("LSB_MCPU_HOSTS", *pairs);
+    const std::vector<std::string_view> words = blank_separated(*pairs);
+    if (words.empty() || words.size() % 2 != 0)
+      return env_error(
+          fmt::format("{}: expected pairs of host and slot count, e.g. 'h1 2 h2 4'", shown));
+    HostListBuilder hosts;
+    for (std::size_t i = 0; i < words.size(); i += 2) {
+      HostEntry entry{.slots_given = true};
+      const auto slots = parse_slot_count(words[i + 1]);
+      if (!slots)
+        return env_error(fmt::format("{}: '{}' after {} is not a slot count", shown,
+                                     printable(words[i + 1]), printable(words[i])));
+      entry.slots = *slots;
+      if (auto why = read_user_and_name(words[i], entry))
+        return env_error(fmt::format("{}: {}", shown, *why));
+      if (!hosts.add(std::move(entry)))
+        return env_error(
+            fmt::format("{}: more than {} slots on one host", shown, kMaxSlotsPerHost));
+    }
+    return std::optional<HostList>(HostList{std::move(hosts).take(), "lsf " + shown});
+  }
+  const auto path = env("LSB_DJOB_HOSTFILE");
+  if (!path) return std::optional<HostList>();
+  return hosts_from_file("LSB_DJOB_HOSTFILE", *path, read,
+                         "lsf " + shown_var("LSB_DJOB_HOSTFILE", *path));
+}
+
+// HTCondor's parallel universe, as its openmpiscript/mp1script set it up: every node runs
+// sshd.sh, which appends "procno host port user dir ..." to the contact file
+// ($_CONDOR_SCRATCH_DIR/contact, or CONDOR_CONTACT_FILE); node 0 (_CONDOR_PROCNO=0) launches
+// on all _CONDOR_NPROCS nodes, one slot each, in procno order.
+Found from_htcondor(const EnvLookup& env, const FileReader& read) {
+  const auto procno = env("_CONDOR_PROCNO");
+  const auto nprocs = env("_CONDOR_NPROCS");
+  if (!procno || !nprocs) return std::optional<HostList>();
+  if (*procno != "0")
+    return env_error(fmt::format(
+        "_CONDOR_PROCNO={}: only node 0 of an HTCondor parallel job launches; run mpilaunch "
+        "there, as openmpiscript does, and let the other nodes wait",
+        printable(*procno)));
+  const auto expected = parse_slot_count(*nprocs);
+  if (!expected)
+    return env_error(fmt::format("_CONDOR_NPROCS={} is not a node count", printable(*nprocs)));
+  std::string path = env("CONDOR_CONTACT_FILE").value_or("");
+  if (path.empty()) {
+    const auto scratch = env("_CONDOR_SCRATCH_DIR");
+    if (!scratch)
+      return env_error(
+          "HTCondor parallel universe: neither CONDOR_CONTACT_FILE nor "
+          "_CONDOR_SCRATCH_DIR is set, so the contact file cannot be found");
+    path = *scratch + "/contact";
+  }
+  auto text = read(path);
+  if (!text) return env_error(fmt::format("HTCondor contact file: {}", text.error().detail));
+  std::map<int, HostEntry> by_procno;
+  int line_no = 0;
+  for (std::size_t start = 0; start < text->size();) {
+    const std::size_t end = std::min(text->find('\n', start), text->size());
+    const auto fields = blank_separated(std::string_view(*text).substr(start, end - start));
+    start = end + 1;
+    ++line_no;
+    if (fields.empty()) continue;
+    const auto where = fmt::format("{}:{}", path, line_no);
+    if (fields.size() < 4)
+      return env_error(fmt::format("{}: expected 'procno host port user dir'", where));
+    HostEntry entry{.slots_given = true};
+    const auto port = parse_slot_count(fields[2]);
+    if (!port || *port > 65535)
+      return env_error(fmt::format("{}: '{}' is not a port", where, printable(fields[2])));
+    entry.port = *port;
+    if (auto why = read_user_and_name(fmt::format("{}@{}", fields[3], fields[1]), entry))
+      return env_error(fmt::format("{}: {}", where, *why));
+    // procno counts from 0; parse_slot_count takes 1 and up.
+    const auto node = fields[0] == "0" ? std::optional<int>(0) : parse_slot_count(fields[0]);
+    if (!node || !by_procno.emplace(*node, std::move(entry)).second)
+      return env_error(
+          fmt::format("{}: '{}' is not a new node number", where, printable(fields[0])));
+  }
+  if (by_procno.size() != static_cast<std::size_t>(*expected))
+    return env_error(fmt::format(
+        "{} lists {} of the {} nodes (_CONDOR_NPROCS); the others have not started sshd.sh yet",
+        path, by_procno.size(), *expected));
+  HostList list{.source = fmt::format("htcondor _CONDOR_NPROCS={} contact file {}", *nprocs, path)};
+  for (auto& [node, entry] : by_procno) list.hosts.push_back(std::move(entry));
+  return std::optional<HostList>(std::move(list));
+}
+
+// Open MPI's default hostfile variables (the Kubeflow MPI Operator sets them), else the file
+// the Operator mounts at /etc/mpi/hostfile when it can be read.
+Found from_default_hostfile(const EnvLookup& env, const FileReader& read) {
+  for (const std::string_view var :
+       {"OMPI_MCA_orte_default_hostfile", "PRTE_MCA_prte_default_hostfile"}) {
+    if (const auto path = env(var)) return hosts_from_file(var, *path, read, shown_var(var, *path));
+  }
+  const std::string mounted = "/etc/mpi/hostfile";
+  auto text = read(mounted);
+  if (!text) return std::optional<HostList>();
+  auto hosts = parse_hostfile(text.value(), mounted);
+  if (!hosts) return hosts.error();
+  return std::optional<HostList>(HostList{std::move(hosts).value(), "hostfile " + mounted});
+}
+
+}  // namespace
+
+Result<std::optional<HostList>> hosts_from_environment(const EnvLookup& env,
+                                                       const FileReader& read) {
+  for (const auto& source : {
+           std::function<Found()>([&] { return from_slurm(env); }),
+           std::function<Found()>([&] { return from_pbs(env, read); }),
+           std::function<Found()>([&] { return from_lsf(env, read); }),
+           std::function<Found()>([&] { return from_htcondor(env, read); }),
+           std::function<Found()>([&] { return from_default_hostfile(env, read); }),
+       }) {
+    Found found = source();
+    if (!found || found.value()) return found;
+  }
+  return std::optional<HostList>();
+}
+
+}  // namespace mpilaunch::launcher

@@ -1,0 +1,307 @@
+#include <doctest/doctest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "launcher/host_sources.hpp"
+
+using namespace mpilaunch;
+using namespace mpilaunch::launcher;
+
+namespace {
+
+// A fake machine: environment variables and files, recording which files were read.
+struct FakeSystem {
+  std::map<std::string, std::string, std::less<>> env;
+  std::map<std::string, std::string> files;
+  std::vector<std::string> reads;
+
+  EnvLookup lookup() {
+    return [this](std::string_view name) -> std::optional<std::string> {
+      const auto it = env.find(name);
+      return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
+    };
+  }
+  FileReader reader() {
+    return [this](const std::string& path) -> Result<std::string> {
+      reads.push_back(path);
+      const auto it = files.find(path);
+      if (it == files.end())
+        return Error{.kind = ErrorKind::HostfileError,
+                     .detail = path + ": cannot be read: No such file or directory"};
+      return it->second;
+    };
+  }
+  Result<HostList> select(const HostRequest& request = {}) {
+    return select_hosts(request, lookup(), reader());
+  }
+};
+
+struct Case {
+  const char* name;
+  std::map<std::string, std::string, std::less<>> env;
+  std::map<std::string, std::string> files;
+  HostRequest request;
+  std::vector<HostEntry> hosts;
+  const char* source;
+};
+
+HostEntry given(const char* name, int slots) {
+  return HostEntry{.name = name, .slots = slots, .slots_given = true};
+}
+
+}  // namespace
+
+TEST_CASE("host sources: the command line, then resource managers in a fixed order") {
+  const std::map<std::string, std::string, std::less<>> slurm = {{"SLURM_JOB_NODELIST", "n[1-2]"},
+                                                                 {"SLURM_TASKS_PER_NODE", "2(x2)"}};
+  const Case cases[] = {
+      {"nothing: isolated mode", {}, {}, {}, {}, ""},
+      {"-H", {}, {}, {.host_values = {"a:2", "b"}}, {given("a", 2), {.name = "b"}}, "-H a:2 -H b"},
+      {"-H values merge",
+       {},
+       {},
+       {.host_values = {"a", "a"}},
+       {{.name = "a", .slots = 2}},
+       "-H a -H a"},
+      {"--hostfile",
+       {},
+       {{"h.txt", "a slots=2\nb\n"}},
+       {.hostfile = "h.txt"},
+       {given("a", 2), {.name = "b"}},
+       "hostfile h.txt"},
+      {"-H picks out of --hostfile",
+       {},
+       {{"h.txt", "a slots=2\nb slots=4 max_slots=8\n"}},
+       {.host_values = {"b,a:1"}, .hostfile = "h.txt"},
+       {{.name = "b", .slots = 4, .slots_given = true, .max_slots = 8}, given("a", 1)},
+       "-H b,a:1 out of hostfile h.txt"},
+      {"-H beats slurm", slurm, {}, {.host_values = {"a"}}, {{.name = "a"}}, "-H a"},
+      {"slurm",
+       slurm,
+       {},
+       {},
+       {given("n1", 2), given("n2", 2)},
+       "slurm SLURM_JOB_NODELIST=n[1-2] SLURM_TASKS_PER_NODE=2(x2)"},
+      {"slurm, older names",
+       {{"SLURM_NODELIST", "c[1-3]"}, {"SLURM_JOB_CPUS_PER_NODE", "4,8(x2)"}},
+       {},
+       {},
+       {given("c1", 4), given("c2", 8), given("c3", 8)},
+       "slurm SLURM_NODELIST=c[1-3] SLURM_JOB_CPUS_PER_NODE=4,8(x2)"},
+      {"slurm without counts",
+       {{"SLURM_JOB_NODELIST", "a,b"}},
+       {},
+       {},
+       {given("a", 1), given("b", 1)},
+       "slurm SLURM_JOB_NODELIST=a,b"},
+      {"slurm beats pbs",
+       {{"SLURM_JOB_NODELIST", "a"}, {"PBS_NODEFILE", "/pbs"}},
+       {},
+       {},
+       {given("a", 1)},
+       "slurm SLURM_JOB_NODELIST=a"},
+      {"pbs: one line per slot",
+       {{"PBS_NODEFILE", "/var/spool/pbs/aux/1"}},
+       {{"/var/spool/pbs/aux/1", "a\na\nb\n"}},
+       {},
+       {{.name = "a", .slots = 2}, {.name = "b"}},
+       "pbs PBS_NODEFILE=/var/spool/pbs/aux/1"},
+      {"lsf pairs",
+       {{"LSB_MCPU_HOSTS", "h1 2 h2 4 "}},
+       {},
+       {},
+       {given("h1", 2), given("h2", 4)},
+       "lsf LSB_MCPU_HOSTS=h1 2 h2 4 "},
+      {"lsf host file",
+       {{"LSB_DJOB_HOSTFILE", "/lsf/h"}},
+       {{"/lsf/h", "h1\nh1\nh2\n"}},
+       {},
+       {{.name = "h1", .slots = 2}, {.name = "h2"}},
+       "lsf LSB_DJOB_HOSTFILE=/lsf/h"},
+      {"htcondor contact file, in procno order",
+       {{"_CONDOR_PROCNO", "0"}, {"_CONDOR_NPROCS", "2"}, {"_CONDOR_SCRATCH_DIR", "/scratch"}},
+       {{"/scratch/contact", "1 b 4445 alice /dir 1\n0 a 4444 alice /dir 1\n"}},
+       {},
+       {{.name = "a", .slots = 1, .slots_given = true, .user = "alice", .port = 4444},
+        {.name = "b", .slots = 1, .slots_given = true, .user = "alice", .port = 4445}},
+       "htcondor _CONDOR_NPROCS=2 contact file /scratch/contact"},
+      {"kubeflow: Open MPI's default hostfile variable",
+       {{"OMPI_MCA_orte_default_hostfile", "/etc/mpi/hostfile"}},
+       {{"/etc/mpi/hostfile",
+         "job-worker-0.job-worker slots=2\njob-worker-1.job-worker slots=2\n"}},
+       {},
+       {given("job-worker-0.job-worker", 2), given("job-worker-1.job-worker", 2)},
+       "OMPI_MCA_orte_default_hostfile=/etc/mpi/hostfile"},
+      {"kubeflow: the mounted hostfile alone",
+       {},
+       {{"/etc/mpi/hostfile", "w0:2\n"}},
+       {},
+       {given("w0", 2)},
+       "hostfile /etc/mpi/hostfile"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name);
+    FakeSystem system{.env = c.env, .files = c.files};
+    const auto list = system.select(c.request);
+    REQUIRE_MESSAGE(list.has_value(), list.error().detail);
+    CHECK(list->hosts == c.hosts);
+    CHECK(list->source == c.source);
+  }
+}
+
+TEST_CASE("host sources: -H and --hostfile never read the environment's files") {
+  FakeSystem system{.env = {{"PBS_NODEFILE", "/pbs"}}, .files = {{"h", "a\n"}}};
+  REQUIRE(system.select({.hostfile = "h"}).has_value());
+  CHECK(system.reads == std::vector<std::string>{"h"});
+}
+
+TEST_CASE("host sources: errors say which variable or file, what is wrong and the fix") {
+  struct ErrorCase {
+    const char* name;
+    std::map<std::string, std::string, std::less<>> env;
+    std::map<std::string, std::string> files;
+    HostRequest request;
+    ErrorKind kind;
+    const char* detail;
+  };
+  const std::map<std::string, std::string, std::less<>> condor = {
+      {"_CONDOR_PROCNO", "0"}, {"_CONDOR_NPROCS", "3"}, {"CONDOR_CONTACT_FILE", "/c"}};
+  const ErrorCase cases[] = {
+      {"unreadable --hostfile",
+       {},
+       {},
+       {.hostfile = "nope"},
+       ErrorKind::HostfileError,
+       "nope: cannot be read: No such file"},
+      {"-H host not in the hostfile",
+       {},
+       {{"h", "a\n"}},
+       {.host_values = {"a,b"}, .hostfile = "h"},
+       ErrorKind::BadOption,
+       "-H: b is not in the hostfile h; with both, -H picks hosts"},
+      {"bad -H",
+       {},
+       {},
+       {.host_values = {"a", "b,,c"}},
+       ErrorKind::BadOption,
+       "-H b,,c: item 2: empty"},
+      {"bad slurm list",
+       {{"SLURM_JOB_NODELIST", "n[2-1]"}},
+       {},
+       {},
+       ErrorKind::HostfileError,
+       "SLURM_JOB_NODELIST=n[2-1]: range 2-1"},
+      {"slurm counts do not match",
+       {{"SLURM_JOB_NODELIST", "n[1-3]"}, {"SLURM_TASKS_PER_NODE", "2(x2)"}},
+       {},
+       {},
+       ErrorKind::HostfileError,
+       "SLURM_TASKS_PER_NODE=2(x2) gives 2 counts for the 3 nodes of SLURM_JOB_NODELIST=n[1-3]"},
+      {"bad slurm counts",
+       {{"SLURM_JOB_NODELIST", "a"}, {"SLURM_TASKS_PER_NODE", "0"}},
+       {},
+       {},
+       ErrorKind::HostfileError,
+       "SLURM_TASKS_PER_NODE=0: '0' is not a count"},
+      {"pbs file missing",
+       {{"PBS_NODEFILE", "/pbs"}},
+       {},
+       {},
+       ErrorKind::HostfileError,
+       "PBS_NODEFILE: /pbs: cannot be read"},
+      {"pbs file malformed",
+       {{"PBS_NODEFILE", "/pbs"}},
+       {{"/pbs", "a\nb c\n"}},
+       {},
+       ErrorKind::HostfileError,
+       "/pbs:2: 'c' is not key=value"},
+      {"lsf odd",
+       {{"LSB_MCPU_HOSTS", "h1 2 h2"}},
+       {},
+       {},
+       ErrorKind::HostfileError,
+       "LSB_MCPU_HOSTS=h1 2 h2: expected pairs of host and slot count"},
+      {"lsf count",
+       {{"LSB_MCPU_HOSTS", "h1 x"}},
+       {},
+       {},
+       ErrorKind::HostfileError,
+       "LSB_MCPU_HOSTS=h1 x: 'x' after h1 is not a slot count"},
+      {"lsf empty",
+       {{"LSB_MCPU_HOSTS", " "}},
+       {},
+       {},
+       ErrorKind::HostfileError,
+       "LSB_MCPU_HOSTS= : expected pairs"},
+      {"condor: not node 0",
+       {{"_CONDOR_PROCNO", "2"}, {"_CONDOR_NPROCS", "3"}},
+       {},
+       {},
+       ErrorKind::HostfileError,
+       "_CONDOR_PROCNO=2: only node 0 of an HTCondor parallel job"},
+      {"condor: bad nprocs",
+       {{"_CONDOR_PROCNO", "0"}, {"_CONDOR_NPROCS", "x"}},
+       {},
+       {},
+       ErrorKind::HostfileError,
+       "_CONDOR_NPROCS=x is not a node count"},
+      {"condor: no contact file",
+       {{"_CONDOR_PROCNO", "0"}, {"_CONDOR_NPROCS", "1"}},
+       {},
+       {},
+       ErrorKind::HostfileError,
+       "HTCondor parallel universe: neither CONDOR_CONTACT_FILE"},
+      {"condor: unreadable",
+       condor,
+       {},
+       {},
+       ErrorKind::HostfileError,
+       "HTCondor contact file: /c: cannot be read"},
+      {"condor: nodes missing",
+       condor,
+       {{"/c", "0 a 1 u /d\n"}},
+       {},
+       ErrorKind::HostfileError,
+       "/c lists 1 of the 3 nodes (_CONDOR_NPROCS); the others have not started sshd.sh yet"},
+      {"condor: short line",
+       condor,
+       {{"/c", "0 a\n"}},
+       {},
+       ErrorKind::HostfileError,
+       "/c:1: expected 'procno host port user dir'"},
+      {"condor: bad port",
+       condor,
+       {{"/c", "\n0 a x u /d\n"}},
+       {},
+       ErrorKind::HostfileError,
+       "/c:2: 'x' is not a port"},
+      {"condor: repeated procno",
+       condor,
+       {{"/c", "0 a 1 u /d\n0 b 1 u /d\n"}},
+       {},
+       ErrorKind::HostfileError,
+       "/c:2: '0' is not a new node number"},
+      {"default hostfile missing",
+       {{"OMPI_MCA_orte_default_hostfile", "/x"}},
+       {},
+       {},
+       ErrorKind::HostfileError,
+       "OMPI_MCA_orte_default_hostfile: /x: cannot be read"},
+      {"mounted hostfile malformed",
+       {},
+       {{"/etc/mpi/hostfile", "a slots=0\n"}},
+       {},
+       ErrorKind::HostfileError,
+       "/etc/mpi/hostfile:1: 'slots=0' gives no slots"},
+  };
+  for (const ErrorCase& c : cases) {
+    INFO(c.name);
+    FakeSystem system{.env = c.env, .files = c.files};
+    const auto r = system.select(c.request);
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().kind == c.kind);
+    CHECK_MESSAGE(r.error().detail.find(c.detail) == 0, r.error().detail);
+  }
+}
