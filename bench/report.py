@@ -222,7 +222,7 @@ class Report:
                     bad.append(f"{who}: {line.strip()}")
         if not runs:
             return "–"
-        return f"all {runs} runs 200000000" if not bad else "LOST " + ", ".join(bad)
+        return f"{runs}/{runs} runs: 200000000" if not bad else "LOST " + ", ".join(bad)
 
     def memory(self):
         if not glob.glob(os.path.join(self.raw, "rss-*.json")):
