@@ -171,10 +171,19 @@ class Report:
 
     def ssh(self):
         path = os.path.join(self.raw, "ssh.txt")
-        if os.path.exists(path):
-            line = open(path).read().strip()
-            self.say("## 3. SSH, 3 nodes × 2 ranks", "", line, "")
+        t = load_timed(self.raw, "ssh")
+        if not t:
+            if os.path.exists(path):
+                self.say("## 3. SSH, 3 nodes × 2 ranks", "", open(path).read().strip(), "")
             self.target("3 ssh nodes ≤ 0.5× mpirun", None, 0.5, "low", "")
+            return
+        ml, om = t.get("ml-ssh"), t.get("ompi-ssh")
+        self.say("## 3. SSH, 3 nodes × 2 ranks (Open MPI hello, loopback sshd on 127.0.0.1-3)",
+                 "")
+        self.say(table(["mpilaunch `--launcher=ssh`", "mpirun (ssh, btl self,tcp)",
+                        "ml / mpirun"], [[ms(ml), ms(om), fmt_ratio(ratio(ml, om))]]), "")
+        r = ratio(ml, om)
+        self.target("3 ssh nodes ≤ 0.5× mpirun", r, 0.5, "low", fmt_ratio(r))
 
     def flood(self):
         t = load_timed(self.raw, "flood")
