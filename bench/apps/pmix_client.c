@@ -51,10 +51,11 @@ int main(void) {
   char expected[64];
   snprintf(expected, sizeof expected, "bench-value-of-rank-%u", peer.rank);
   rc = PMIx_Get(&peer, "bench.key", NULL, 0, &value);
-  const int ok = rc == PMIX_SUCCESS && value->type == PMIX_STRING &&
-                 strcmp(value->data.string, expected) == 0;
-  if (!ok) fprintf(stderr, "pmix_client: rank %u: peer %u's key is wrong or missing (%s)\n",
-                   me.rank, peer.rank, PMIx_Error_string(rc));
+  const int ok =
+      rc == PMIX_SUCCESS && value->type == PMIX_STRING && strcmp(value->data.string, expected) == 0;
+  if (!ok)
+    fprintf(stderr, "pmix_client: rank %u: peer %u's key is wrong or missing (%s)\n", me.rank,
+            peer.rank, PMIx_Error_string(rc));
   if (rc == PMIX_SUCCESS) PMIX_VALUE_RELEASE(value);
   PMIx_Finalize(NULL, 0);
   return ok ? 0 : 5;
