@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdint>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace mpilaunch::launcher {
 namespace {
@@ -177,7 +181,17 @@ bool consume_hydra(std::string_view& s, ConsoleLine& line) {
   return true;
 }
 
+// True when collapsing would change nothing: no tab, no leading, trailing or double blank.
+bool is_collapsed(std::string_view s) {
+  if (s.empty()) return true;
+  if (is_space(s.front()) || is_space(s.back())) return false;
+  for (std::size_t i = 1; i < s.size(); ++i)
+    if (s[i] == '\t' || (s[i] == ' ' && s[i - 1] == ' ')) return false;
+  return true;
+}
+
 std::string collapse_whitespace(std::string_view s) {
+  if (is_collapsed(s)) return std::string(s);
   std::string out;
   out.reserve(s.size());
   bool pending_space = false;
@@ -195,10 +209,24 @@ std::string collapse_whitespace(std::string_view s) {
 
 }  // namespace
 
+namespace {
+// Length of the leading run of plain printable ASCII, which cleaning keeps as it is.
+std::size_t plain_prefix(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size() && static_cast<unsigned char>(s[i]) >= 0x20 &&
+         static_cast<unsigned char>(s[i]) < 0x7f)
+    ++i;
+  return i;
+}
+}  // namespace
+
 std::string clean_bytes(std::string_view s) {
+  const std::size_t plain = std::min(plain_prefix(s), kMaxLineBytes);
+  if (plain == s.size()) return std::string(s);
   std::string out;
   out.reserve(std::min(s.size(), kMaxLineBytes));
-  for (std::size_t i = 0; i < s.size() && out.size() < kMaxLineBytes;) {
+  out.assign(s.substr(0, plain));
+  for (std::size_t i = plain; i < s.size() && out.size() < kMaxLineBytes;) {
     const char c = s[i];
     const auto b = static_cast<unsigned char>(c);
     if (c == '\x1b') {
@@ -223,10 +251,10 @@ std::string clean_bytes(std::string_view s) {
   return out;
 }
 
-ConsoleLine parse_console_line(std::string_view input) {
-  ConsoleLine line;
-  line.raw = clean_bytes(input);
-  std::string_view s = line.raw;
+namespace {
+
+// Strips every known prefix of `s`, in a loop, into `line`; returns the text after them.
+std::string_view strip_prefixes(std::string_view s, ConsoleLine& line) {
   for (bool more = true; more;) {
     trim_left(s);
     if (consume_ctime(s) || consume_rfc3339(s)) {
@@ -241,8 +269,62 @@ ConsoleLine parse_console_line(std::string_view input) {
     s.remove_prefix(1);
     trim_left(s);
   }
-  line.text = collapse_whitespace(s);
+  return s;
+}
+
+}  // namespace
+
+ConsoleLine parse_console_line(std::string_view input) {
+  ConsoleLine line;
+  line.raw = clean_bytes(input);
+  line.text = collapse_whitespace(strip_prefixes(line.raw, line));
   return line;
+}
+
+LineScan scan_line(std::string_view line) {
+  LineScan scan;
+  if (line.size() > kMaxLineBytes) return scan;
+  // One store per byte marks it seen (and an OR catches bytes above 127); SSE2 then folds the
+  // 128 flags into two words. Far cheaper than setting bits byte by byte.
+  alignas(16) std::array<unsigned char, 128> seen{};
+  unsigned all = 0;
+  for (char ch : line) {
+    const auto c = static_cast<unsigned char>(ch);
+    seen[c & 127] = 1;
+    all |= c;
+  }
+  std::uint64_t words[2] = {0, 0};
+#if defined(__SSE2__)
+  for (std::size_t k = 0; k < 8; ++k) {
+    const __m128i v = _mm_load_si128(reinterpret_cast<const __m128i*>(seen.data() + 16 * k));
+    const auto mask = static_cast<std::uint64_t>(_mm_movemask_epi8(_mm_slli_epi16(v, 7)));
+    words[k / 4] |= mask << (16 * (k % 4));
+  }
+#else
+  for (std::size_t w = 0; w < 2; ++w)
+    for (std::size_t i = 0; i < 64; ++i) words[w] |= std::uint64_t{seen[w * 64 + i]} << i;
+#endif
+  constexpr std::uint64_t kControls = 0xffffffffu;           // bytes 0..31
+  constexpr std::uint64_t kDelete = std::uint64_t{1} << 63;  // byte 127
+  scan.clean = (all & 0x80) == 0 && (words[0] & kControls) == 0 && (words[1] & kDelete) == 0;
+  scan.collapsed = line.empty() || (line.front() != ' ' && line.back() != ' ' &&
+                                    line.find("  ") == std::string_view::npos);
+  scan.bytes = ByteSet::from_words(words[0], words[1]);
+  return scan;
+}
+
+void parse_clean_line_into(std::string_view clean, const LineScan& scan, ConsoleLine& line) {
+  line.raw.assign(clean);
+  line.host.clear();
+  line.pid.reset();
+  line.rank.reset();
+  line.rank_output = false;
+  line.hydra_prefix = false;
+  const std::string_view text = strip_prefixes(line.raw, line);
+  if (scan.collapsed || is_collapsed(text))  // a collapsed line's stripped tail is too
+    line.text.assign(text);
+  else
+    line.text = collapse_whitespace(text);
 }
 
 bool is_separator(std::string_view text) {

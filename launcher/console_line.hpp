@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "launcher/byte_set.hpp"
+
 namespace mpilaunch::launcher {
 
 /// Longest line kept, in bytes: the rest is cut off, so memory stays bounded.
@@ -28,6 +30,19 @@ std::string clean_bytes(std::string_view line);
 
 /// Cleans `line` and strips, in a loop, every known prefix, keeping what they say.
 ConsoleLine parse_console_line(std::string_view line);
+
+/// What one pass over a raw line tells: whether cleaning would leave it as it is, whether it
+/// is already whitespace-collapsed, and every byte it holds (a superset of its text's bytes).
+struct LineScan {
+  bool clean = false;      // clean_bytes(line) == line: printable ASCII within kMaxLineBytes
+  bool collapsed = false;  // no leading, trailing or double blank
+  ByteSet bytes;
+};
+LineScan scan_line(std::string_view line);
+
+/// Fills `line` from a line that scan_line found clean, without allocating when its strings
+/// have room: the same result as parse_console_line, for reusing a ConsoleLine.
+void parse_clean_line_into(std::string_view clean, const LineScan& scan, ConsoleLine& line);
 
 /// A banner line: 50 or more '-' or '=' alone (after prefixes).
 bool is_separator(std::string_view text);

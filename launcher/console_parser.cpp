@@ -14,6 +14,32 @@ std::array<PatternTable, 4> all_tables() {
   return {orte_patterns(), prrte_patterns(), hydra_patterns(), common_patterns()};
 }
 
+// Per table row, the bytes its anchor needs: rows whose bytes a text lacks are never tried.
+struct AnchorBytes {
+  std::array<std::vector<ByteSet>, 4> rows;
+};
+
+const AnchorBytes& anchor_bytes() {
+  static const AnchorBytes compiled = [] {
+    AnchorBytes out;
+    const auto tables = all_tables();
+    for (std::size_t t = 0; t < tables.size(); ++t)
+      for (const Pattern& row : tables[t].rows)
+        out.rows[t].push_back(ByteSet::of_template(row.anchor));
+    return out;
+  }();
+  return compiled;
+}
+
+// Lines that give the runtime away. One vote per runtime and line, whichever clue matched.
+enum class ClueKind { Contains, Word, StartsWith };
+struct Clue {
+  Runtime runtime;
+  ClueKind how;
+  std::string_view phrase;
+  ByteSet needs = ByteSet::of(phrase);
+};
+
 std::size_t vote_index(Runtime r) {
   return static_cast<std::size_t>(r);
 }
@@ -116,6 +142,97 @@ bool looks_like_error(std::string_view text) {
   return false;
 }
 
+using enum ClueKind;
+const std::array kClues = {
+    Clue{Runtime::Hydra, StartsWith, "BAD TERMINATION OF ONE OF YOUR APPLICATION"},
+    Clue{Runtime::Hydra, Contains, "application called MPI_Abort"},
+    Clue{Runtime::Prrte5, Contains, "prterun"},
+    Clue{Runtime::Prrte5, Word, "PRTE"},
+    Clue{Runtime::Prrte5, Word, "PRRTE"},
+    Clue{Runtime::Prrte5, Contains, "PMIx stopped checking"},
+    Clue{Runtime::Prrte5, StartsWith, "Errorcode:"},
+    Clue{Runtime::Prrte5, StartsWith, "Set MCA parameter \"base_help_aggregate\""},
+    Clue{Runtime::Orte4, Word, "ORTE"},
+    Clue{Runtime::Orte4, Contains, "Open RTE"},
+    Clue{Runtime::Orte4, Contains, "orte_"},
+    Clue{Runtime::Orte4, Contains, "ORTE_"},
+    Clue{Runtime::Orte4, StartsWith, "Primary job terminated normally"},
+    Clue{Runtime::Orte4, StartsWith, "with errorcode"},
+    Clue{Runtime::Orte4, Contains, "is the Open MPI term for"},
+    Clue{Runtime::Orte4, Contains, "use the --oversubscribe option"},
+};
+
+bool clue_matches(const Clue& clue, std::string_view text) {
+  switch (clue.how) {
+    case ClueKind::Contains:
+      return text.find(clue.phrase) != std::string_view::npos;
+    case ClueKind::Word:
+      return has_word(text, clue.phrase);
+    case ClueKind::StartsWith:
+      return text.starts_with(clue.phrase);
+  }
+  return false;
+}
+
+const ByteSet kAggregationBytes = ByteSet::of(" more processsent help message / ");
+
+// What a line needs to hold for feed() to do more than keep it: a line phrase, a runtime clue
+// or a help aggregation. A line that covers none of these byte sets is quiet. Each set is
+// filed under its rarest byte (English letter frequency, then digits and punctuation), so a
+// line is compared only with the sets whose rare byte it holds.
+class LoudIndex {
+ public:
+  LoudIndex() {
+    std::vector<ByteSet> all{kAggregationBytes};
+    for (const Clue& clue : kClues) all.push_back(clue.needs);
+    for (const PatternTable& table : all_tables())
+      for (const Pattern& row : table.rows)
+        if (row.scope == Scope::Line && !row.anchor.empty())
+          all.push_back(ByteSet::of_template(row.anchor));
+    std::sort(all.begin(), all.end());
+    all.erase(std::unique(all.begin(), all.end()), all.end());
+    for (const ByteSet& needs : all) {
+      const int key = rarest(needs);
+      by_key_[static_cast<std::size_t>(key)].push_back(needs);
+      keys_.insert(static_cast<char>(key));
+    }
+  }
+
+  bool loud(const ByteSet& line) const {
+    return (line & keys_).any_of([&](int key) {
+      const auto& sets = by_key_[static_cast<std::size_t>(key)];
+      return std::any_of(sets.begin(), sets.end(),
+                         [&](const ByteSet& s) { return line.covers(s); });
+    });
+  }
+
+ private:
+  static int rarest(const ByteSet& needs) {
+    // Most common first; a byte not listed counts as rarer than all of them.
+    static constexpr std::string_view kCommon =
+        " etaoinsrhldcumfpgwybv,.k0123456789-:_/=()'\"xjqzETAOINSRHLDCUMFPGWYBVKXJQZ";
+    int best = -1;
+    std::size_t best_rank = 0;
+    for (int b = 0; b < 256; ++b) {
+      if (!needs.contains(static_cast<char>(b))) continue;
+      const std::size_t rank = std::min(kCommon.find(static_cast<char>(b)), kCommon.size());
+      if (best < 0 || rank >= best_rank) {
+        best = b;
+        best_rank = rank;
+      }
+    }
+    return best < 0 ? ' ' : best;  // an empty set would match anything: file it under ' '
+  }
+
+  std::array<std::vector<ByteSet>, 256> by_key_;
+  ByteSet keys_;
+};
+
+const LoudIndex& loud_index() {
+  static const LoudIndex index;
+  return index;
+}
+
 }  // namespace
 
 std::string_view runtime_name(Runtime runtime) {
@@ -135,8 +252,41 @@ std::string_view runtime_name(Runtime runtime) {
 }
 
 void ConsoleParser::feed(std::string_view input) {
+  const LineScan scan = scan_line(input);
+  if (!scan.clean) {
+    feed_line(parse_console_line(input));
+    return;
+  }
+  parse_clean_line_into(input, scan, scratch_);
+  if (!is_quiet(scratch_, scan.bytes)) {
+    feed_line(scratch_);
+    return;
+  }
+  // The common case, kept free of allocations: the line only joins its stream's window,
+  // in the string buffers of the line that slides out.
   ++lines_seen_;
-  ConsoleLine line = parse_console_line(input);
+  Stream& stream = stream_for(scratch_);
+  if (stream.lines.size() >= kMaxBlockLines) {
+    ConsoleLine oldest = std::move(stream.lines.front());
+    stream.lines.pop_front();
+    stream.lines.push_back(std::move(scratch_));
+    scratch_ = std::move(oldest);
+  } else {
+    stream.lines.push_back(std::move(scratch_));
+    scratch_ = ConsoleLine{};
+  }
+}
+
+bool ConsoleParser::is_quiet(const ConsoleLine& line, const ByteSet& bytes) const {
+  const std::string_view t = line.text;
+  if (t.empty() || t[0] == '{' || t[0] == '-' || t[0] == '=' || line.hydra_prefix ||
+      !human_.ignores(t) || t.starts_with("mpi") || t.starts_with("orterun"))
+    return false;
+  return !loud_index().loud(bytes);
+}
+
+void ConsoleParser::feed_line(ConsoleLine line) {
+  ++lines_seen_;
   if (line.text.starts_with('{')) {
     if (auto ev = parse_event_line(line.text)) {
       add(Finding{.error = std::move(ev->error), .marked_root = ev->job_failed},
@@ -150,8 +300,9 @@ void ConsoleParser::feed(std::string_view input) {
     }
   }
   if (auto own = human_.feed(line.text, line.raw)) add(Finding{.error = *own}, Runtime::Mpilaunch);
-  note_runtime(line);
-  if (const auto agg = aggregation(line.text)) {
+  const ByteSet bytes = ByteSet::of(line.text);
+  note_runtime(line, bytes);
+  if (const auto agg = bytes.covers(kAggregationBytes) ? aggregation(line.text) : std::nullopt) {
     findings_.aggregate(agg->second, agg->first);
     return;
   }
@@ -162,9 +313,9 @@ void ConsoleParser::feed(std::string_view input) {
     return;
   }
   if (line.text.empty()) return;
-  match_line(line);
+  match_line(line, bytes);
   stream.lines.push_back(std::move(line));
-  if (stream.lines.size() > kMaxBlockLines) stream.lines.erase(stream.lines.begin());
+  if (stream.lines.size() > kMaxBlockLines) stream.lines.pop_front();
 }
 
 Explanation ConsoleParser::finish(std::optional<int> rc) {
@@ -206,10 +357,15 @@ void ConsoleParser::close_block(Stream& stream, bool closed_by_banner) {
   stream.opened_by_banner = false;
 }
 
-void ConsoleParser::match_line(const ConsoleLine& line) {
-  for (const PatternTable& table : all_tables())
-    for (const Pattern& row : table.rows) {
-      if (row.scope != Scope::Line || row.anchor.empty()) continue;
+void ConsoleParser::match_line(const ConsoleLine& line, const ByteSet& bytes) {
+  const auto tables = all_tables();
+  const AnchorBytes& needs = anchor_bytes();
+  for (std::size_t t = 0; t < tables.size(); ++t)
+    for (std::size_t r = 0; r < tables[t].rows.size(); ++r) {
+      const PatternTable& table = tables[t];
+      const Pattern& row = table.rows[r];
+      if (row.scope != Scope::Line || row.anchor.empty() || !bytes.covers(needs.rows[t][r]))
+        continue;
       const auto c = match_template(line.text, row.anchor);
       if (!c) continue;
       auto error = error_from(row, *c, line);
@@ -245,9 +401,14 @@ void ConsoleParser::match_block(const Stream& stream, bool bannered) {
   };
   bool matched = false;
   const auto tables = all_tables();
-  for (const PatternTable& table : tables)
-    for (const Pattern& row : table.rows) {
-      if (row.scope != Scope::Block || row.anchor.empty()) continue;
+  const AnchorBytes& needs = anchor_bytes();
+  const ByteSet bytes = ByteSet::of(text);
+  for (std::size_t t = 0; t < tables.size(); ++t)
+    for (std::size_t r = 0; r < tables[t].rows.size(); ++r) {
+      const PatternTable& table = tables[t];
+      const Pattern& row = table.rows[r];
+      if (row.scope != Scope::Block || row.anchor.empty() || !bytes.covers(needs.rows[t][r]))
+        continue;
       auto c = match_template(text, row.anchor);
       if (!c) continue;
       std::size_t lo = c->begin, hi = c->end;
@@ -301,27 +462,23 @@ void ConsoleParser::match_block(const Stream& stream, bool bannered) {
     }
 }
 
-void ConsoleParser::note_runtime(const ConsoleLine& line) {
+void ConsoleParser::note_runtime(const ConsoleLine& line, const ByteSet& bytes) {
   const std::string_view t = line.text;
-  auto vote = [&](Runtime r, int n) { votes_[vote_index(r)] += n; };
-  if (line.hydra_prefix || t.starts_with("BAD TERMINATION OF ONE OF YOUR APPLICATION") ||
-      t.find("application called MPI_Abort") != std::string_view::npos)
-    vote(Runtime::Hydra, 2);
-  if (t.find("prterun") != std::string_view::npos || has_word(t, "PRTE") || has_word(t, "PRRTE") ||
-      t.find("PMIx stopped checking") != std::string_view::npos || t.starts_with("Errorcode:") ||
-      t.starts_with("Set MCA parameter \"base_help_aggregate\""))
-    vote(Runtime::Prrte5, 2);
-  if (has_word(t, "ORTE") || t.find("Open RTE") != std::string_view::npos ||
-      t.find("orte_") != std::string_view::npos || t.find("ORTE_") != std::string_view::npos ||
-      t.starts_with("Primary job terminated normally") || t.starts_with("with errorcode") ||
-      t.find("is the Open MPI term for") != std::string_view::npos ||
-      t.find("use the --oversubscribe option") != std::string_view::npos)
-    vote(Runtime::Orte4, 2);
+  std::array<bool, 5> voted{};
+  auto vote = [&](Runtime r) {
+    if (!voted[vote_index(r)]) votes_[vote_index(r)] += 2;
+    voted[vote_index(r)] = true;
+  };
+  if (line.hydra_prefix) vote(Runtime::Hydra);
+  for (const Clue& clue : kClues)
+    if (!voted[vote_index(clue.runtime)] && bytes.covers(clue.needs) && clue_matches(clue, t))
+      vote(clue.runtime);
+  if (!t.starts_with("mpi") && !t.starts_with("orterun")) return;
   for (std::string_view tool : {"mpirun ", "mpiexec ", "orterun ", "mpirun: ", "mpiexec: "})
     if (t.starts_with(tool)) {
       const std::string_view rest = t.substr(tool.size());
       for (std::string_view verb : {"has ", "was ", "noticed ", "detected ", "Error: "})
-        if (rest.starts_with(verb)) vote(Runtime::Orte4, 2);
+        if (rest.starts_with(verb)) votes_[vote_index(Runtime::Orte4)] += 2;
     }
 }
 

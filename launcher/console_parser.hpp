@@ -4,10 +4,12 @@
 /// findings, so memory stays bounded whatever the input size. Pure: no I/O, no clock.
 
 #include <cstddef>
+#include <deque>
 #include <optional>
 #include <string_view>
 #include <vector>
 
+#include "launcher/byte_set.hpp"
 #include "launcher/console_line.hpp"
 #include "launcher/console_pattern.hpp"
 #include "launcher/explanation.hpp"
@@ -31,17 +33,19 @@ class ConsoleParser {
 
  private:
   struct Stream {
-    int key = 0;  // -1 untagged, -2 tagged without a rank, else the rank
-    std::vector<ConsoleLine> lines;
+    int key = 0;                    // -1 untagged, -2 tagged without a rank, else the rank
+    std::deque<ConsoleLine> lines;  // a sliding window: the oldest slides out in O(1)
     bool opened_by_banner = false;
     std::size_t last_use = 0;
   };
 
+  void feed_line(ConsoleLine line);
+  bool is_quiet(const ConsoleLine& line, const ByteSet& bytes) const;
   Stream& stream_for(const ConsoleLine& line);
   void close_block(Stream& stream, bool closed_by_banner);
-  void match_line(const ConsoleLine& line);
+  void match_line(const ConsoleLine& line, const ByteSet& bytes);
   void match_block(const Stream& stream, bool bannered);
-  void note_runtime(const ConsoleLine& line);
+  void note_runtime(const ConsoleLine& line, const ByteSet& bytes);
   void add(Finding finding, Runtime from);
   Runtime runtime() const;
 
@@ -52,6 +56,7 @@ class ConsoleParser {
   std::optional<int> events_exit_code_;
   std::array<int, 5> votes_{};  // per Runtime
   std::size_t lines_seen_ = 0;
+  ConsoleLine scratch_;  // reused: quiet lines cost no allocation
 };
 
 }  // namespace mpilaunch::launcher

@@ -44,6 +44,10 @@ std::optional<int> parse_job_end_exit_code(std::string_view line) {
   return (*j)["exit_code"].get<int>();
 }
 
+bool HumanBlockReader::ignores(std::string_view text) const {
+  return !open_ && !text.starts_with(kHeader);
+}
+
 std::optional<Error> HumanBlockReader::feed(std::string_view text, std::string_view raw) {
   if (text.starts_with(kHeader)) {
     std::optional<Error> done = finish();

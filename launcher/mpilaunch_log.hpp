@@ -28,6 +28,8 @@ class HumanBlockReader {
   std::optional<Error> feed(std::string_view text, std::string_view raw);
   /// Ends the input: returns the block still open, if any.
   std::optional<Error> finish();
+  /// True when feed(text) would do nothing: no block open and `text` starts none.
+  bool ignores(std::string_view text) const;
 
  private:
   std::optional<Error> open_;

@@ -20,6 +20,7 @@
 #include "launcher/console_parser.hpp"
 #include "launcher/event_log.hpp"
 #include "launcher/output_forwarder.hpp"
+#include "launcher/parse_worker.hpp"
 #include "launcher/restart_policy.hpp"
 
 extern char** environ;
@@ -122,9 +123,9 @@ bool has_any(const std::vector<std::string>& args, std::initializer_list<const c
   });
 }
 
-// Runs one attempt: mpirun's output goes through unchanged, line by line into the parser.
+// Runs one attempt: mpirun's output goes through unchanged, and a copy to the parser's thread.
 int run_attempt(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-                ConsoleParser& parser) {
+                ParseWorker& parser) {
   int out[2], err[2];
   if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) return 71;
   std::vector<char*> a, e;
@@ -143,7 +144,6 @@ int run_attempt(const std::vector<std::string>& argv, const std::vector<std::str
   ::close(out[1]);
   ::close(err[1]);
   pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
-  std::string partial[2];
   std::vector<char> buffer(64 * 1024);
   int open = 2;
   while (open > 0) {
@@ -159,28 +159,12 @@ int run_attempt(const std::vector<std::string>& argv, const std::vector<std::str
         ::close(fds[s].fd);
         fds[s].fd = -1;
         --open;
-        if (!partial[s].empty()) parser.feed(partial[s]);
+        parser.close(s);
         continue;
       }
       const std::string_view chunk(buffer.data(), static_cast<std::size_t>(n));
       write_all(s == 0 ? 1 : 2, chunk);  // unchanged and in real time
-      std::size_t start = 0;
-      for (std::size_t nl = chunk.find('\n'); nl != std::string_view::npos;
-           nl = chunk.find('\n', start)) {
-        if (partial[s].empty()) {
-          parser.feed(chunk.substr(start, nl - start));
-        } else {
-          partial[s].append(chunk.substr(start, nl - start));
-          parser.feed(partial[s]);
-          partial[s].clear();
-        }
-        start = nl + 1;
-      }
-      partial[s].append(chunk.substr(start));
-      if (partial[s].size() > 64 * 1024) {
-        parser.feed(partial[s]);
-        partial[s].clear();
-      }
+      parser.push(s, chunk);
     }
   }
   int status = 0;
@@ -283,7 +267,7 @@ int run_wrapped(const std::vector<std::string>& args) {
     attempt_env.push_back(fmt::format("MPILAUNCH_ATTEMPT={}", attempt));
     attempt_env.push_back(fmt::format("MPILAUNCH_MAX_RESTARTS={}", w.restart.max_restarts));
     events.write("attempt-start", {{"attempt", attempt}});
-    ConsoleParser parser;
+    ParseWorker parser;
     const TimePoint started = clock.now();
     const int rc = run_attempt(argv, attempt_env, parser);
     const Explanation explained = parser.finish(rc);

@@ -18,6 +18,17 @@ Outcome wrapped(Job& job, std::vector<std::string> args) {
   return job.launch_plain(args, Millis{120'000});
 }
 
+// Open MPI 4.1.4's mpirun here loses a rank's help message itself in about one run of five
+// ("ORTE_ERROR_LOG: Data unpack had inadequate space in file .../show_help.c", or "Out of
+// resource" there), and then prints nothing that names the failure. Tests about reading what mpirun
+// prints repeat such a run, a few times at most; a run that printed its text is always checked in
+// full.
+bool mpirun_lost_its_text(const Outcome& o) {
+  return o.err.find("ORTE_ERROR_LOG: ") != std::string::npos &&
+         o.err.find("show_help.c") != std::string::npos;
+}
+constexpr int kRunsWhenMpirunLosesText = 6;
+
 }  // namespace
 
 TEST_CASE("wrap: a successful mpirun job passes its output through and exits 0") {
@@ -42,14 +53,18 @@ TEST_CASE("wrap: rank failures get the native engine's kinds and exit codes") {
   };
   for (const Case& c : cases) {
     CAPTURE(c.kind);
-    Job job;
     std::vector<std::string> args = {"--oversubscribe", "-n", "3", app("failer")};
     args.insert(args.end(), c.failer.begin(), c.failer.end());
-    const Outcome o = wrapped(job, args);
-    check_error_block(o, c.kind, c.status);
-    const Json error = check_job_failed(job, c.kind, c.status);
-    CHECK_MESSAGE(error.value("rank", -1) == 1, error.dump());
-    check_nothing_left(job, o);
+    for (int run = 1;; ++run) {
+      Job job;
+      const Outcome o = wrapped(job, args);
+      check_nothing_left(job, o);
+      if (run < kRunsWhenMpirunLosesText && mpirun_lost_its_text(o)) continue;
+      check_error_block(o, c.kind, c.status);
+      const Json error = check_job_failed(job, c.kind, c.status);
+      CHECK_MESSAGE(error.value("rank", -1) == 1, error.dump());
+      break;
+    }
   }
 }
 

@@ -88,3 +88,26 @@ TEST_CASE("golden transcripts: a cut log still names a kind, never crashes") {
       }
     }
 }
+
+TEST_CASE("golden transcripts: after a flood of ordinary rank output, the same root cause") {
+  std::string flood;
+  for (int i = 0; i < 5000; ++i)
+    flood += "step " + std::to_string(i) + ": residual 0.00" + std::to_string(i % 97) + " ok\n";
+  int cases = 0;
+  for (const char* runtime : {"orte", "prrte", "hydra"})
+    for (const auto& entry : fs::directory_iterator(fs::path(MPILAUNCH_TEST_DATA_DIR) / runtime)) {
+      const fs::path c = entry.path();
+      if (!fs::exists(c / "expected.json")) continue;
+      ++cases;
+      CAPTURE(c.string());
+      const int rc = std::stoi(slurp(c / "rc"));
+      const std::string log = slurp(c / "stderr") + slurp(c / "stdout");
+      const nlohmann::json plain = explanation_to_json(explain_text(log, rc));
+      const nlohmann::json flooded = explanation_to_json(explain_text(flood + log, rc));
+      CHECK(flooded["runtime"] == plain["runtime"]);
+      CHECK(flooded.contains("error") == plain.contains("error"));
+      if (plain.contains("error") && flooded.contains("error"))
+        CHECK(comparable(flooded["error"]) == comparable(plain["error"]));
+    }
+  CHECK(cases > 60);
+}

@@ -68,3 +68,50 @@ TEST_CASE("console line: banners are 50 or more dashes or equals signs") {
   CHECK_FALSE(is_separator(std::string(60, '-') + "x"));
   CHECK(is_separator(parse_console_line("[1,0]<stderr>:" + std::string(74, '-')).text));
 }
+
+TEST_CASE("console line: one scan says whether cleaning is a no-op") {
+  CHECK(scan_line("plain text, 100% ASCII ~").clean);
+  CHECK(scan_line("").clean);
+  for (std::string bad : {std::string("tab\there"), std::string("cr\r"), std::string("nul\0x", 5),
+                          std::string("del\x7f"), std::string("caf\xc3\xa9"),
+                          std::string("esc\x1b[0m"), std::string(kMaxLineBytes + 1, 'x')}) {
+    CAPTURE(bad);
+    CHECK_FALSE(scan_line(bad).clean);
+  }
+  CHECK(scan_line("a b c").collapsed);
+  CHECK_FALSE(scan_line("a  b").collapsed);
+  CHECK_FALSE(scan_line(" a").collapsed);
+  CHECK_FALSE(scan_line("a ").collapsed);
+  const LineScan s = scan_line("Az~ 0");
+  for (char c : std::string("Az~ 0")) CHECK(s.bytes.contains(c));
+  CHECK_FALSE(s.bytes.contains('a'));
+}
+
+TEST_CASE("console line: reusing a line gives what a fresh parse gives") {
+  const std::string lines[] = {
+      "plain rank output",
+      "  leading and trailing  blanks  ",
+      "[1,3]<stderr>: tagged  output",
+      "[node7:12345] [[4711,1],2] ORTE_ERROR_LOG: Not found",
+      "[proxy:0:0@host] HYDU_create_process (utils/launch/launch.c:73): execvp error",
+      "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES",
+      "Sun Nov 22 23:21:19 2026[1,0]<stdout>: stamped",
+      "2026-11-22T23:01:02.123Z stdout F from a pod",
+      "[3] hydra-tagged",
+  };
+  ConsoleLine reused = parse_console_line("[other:1] a previous line with a host");
+  for (const std::string& l : lines) {
+    CAPTURE(l);
+    const LineScan scan = scan_line(l);
+    REQUIRE(scan.clean);
+    parse_clean_line_into(l, scan, reused);
+    const ConsoleLine fresh = parse_console_line(l);
+    CHECK(reused.raw == fresh.raw);
+    CHECK(reused.text == fresh.text);
+    CHECK(reused.host == fresh.host);
+    CHECK(reused.pid == fresh.pid);
+    CHECK(reused.rank == fresh.rank);
+    CHECK(reused.rank_output == fresh.rank_output);
+    CHECK(reused.hydra_prefix == fresh.hydra_prefix);
+  }
+}
