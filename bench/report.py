@@ -314,6 +314,33 @@ class Report:
         self.target("wire-up growth 16 → 256 processes (1 → 32 agents) sub-linear (< 16×)", g,
                     16, "low", fmt_ratio(g))
 
+    def wrap(self):
+        t = load_timed(self.raw, "wrap")
+        if not t:
+            return
+        direct, cat, wrap = t.get("ompi-direct"), t.get("ompi-cat"), t.get("ml-wrap")
+        self.say("## 9. Wrap mode: mpirun streaming 100 MB, parsed line by line", "",
+                 "Pass-through = mpirun's output copied by one more process (`| cat`), the "
+                 "extra hop the wrap adds; the wrap also parses every line.", "")
+        self.say(table(["mpirun alone", "mpirun \\| cat (pass-through)",
+                        "mpilaunch --engine=ompi", "wrap / pass-through", "bytes"],
+                       [[ms(direct), ms(cat), ms(wrap), fmt_ratio(ratio(wrap, cat)),
+                         self.wrap_bytes()]]), "")
+        r = ratio(wrap, cat)
+        self.target("wrap-mode parsing ≤ 1.05× plain pass-through (issue #5)", r, 1.05, "low",
+                    fmt_ratio(r))
+
+    def wrap_bytes(self):
+        lines = []
+        for who in ("ompi-direct", "ompi-cat", "ml-wrap"):
+            path = os.path.join(self.raw, f"bytes.{who}")
+            if os.path.exists(path):
+                lines += [l.strip() for l in open(path)]
+        bad = [l for l in lines if l != "100000000"]
+        if not lines:
+            return "–"
+        return f"{len(lines)}/{len(lines)} runs: 100000000" if not bad else "LOST " + ", ".join(bad)
+
     def verdicts(self):
         self.say("## Targets (issue #6)", "")
         mark = {True: "met", False: "**missed**", None: "not measured"}
@@ -323,7 +350,8 @@ class Report:
     def render(self):
         self.say("# mpilaunch benchmark", "")
         for section in (self.machine, self.launch, self.vnodes, self.ssh, self.flood,
-                        self.memory, self.failure, self.restart, self.wireup, self.verdicts):
+                        self.memory, self.failure, self.restart, self.wireup, self.wrap,
+                        self.verdicts):
             section()
         return "\n".join(self.lines)
 
