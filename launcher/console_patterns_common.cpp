@@ -9,7 +9,7 @@ namespace {
 
 using K = ErrorKind;
 
-constexpr Pattern kRows[] = {
+constexpr Pattern kCommonRows[] = {
     // orted_submit.c / schizo_base_stubs.c: the root refusal, with or without a leading banner.
     block(K::RunAsRootRefused, "has detected an attempt to run as root"),
     block(K::RunAsRootRefused, "cannot provide the help message when run as root"),
@@ -167,7 +167,7 @@ constexpr Pattern kRows[] = {
 }  // namespace
 
 PatternTable common_patterns() {
-  return {Runtime::Unknown, kRows};
+  return {Runtime::Unknown, kCommonRows};
 }
 
 }  // namespace mpilaunch::launcher

@@ -10,7 +10,7 @@ namespace {
 
 using K = ErrorKind;
 
-constexpr Pattern kRows[] = {
+constexpr Pattern kHydraRows[] = {
     line(K::ExecutableNotFound, "execvp error on file {exe} (No such file or directory)")
         .host_from_line(),
     line(K::ExecutableNotExecutable, "execvp error on file {exe} ({line})").host_from_line(),
@@ -38,7 +38,7 @@ constexpr Pattern kRows[] = {
 }  // namespace
 
 PatternTable hydra_patterns() {
-  return {Runtime::Hydra, kRows};
+  return {Runtime::Hydra, kHydraRows};
 }
 
 }  // namespace mpilaunch::launcher

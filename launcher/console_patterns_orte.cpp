@@ -10,7 +10,7 @@ namespace {
 
 using K = ErrorKind;
 
-constexpr Pattern kRows[] = {
+constexpr Pattern kOrteRows[] = {
     line(K::BadOption, "Error: unknown option \"{detail}\""),
     line(K::BadOption, "Error: option \"{detail}\" did not have enough parameters"),
     block(K::BadOption, "policy is not recognized:", {"Policy: {detail}"})
@@ -37,7 +37,7 @@ constexpr Pattern kRows[] = {
 }  // namespace
 
 PatternTable orte_patterns() {
-  return {Runtime::Orte4, kRows};
+  return {Runtime::Orte4, kOrteRows};
 }
 
 }  // namespace mpilaunch::launcher

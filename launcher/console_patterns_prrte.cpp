@@ -10,7 +10,7 @@ namespace {
 
 using K = ErrorKind;
 
-constexpr Pattern kRows[] = {
+constexpr Pattern kPrrteRows[] = {
     block(K::BadOption,
           "An unrecognized option was included on the {_} command line:", {"Option: {detail}"})
         .about("unregistered-option"),
@@ -44,7 +44,7 @@ constexpr Pattern kRows[] = {
 }  // namespace
 
 PatternTable prrte_patterns() {
-  return {Runtime::Prrte5, kRows};
+  return {Runtime::Prrte5, kPrrteRows};
 }
 
 }  // namespace mpilaunch::launcher

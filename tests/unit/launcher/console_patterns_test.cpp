@@ -12,10 +12,10 @@ using namespace mpilaunch::launcher;
 
 namespace {
 
-const std::string kDash(74, '-');
+const std::string kPatternDash(74, '-');
 
 std::string banner(const std::string& body) {
-  return kDash + "\n" + body + "\n" + kDash + "\n";
+  return kPatternDash + "\n" + body + "\n" + kPatternDash + "\n";
 }
 
 struct Row {
@@ -95,7 +95,8 @@ TEST_CASE("patterns: ORTE help texts") {
 TEST_CASE("patterns: PRRTE help texts, re-flowed") {
   using K = ErrorKind;
   const Row rows[] = {
-      {"prterun has detected an attempt to run as root.\n\nYou can override\n" + kDash + "\n",
+      {"prterun has detected an attempt to run as root.\n\nYou can override\n" + kPatternDash +
+           "\n",
        K::RunAsRootRefused, "", -1, 1, -1, "", "", "", "prrte-5"},
       {banner("An unrecognized option was included on the prterun command line:\n\n  Option: "
               "--bogus\n\nPlease use"),
