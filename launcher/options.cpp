@@ -362,6 +362,10 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
     }
     if (Status st = spec->apply(o, values); !st) return st.error();
     ++i;
+    if (o.help) {  // "--help TOPIC": an option, "errors" or "exit-codes"
+      if (i < args.size()) o.help_topic = args[i];
+      return o;
+    }
   }
   o.program.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
   if (o.help || o.version) return o;
@@ -372,60 +376,10 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
   return o;
 }
 
-std::string usage_text() {
-  return R"(Usage: mpilaunch [options] PROGRAM [ARGS...]
-       mpilaunch explain [--json] [--rc N] [FILE|-]
-
-Mapping:
-  -n, -np, --np N           number of processes (default: one per slot)
-  -N, --npernode N          processes per node
-  --map-by slot|node        fill each node first (slot, default) or round robin (node)
-  --oversubscribe           allow more processes than slots
-Hosts:
-  -H, --host H[:N],...      hosts with N slots each (default 1); repeatable
-  --hostfile, --machinefile FILE
-                            Open MPI ("host slots=N") or MPICH ("host:N") host file
-  --launcher local|ssh      how agents start (default: local without hosts, else ssh)
-  --agent-path PATH         mpilaunch-agent on the nodes (default: next to mpilaunch)
-  -F, --ssh-config FILE     ssh client config (default ~/.ssh/config, /etc/ssh/ssh_config)
-  --connect-timeout SECONDS per-host limit to resolve, connect, check the host key,
-                            authenticate and start the agent over ssh (default 10)
-  --ssh-fanout N            hosts brought up over ssh at the same time (default 64)
-Environment:
-  -x NAME[=VALUE]           export a variable to every rank
-  --mca KEY VALUE           set Open MPI parameter KEY (OMPI_MCA_KEY) for every rank
-  --wdir, --wd DIR          working directory of the ranks
-Output:
-  --tag-output              prefix lines with [job,rank]<stdout>:
-  --timestamp-output        prefix lines with the time
-  --output-filename DIR     write DIR/rank-R/stdout and stderr instead of the terminal
-Fault handling:
-  --timeout SECONDS         fail the job after this long (default: none; also MPIEXEC_TIMEOUT)
-  --kill-grace SECONDS      SIGTERM to SIGKILL delay at teardown (default 3)
-  --report-state-on-timeout
-                            on a timeout, list the ranks still running and where
-  --wireup-timeout SECONDS  once one rank is in MPI_Init, every rank must get there
-                            within this many seconds
-                            (default 300)
-  --max-restarts N          restart the whole job up to N times after a retryable failure
-                            (default 0; also MPILAUNCH_MAX_RESTARTS)
-  --enable-recovery         accepted for prterun compatibility (budget from --max-restarts)
-  --restart-on KIND,...     restart only after these error kinds (default: rank failures,
-                            lost agents, wire-up timeouts)
-  --restart-backoff S[,MAX] first delay before a restart and its cap (default 1,30)
-  --status FILE             keep a live JSON job status (phase, attempts, rank counts) in FILE
-Debugging:
-  --dry-run                 print the plan (nodes, rank map, agent commands) and exit
-  --events FILE             write a JSON Lines timeline of the job to FILE
-  --allow-run-as-root       silence the warning printed when ranks run as root
-  --refuse-root             refuse to run as root, as mpirun does (run-as-root-refused)
-  -V, --version             print the version
-  -h, --help                print this help
-
-Exit status: 0 on success; a failing rank's exit code; 128+N for a signal N; 64 usage,
-65 hostfile, 66 program or directory, 67 slots, 69 agent start, 70 internal, 75 agent lost,
-124 timeout (docs/exit-codes.md).
-)";
+std::vector<OptionInfo> option_infos() {
+  std::vector<OptionInfo> out;
+  for (const OptionSpec& spec : option_table()) out.push_back({spec.names, spec.arity});
+  return out;
 }
 
 }  // namespace mpilaunch::launcher

@@ -55,6 +55,7 @@ struct Options {
   bool allow_run_as_root = false;
   bool refuse_root = false;  // Open MPI's refusal instead of a warning
   bool help = false;
+  std::string help_topic;  // --help TOPIC
   bool version = false;
   // What to run
   std::vector<std::string> program;  // program and its arguments
@@ -63,8 +64,17 @@ struct Options {
 /// Parses everything after argv[0]. BadOption errors name the option and say how to fix it.
 Result<Options> parse_options(const std::vector<std::string>& args);
 
-/// The --help text.
+/// The --help text, grouped as mpirun groups its options (option_docs.cpp).
 std::string usage_text();
+/// `--help TOPIC`: one option's detail, "errors" or "exit-codes"; nullopt for an unknown topic.
+std::optional<std::string> help_topic_text(std::string_view topic);
+
+/// Every option as the parser knows it: its spellings (dashes included) and value count.
+struct OptionInfo {
+  std::vector<std::string_view> names;
+  int arity = 0;
+};
+std::vector<OptionInfo> option_infos();
 
 /// The closest known option to `unknown` when it is a likely misspelling, else empty.
 std::string suggest_option(std::string_view unknown);

@@ -91,6 +91,22 @@ int run(const std::vector<std::string>& args) {
     return early_failure(options.error(), events);
   }
   const Options& o = options.value();
+  if (o.help && !o.help_topic.empty()) {
+    const auto text = help_topic_text(o.help_topic);
+    if (!text) {
+      const std::string suggestion = suggest_option(o.help_topic);
+      return early_failure(
+          Error{.kind = ErrorKind::BadOption,
+                .detail = fmt::format(
+                    "--help {}: no such option or topic{}; topics are an "
+                    "option, 'errors' and 'exit-codes'",
+                    o.help_topic,
+                    suggestion.empty() ? "" : fmt::format(" (did you mean '{}'?)", suggestion))},
+          events);
+    }
+    std::fputs(text->c_str(), stdout);
+    return exit_codes::kSuccess;
+  }
   if (o.help) {
     std::fputs(usage_text().c_str(), stdout);
     return exit_codes::kSuccess;

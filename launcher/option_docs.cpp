@@ -1,0 +1,234 @@
+#include "launcher/option_docs.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+#include "common/error_catalog.hpp"
+#include "common/exit_codes.hpp"
+#include "launcher/options.hpp"
+
+namespace mpilaunch::launcher {
+namespace {
+
+constexpr OptionDoc kDocs[] = {
+    // Mapping
+    {"-n", "Mapping", "N", "number of processes", "one per slot",
+     "Starts N ranks. Without -n, every slot of every host gets one rank (with -N, N per "
+     "node). More ranks than slots is an error (not-enough-slots) unless --oversubscribe."},
+    {"-N", "Mapping", "N", "processes per node", "",
+     "Places N ranks on each node; with -n too, the total must fit."},
+    {"--map-by", "Mapping", "slot|node", "fill each node first, or deal ranks round robin", "slot",
+     "slot (also core) fills a node's slots before the next node; node deals ranks one per "
+     "node in turn. Open MPI's ':OVERSUBSCRIBE' modifier is understood."},
+    {"--oversubscribe", "Mapping", "", "allow more processes than slots", "",
+     "Lets a node run more ranks than it has slots (Open MPI then yields the CPU when idle)."},
+    // Hosts
+    {"-H", "Hosts", "H[:N],...", "hosts with N slots each (1 when not given); repeatable",
+     "this machine",
+     "Comma-separated hosts, each with an optional slot count: -H node1:4,node2:4. A repeated "
+     "name adds slots. With --hostfile too, -H picks hosts out of the file. Also user@host and "
+     "host:port forms for ssh (see docs/ssh.md)."},
+    {"--hostfile", "Hosts", "FILE", "Open MPI (\"host slots=N\") or MPICH (\"host:N\") host file",
+     "",
+     "One host per line, '#' comments. Without -H and --hostfile, hosts come from the resource "
+     "manager (Slurm, PBS, LSF, HTCondor, the MPI Operator's /etc/mpi/hostfile), else the job "
+     "runs on this machine alone."},
+    {"--launcher", "Hosts", "local|ssh", "how agents start", "local without hosts, else ssh",
+     "local starts one agent per named host on this machine (virtual nodes, each with its own "
+     "PMIx hostname); ssh starts them over ssh with libssh."},
+    {"--agent-path", "Hosts", "PATH", "mpilaunch-agent on the nodes",
+     "next to mpilaunch, else PATH", "Where the agent is on every node."},
+    // SSH
+    {"--ssh-config", "SSH", "FILE", "ssh client configuration", "~/.ssh/config",
+     "An OpenSSH client config (Host, HostName, Port, User, IdentityFile); then "
+     "/etc/ssh/ssh_config."},
+    {"--connect-timeout", "SSH", "SECONDS",
+     "per-host limit to resolve, connect, check the key, authenticate, start the agent", "10",
+     "A host that does not get there in time fails as agent-start-failed with the phase it "
+     "was in."},
+    {"--ssh-fanout", "SSH", "N", "hosts brought up over ssh at the same time", "64", ""},
+    // Environment
+    {"-x", "Environment", "NAME[=VALUE]", "export a variable to every rank; repeatable", "",
+     "NAME alone passes this environment's value on."},
+    {"--mca", "Environment", "KEY VALUE", "set Open MPI parameter KEY (OMPI_MCA_KEY) in every rank",
+     "", ""},
+    {"--wdir", "Environment", "DIR", "working directory of the ranks", "the current directory", ""},
+    // Output
+    {"--tag-output", "Output", "", "prefix lines with [job,rank]<stdout>:", "", ""},
+    {"--timestamp-output", "Output", "", "prefix lines with the time", "", ""},
+    {"--output-filename", "Output", "DIR",
+     "write DIR/rank-R/stdout and stderr instead of the terminal", "",
+     "With --max-restarts, each attempt gets DIR/attempt-N/rank-R/."},
+    // Fault handling
+    {"--timeout", "Fault handling", "SECONDS", "fail the job after this long",
+     "none; also MPIEXEC_TIMEOUT", "The job then ends as timeout, exit code 124."},
+    {"--report-state-on-timeout", "Fault handling", "",
+     "on a timeout, list the ranks still running and where", "", ""},
+    {"--wireup-timeout", "Fault handling", "SECONDS",
+     "once one rank is in MPI_Init, every rank must get there within this long", "300",
+     "A rank that never reaches PMIx init, or a fence a dead peer never joins, ends the job "
+     "as timeout with phase wire-up instead of a hang."},
+    {"--kill-grace", "Fault handling", "SECONDS", "SIGTERM to SIGKILL delay at teardown", "3", ""},
+    {"--max-restarts", "Fault handling", "N",
+     "restart the whole job up to N times after a retryable failure", "0",
+     "Agents stay up; ranks are re-spawned in a fresh namespace and see MPILAUNCH_ATTEMPT and "
+     "MPILAUNCH_MAX_RESTARTS. Retryable by default: rank failures, lost agents, wire-up "
+     "timeouts. Also MPILAUNCH_MAX_RESTARTS or a config file."},
+    {"--enable-recovery", "Fault handling", "",
+     "accepted for prterun compatibility (the budget comes from --max-restarts)", "", ""},
+    {"--restart-on", "Fault handling", "KIND,...", "restart only after these error kinds",
+     "rank failures, lost agents, wire-up timeouts",
+     "Kinds as 'mpilaunch --help errors' lists them."},
+    {"--restart-backoff", "Fault handling", "S[,MAX]", "first delay before a restart and its cap",
+     "1,30",
+     "The delay doubles per restart up to MAX, with jitter, and starts over after a "
+     "healthy run."},
+    {"--status", "Fault handling", "FILE",
+     "keep a live JSON job status (phase, attempts, rank counts) in FILE", "",
+     "Rewritten atomically on every change, in the style of a Kubernetes job status."},
+    // Debugging
+    {"--dry-run", "Debugging", "", "print the plan (nodes, rank map, agents, settings) and exit",
+     "",
+     "Also says where each setting came from: a config file line, the environment or the "
+     "command line."},
+    {"--events", "Debugging", "FILE", "write a JSON Lines timeline of the job to FILE", "", ""},
+    {"--allow-run-as-root", "Debugging", "", "silence the warning printed when ranks run as root",
+     "", "OMPI_ALLOW_RUN_AS_ROOT=1 with OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 does the same."},
+    {"--refuse-root", "Debugging", "", "refuse to run as root, as mpirun does", "",
+     "Ends as run-as-root-refused (exit code 77) instead of the warning."},
+    {"-V", "Debugging", "", "print the version", "", ""},
+    {"-h", "Debugging", "[OPTION|errors|exit-codes]",
+     "print this help, one option's detail, the error kinds or the exit codes", "", ""},
+};
+
+const OptionInfo* info_for(const std::vector<OptionInfo>& infos, std::string_view spelling) {
+  for (const OptionInfo& info : infos)
+    if (std::find(info.names.begin(), info.names.end(), spelling) != info.names.end()) return &info;
+  return nullptr;
+}
+
+// "-n, -np, --np N": the spellings worth showing (single-dash long ones are mpirun's aliases).
+std::string spellings(const OptionDoc& doc, const std::vector<OptionInfo>& infos) {
+  std::string out;
+  if (const OptionInfo* info = info_for(infos, doc.key))
+    for (std::string_view name : info->names) {
+      const bool long_single_dash = name.size() > 2 && name[1] != '-';
+      if (long_single_dash && name != "-np") continue;
+      out += out.empty() ? "" : ", ";
+      out += name;
+    }
+  if (!doc.value.empty()) out += " " + std::string(doc.value);
+  return out;
+}
+
+// Words of `text` on lines of at most `width` columns, each indented by `indent` spaces.
+std::string wrapped(std::string_view text, std::size_t indent, std::size_t width) {
+  std::string out, line;
+  auto flush = [&] {
+    if (!line.empty()) out += std::string(indent, ' ') + line + "\n";
+    line.clear();
+  };
+  while (!text.empty()) {
+    const std::size_t space = text.find(' ');
+    const std::string_view word = text.substr(0, space);
+    if (!line.empty() && indent + line.size() + 1 + word.size() > width) flush();
+    line += line.empty() ? "" : " ";
+    line += word;
+    text.remove_prefix(space == std::string_view::npos ? text.size() : space + 1);
+  }
+  flush();
+  return out;
+}
+
+std::string errors_text() {
+  std::string out = "Error kinds (docs/errors.md), with mpilaunch's exit code:\n\n";
+  for (ErrorKind kind : kAllErrorKinds) {
+    const Error e{.kind = kind};
+    out +=
+        fmt::format("  {:<26} exit {:<4} {}\n", kind_name(kind), exit_codes::for_error(e), hint(e));
+  }
+  return out;
+}
+
+std::string exit_codes_text() {
+  return R"(Exit codes (docs/exit-codes.md):
+
+  0        every rank exited 0
+  1..127   a failing rank's own exit code
+  128+N    a rank was killed by signal N (or mpilaunch was interrupted by it)
+  64       bad-option: unknown or conflicting option, bad value, bad config file line
+  65       hostfile-error
+  66       executable-not-found, executable-not-executable, wdir-error
+  67       not-enough-slots
+  69       agent-start-failed, unknown-host
+  70       pmix-error, protocol-mismatch, malformed-frame, unknown
+  71       out-of-resources
+  75       agent-lost
+  77       run-as-root-refused
+  78       component-not-found
+  124      timeout
+)";
+}
+
+}  // namespace
+
+std::span<const OptionDoc> option_docs() {
+  return kDocs;
+}
+
+std::string usage_text() {
+  const std::vector<OptionInfo> infos = option_infos();
+  std::string out =
+      "Usage: mpilaunch [options] PROGRAM [ARGS...]\n"
+      "       mpilaunch explain [--json] [--rc N] [FILE|-]\n"
+      "       mpilaunch --engine=ompi [options] PROGRAM [ARGS...]   (wrap a real mpirun)\n";
+  std::string_view group;
+  for (const OptionDoc& doc : kDocs) {
+    if (doc.group != group) {
+      group = doc.group;
+      out += fmt::format("\n{}:\n", group);
+    }
+    std::string line(doc.summary);
+    if (!doc.fallback.empty()) line += fmt::format(" (default: {})", doc.fallback);
+    const std::string names = spellings(doc, infos);
+    std::string text = wrapped(line, 29, 96);  // every line indented to the text column
+    if (names.size() <= 26)
+      text.replace(0, 29, fmt::format("  {:<27}", names));
+    else
+      text = fmt::format("  {}\n", names) + text;
+    out += text;
+  }
+  out +=
+      "\nSettings also come from /etc/mpilaunch/mpilaunch.conf, "
+      "~/.config/mpilaunch/mpilaunch.conf\nand MPILAUNCH_<OPTION> variables; the command line "
+      "wins (docs/configuration.md).\n"
+      "'mpilaunch --help OPTION' explains one option; '--help errors' and '--help exit-codes'\n"
+      "list the error kinds and exit codes.\n";
+  return out;
+}
+
+std::optional<std::string> help_topic_text(std::string_view topic) {
+  if (topic == "errors") return errors_text();
+  if (topic == "exit-codes") return exit_codes_text();
+  const std::vector<OptionInfo> infos = option_infos();
+  std::string spelled(topic);
+  if (!spelled.starts_with('-')) spelled = (spelled.size() == 1 ? "-" : "--") + spelled;
+  const OptionInfo* info = info_for(infos, spelled);
+  if (info == nullptr) return std::nullopt;
+  for (const OptionDoc& doc : kDocs) {
+    if (info_for(infos, doc.key) != info) continue;
+    std::string out = fmt::format("{}\n  {}.\n", spellings(doc, infos), doc.summary);
+    if (!doc.fallback.empty()) out += fmt::format("  Default: {}.\n", doc.fallback);
+    if (!doc.detail.empty()) out += "\n" + wrapped(doc.detail, 2, 92);
+    out += fmt::format("\n  Group: {}.\n", doc.group);
+    return out;
+  }
+  return std::nullopt;
+}
+
+}  // namespace mpilaunch::launcher
