@@ -2,12 +2,16 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <random>
 #include <set>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -22,6 +26,7 @@
 #include "launcher/launch_plan.hpp"
 #include "launcher/options.hpp"
 #include "launcher/output_forwarder.hpp"
+#include "launcher/settings.hpp"
 #include "launcher/supervisor.hpp"
 #include "launcher/wrap_engine.hpp"
 #include "mpilaunch_version.h"
@@ -66,6 +71,56 @@ int early_failure(const Error& error, EventLog& events) {
   return code;
 }
 
+std::optional<std::string> env_value(const std::string& name) {
+  const char* v = std::getenv(name.c_str());
+  return v == nullptr ? std::nullopt : std::optional<std::string>(v);
+}
+
+// A config file's settings; none when it does not exist.
+Result<std::vector<Setting>> config_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    if (errno == ENOENT || errno == ENOTDIR) return std::vector<Setting>{};
+    return Error{
+        .kind = ErrorKind::BadOption,
+        .detail = fmt::format("{}: cannot read this config file: {}", path, std::strerror(errno))};
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_config(text.str(), path);
+}
+
+// Site file, user file and MPILAUNCH_<OPTION> variables under the command line.
+// MPILAUNCH_SYSCONFDIR replaces /etc/mpilaunch (tests, relocated installs).
+Result<Layered> settings_under(const std::vector<std::string>& args) {
+  const std::string site_dir = env_value("MPILAUNCH_SYSCONFDIR").value_or("/etc/mpilaunch");
+  std::string user_dir;
+  if (const auto xdg = env_value("XDG_CONFIG_HOME"); xdg && !xdg->empty())
+    user_dir = *xdg + "/mpilaunch";
+  else if (const auto home = env_value("HOME"); home && !home->empty())
+    user_dir = *home + "/.config/mpilaunch";
+  std::vector<std::vector<Setting>> layers;
+  for (const std::string& dir : {site_dir, user_dir}) {
+    if (dir.empty()) continue;
+    auto settings = config_file(dir + "/mpilaunch.conf");
+    if (!settings) return settings.error();
+    layers.push_back(std::move(settings).value());
+  }
+  auto env = settings_from_environment(env_value);
+  if (!env) return env.error();
+  layers.push_back(std::move(env).value());
+  return layer_settings(layers, args);
+}
+
+std::string render_provenance(const std::vector<Provenance>& settings) {
+  std::string out = "settings:\n";
+  if (settings.empty()) out += "  (all defaults)\n";
+  for (const Provenance& p : settings)
+    out += fmt::format("  {:<28} from {}\n", p.option + (p.values.empty() ? "" : " " + p.values),
+                       p.origin);
+  return out;
+}
+
 // Best effort: the --events path from argv, so that even a bad command line is recorded.
 std::string events_path_from(const std::vector<std::string>& args) {
   for (std::size_t i = 0; i + 1 < args.size(); ++i)
@@ -85,9 +140,14 @@ int run(const std::vector<std::string>& args) {
   if (args.size() > 1 && args[0] == "--engine" && args[1] == "ompi")
     return run_wrapped(std::vector<std::string>(args.begin() + 2, args.end()));
   EventLog events;
-  auto options = parse_options(args);
-  if (!options) {
+  auto layered = settings_under(args);
+  if (!layered) {
     (void)events.open(events_path_from(args));
+    return early_failure(layered.error(), events);
+  }
+  auto options = parse_options(layered->args);
+  if (!options) {
+    (void)events.open(events_path_from(layered->args));
     return early_failure(options.error(), events);
   }
   const Options& o = options.value();
@@ -146,6 +206,7 @@ int run(const std::vector<std::string>& args) {
   }
   if (o.dry_run) {
     std::fputs(render_plan(plan.value(), starter->describe()).c_str(), stdout);
+    std::fputs(render_provenance(layered->provenance).c_str(), stdout);
     return exit_codes::kSuccess;
   }
   // Containers run as root: ranks run anyway, with one line naming the switches users already
@@ -200,16 +261,6 @@ int run(const std::vector<std::string>& args) {
   config.plan = std::move(plan).value();
   config.status_file = o.status_file;
   config.restart.max_restarts = o.max_restarts.value_or(0);
-  if (!o.max_restarts)
-    if (const char* env = std::getenv("MPILAUNCH_MAX_RESTARTS"); env != nullptr && *env != '\0') {
-      auto parsed = parse_options({"--max-restarts", env, "x"});
-      if (!parsed)
-        return early_failure(Error{.kind = ErrorKind::BadOption,
-                                   .detail = fmt::format("MPILAUNCH_MAX_RESTARTS={}: {}", env,
-                                                         parsed.error().detail)},
-                             events);
-      config.restart.max_restarts = *parsed->max_restarts;
-    }
   if (!o.restart_on.empty())
     config.restart.restart_on = std::set<ErrorKind>(o.restart_on.begin(), o.restart_on.end());
   if (o.restart_backoff_seconds)

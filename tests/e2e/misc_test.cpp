@@ -1,6 +1,8 @@
 // Open MPI's own error text reaching the user, --dry-run running nothing, -V and --help.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <regex>
 
 #include "tests/e2e/support/checks.hpp"
@@ -47,6 +49,54 @@ TEST_CASE("misc: -h prints the usage and exits 0") {
   CHECK_MESSAGE(o.status() == 0, o.summary());
   CHECK_MESSAGE(o.out.find("mpilaunch") != std::string::npos, o.out);
   CHECK_MESSAGE(o.out.find("-n") != std::string::npos, o.out);
+  check_nothing_left(job, o);
+}
+
+namespace {
+void write_file(const std::filesystem::path& path, const std::string& text) {
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream(path) << text;
+}
+}  // namespace
+
+TEST_CASE("misc: site and user config files and MPILAUNCH_<OPTION> under the command line") {
+  Job job;
+  write_file(job.site_config_dir() / "mpilaunch.conf",
+             "# site\nmax-restarts = 1\ntimeout = 50\ntag-output = true\n");
+  write_file(job.user_config_dir() / "mpilaunch.conf", "timeout = 40\nkill-grace = 2\n");
+  job.extra_env = {"MPILAUNCH_KILL_GRACE=1"};
+  // --dry-run says where each setting came from.
+  Outcome o = job.launch({"--dry-run", "--max-restarts", "2", "-n", "2", app("hello")});
+  REQUIRE_MESSAGE(o.status() == 0, o.summary());
+  const std::string site = (job.site_config_dir() / "mpilaunch.conf").string();
+  const std::string user = (job.user_config_dir() / "mpilaunch.conf").string();
+  for (const std::string want :
+       {"--max-restarts 2 ", "--timeout 40 ", "--kill-grace 1 ", "--tag-output "}) {
+    CAPTURE(want);
+    const std::size_t at = o.out.find("  " + want);
+    REQUIRE_MESSAGE(at != std::string::npos, o.out);
+    const std::string line = o.out.substr(at, o.out.find('\n', at) - at);
+    if (want.starts_with("--max-restarts")) CHECK(line.ends_with("from command line"));
+    if (want.starts_with("--timeout")) CHECK(line.ends_with("from " + user + ":1"));
+    if (want.starts_with("--kill-grace")) CHECK(line.ends_with("from MPILAUNCH_KILL_GRACE"));
+    if (want.starts_with("--tag-output")) CHECK(line.ends_with("from " + site + ":4"));
+  }
+  // The settings take effect: the site's --tag-output tags a real run's lines.
+  o = job.launch({"-n", "2", app("hello")});
+  CHECK_MESSAGE(o.status() == 0, o.summary());
+  CHECK_MESSAGE(o.out.find("]<stdout>:") != std::string::npos, o.out);
+  check_nothing_left(job, o);
+}
+
+TEST_CASE("misc: a bad config line is one bad-option error naming file:line, nothing runs") {
+  Job job;
+  write_file(job.user_config_dir() / "mpilaunch.conf", "\n\noversubscrbe = true\n");
+  const Outcome o = job.launch({"-n", "1", app("hello")});
+  check_error_block(o, "bad-option", 64);
+  const std::string where = (job.user_config_dir() / "mpilaunch.conf").string() + ":3";
+  CHECK_MESSAGE(o.err.find(where) != std::string::npos, o.err);
+  CHECK_MESSAGE(o.err.find("did you mean '--oversubscribe'") != std::string::npos, o.err);
+  CHECK(o.out.find("hello rank") == std::string::npos);
   check_nothing_left(job, o);
 }
 

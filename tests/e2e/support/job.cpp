@@ -42,6 +42,9 @@ Command Job::command(const std::vector<std::string>& args, Millis deadline) cons
       std::string(kMarkVariable) + "=" + mark_,
       "MPILAUNCH_TMPDIR=" + tmpdir().string(),
       "MPILAUNCH_AGENT=" + agent_path(),
+      // Config files come from the job's own directory, never from /etc or ~.
+      "MPILAUNCH_SYSCONFDIR=" + site_config_dir().string(),
+      "XDG_CONFIG_HOME=" + (dir_.path() / "config").string(),
   };
   // The tests may run as root (containers, CI): say so the documented way, as mpirun wants too,
   // so that the launcher's root warning does not land in every stderr under test.

@@ -39,6 +39,9 @@ class Job {
   const TempDir& dir() const { return dir_; }
   std::string events_path() const { return dir_.file("events.jsonl"); }
   std::filesystem::path tmpdir() const { return dir_.path() / "tmp"; }  // MPILAUNCH_TMPDIR
+  /// Where this job's launcher looks for the site and the user config file (mpilaunch.conf).
+  std::filesystem::path site_config_dir() const { return dir_.path() / "etc"; }
+  std::filesystem::path user_config_dir() const { return dir_.path() / "config" / "mpilaunch"; }
 
  private:
   std::string mark_;
