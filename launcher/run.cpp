@@ -24,6 +24,7 @@
 #include "launcher/explain_command.hpp"
 #include "launcher/hosts_from_system.hpp"
 #include "launcher/launch_plan.hpp"
+#include "launcher/option_manual.hpp"
 #include "launcher/options.hpp"
 #include "launcher/output_forwarder.hpp"
 #include "launcher/settings.hpp"
@@ -135,6 +136,19 @@ std::string events_path_from(const std::vector<std::string>& args) {
 int run(const std::vector<std::string>& args) {
   if (!args.empty() && args[0] == "explain")
     return run_explain(std::vector<std::string>(args.begin() + 1, args.end()));
+  // Build-time generators of the installed man page and completions (not in --help).
+  if (args.size() == 1 && args[0] == "--help-man") {
+    std::fputs(render_man_page(MPILAUNCH_VERSION).c_str(), stdout);
+    return exit_codes::kSuccess;
+  }
+  if (args.size() == 1 && args[0] == "--help-completion=bash") {
+    std::fputs(render_bash_completion().c_str(), stdout);
+    return exit_codes::kSuccess;
+  }
+  if (args.size() == 1 && args[0] == "--help-completion=zsh") {
+    std::fputs(render_zsh_completion().c_str(), stdout);
+    return exit_codes::kSuccess;
+  }
   if (!args.empty() && args[0] == "--engine=ompi")
     return run_wrapped(std::vector<std::string>(args.begin() + 1, args.end()));
   if (args.size() > 1 && args[0] == "--engine" && args[1] == "ompi")

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "launcher/option_docs.hpp"
+#include "launcher/option_manual.hpp"
 #include "launcher/options.hpp"
 
 using namespace mpilaunch::launcher;
@@ -58,4 +59,22 @@ TEST_CASE("options: --help TOPIC is taken as a topic, not as an option") {
   o = parse_options({"--help"});
   REQUIRE(o);
   CHECK(o->help_topic.empty());
+}
+
+TEST_CASE("man page and completions name every spelling of every option") {
+  const std::string man = render_man_page("9.9");
+  const std::string bash = render_bash_completion();
+  const std::string zsh = render_zsh_completion();
+  CHECK(man.starts_with(".TH MPILAUNCH 1"));
+  for (const OptionInfo& info : option_infos())
+    for (std::string_view name : info.names) {
+      CAPTURE(name);
+      std::string roff;
+      for (char c : name) roff += c == '-' ? std::string("\\-") : std::string(1, c);
+      CHECK(man.find("\\fB" + roff + "\\fR") != std::string::npos);
+      CHECK(bash.find(" " + std::string(name)) != std::string::npos);
+      CHECK(zsh.find("'" + std::string(name) + "[") != std::string::npos);
+    }
+  CHECK(man.find("not\\-enough\\-slots") != std::string::npos);
+  CHECK(bash.find("\"local ssh\"") != std::string::npos);
 }
