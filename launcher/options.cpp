@@ -367,14 +367,13 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
   if (o.help || o.version) return o;
   if (o.program.empty())
     return bad("no program to run was given: mpilaunch [options] PROGRAM [ARGS...]");
-  if (!o.hosts.empty() && !o.hostfile.empty())
-    return bad("-H and --hostfile were both given; use one of them");
   return o;
 }
 
 std::string usage_text() {
   return R"(Usage: mpilaunch [options] PROGRAM [ARGS...]
        mpilaunch explain [--json] [--rc N] [FILE|-]
+       mpilaunch doctor [-H HOSTS | --hostfile FILE] [--json]
 
 Mapping:
   -n, -np, --np N           number of processes (default: one per slot)

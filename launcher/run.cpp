@@ -16,6 +16,7 @@
 #include "common/exit_codes.hpp"
 #include "common/protocol.hpp"
 #include "launcher/agent_starter.hpp"
+#include "launcher/doctor_command.hpp"
 #include "launcher/event_log.hpp"
 #include "launcher/explain_command.hpp"
 #include "launcher/hosts_from_system.hpp"
@@ -78,6 +79,8 @@ std::string events_path_from(const std::vector<std::string>& args) {
 }  // namespace
 
 int run(const std::vector<std::string>& args) {
+  if (!args.empty() && args[0] == "doctor")
+    return run_doctor(std::vector<std::string>(args.begin() + 1, args.end()));
   if (!args.empty() && args[0] == "explain")
     return run_explain(std::vector<std::string>(args.begin() + 1, args.end()));
   if (!args.empty() && args[0] == "--engine=ompi")

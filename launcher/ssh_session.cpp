@@ -29,7 +29,7 @@ SshSession::SshSession(HostEntry host, SshSettings settings, const std::atomic<b
     : host_(std::move(host)),
       settings_(std::move(settings)),
       stop_(stop),
-      command_(remote_agent_command(settings_.agent_path)) {}
+      command_(remote_agent_command(settings_.agent_path, settings_.agent_mode)) {}
 
 SshSession::~SshSession() {
   if (channel_ != nullptr) {

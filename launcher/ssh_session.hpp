@@ -21,7 +21,8 @@ namespace mpilaunch::launcher {
 struct SshSettings {
   std::string config_file;  // -F/--ssh-config; empty: ~/.ssh/config then /etc/ssh/ssh_config
   std::chrono::milliseconds connect_timeout{10'000};
-  std::string agent_path;  // the agent's path on the remote host
+  std::string agent_path;              // the agent's path on the remote host
+  std::string agent_mode = "--stdio";  // the agent's argument: --stdio, or --self-check (doctor)
 };
 
 class SshSession {
