@@ -189,7 +189,7 @@ DoctorRow assess_probe(const DoctorProbe& p, std::string_view version, unsigned 
           .kind = ErrorKind::AgentStartFailed,
           .host = p.host,
           .phase = "version",
-          .detail = fmt::format("'{}' did not answer like mpilaunch-agent {} (exit status {}){}{}",
+          .detail = fmt::format("{} did not answer like mpilaunch-agent {} (exit status {}){}{}",
                                 p.agent_command, version,
                                 p.exit_status ? std::to_string(*p.exit_status) : "unknown",
                                 p.stderr_tail.empty() ? "" : ": ", p.stderr_tail)};

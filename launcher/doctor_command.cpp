@@ -136,8 +136,9 @@ void probe_ssh(const HostEntry& host, SshSettings settings, const std::atomic<bo
                        .detail = fmt::format("socketpair: {}", std::strerror(errno))};
     return;
   }
-  ::shutdown(sv[0], SHUT_WR);  // the agent's stdin ends at once; the self-check reads nothing
-  const RemoteExit exit = session.pump(sv[1]);  // the answer is small: it fits the socket buffer
+  // Nothing is written to sv[0]: the self-check reads no stdin, and pump() ends when the agent's
+  // output does. The answer is small: it fits the socket buffer, read after pump() returns.
+  const RemoteExit exit = session.pump(sv[1]);
   p.received_at = wall_now();
   read_available(sv[0], p.output);
   ::close(sv[0]);

@@ -133,6 +133,15 @@ const std::vector<OptionSpec>& option_table() {
          o.connect_timeout_seconds = s.value();
          return {};
        }},
+      {{"--wait-for-hosts"},
+       1,
+       [](Options& o, const Values& v) -> Status {
+         auto s = seconds("--wait-for-hosts", v[0]);
+         if (!s) return s.error();
+         if (s.value() < 0) return bad("--wait-for-hosts must be 0 or more seconds");
+         o.wait_for_hosts_seconds = s.value();
+         return {};
+       }},
       {{"--ssh-fanout"},
        1,
        [](Options& o, const Values& v) -> Status {
@@ -390,6 +399,8 @@ Hosts:
   --connect-timeout SECONDS per-host limit to resolve, connect, check the host key,
                             authenticate and start the agent over ssh (default 10)
   --ssh-fanout N            hosts brought up over ssh at the same time (default 64)
+  --wait-for-hosts SECONDS  retry hosts that do not resolve or refuse connections, with
+                            backoff, for up to SECONDS before failing them (default 0)
 Environment:
   -x NAME[=VALUE]           export a variable to every rank
   --mca KEY VALUE           set Open MPI parameter KEY (OMPI_MCA_KEY) for every rank

@@ -123,10 +123,13 @@ int run(const std::vector<std::string>& args) {
   if (plan->launcher == LauncherKind::Ssh) {
     // Remote hosts run the agent at the same absolute path as ours (shared installs and
     // container images), else whatever their PATH finds.
-    SshSettings ssh{.config_file = o.ssh_config,
-                    .connect_timeout = std::chrono::milliseconds(
-                        static_cast<std::int64_t>(o.connect_timeout_seconds * 1000)),
-                    .agent_path = agent.empty() ? "mpilaunch-agent" : agent};
+    SshSettings ssh{
+        .config_file = o.ssh_config,
+        .connect_timeout =
+            std::chrono::milliseconds(static_cast<std::int64_t>(o.connect_timeout_seconds * 1000)),
+        .agent_path = agent.empty() ? "mpilaunch-agent" : agent,
+        .wait_for_hosts =
+            std::chrono::milliseconds(static_cast<std::int64_t>(o.wait_for_hosts_seconds * 1000))};
     starter = std::make_unique<SshAgentStarter>(std::move(ssh), o.ssh_fanout);
   } else {
     starter = std::make_unique<LocalAgentStarter>(agent.empty() ? "mpilaunch-agent" : agent);
@@ -182,6 +185,7 @@ int run(const std::vector<std::string>& args) {
       config.timeout_seconds = parsed->timeout_seconds;
     }
   config.kill_grace_seconds = o.kill_grace_seconds;
+  config.start_timeout_seconds += o.wait_for_hosts_seconds;
   config.wireup_timeout_seconds = o.wireup_timeout_seconds;
   config.report_state_on_timeout = o.report_state_on_timeout;
   config.plan = std::move(plan).value();

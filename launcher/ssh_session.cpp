@@ -7,6 +7,7 @@
 #include <poll.h>
 
 #include <algorithm>
+#include <cstdio>
 
 #include <fmt/format.h>
 #include <libssh/libssh.h>
@@ -72,8 +73,54 @@ int SshSession::until_done(Step step, int again, Clock::time_point deadline) {
   }
 }
 
+void SshSession::reset() {
+  if (session_ != nullptr) {
+    ssh_disconnect(session_);
+    ssh_free(session_);
+    session_ = nullptr;
+  }
+}
+
 Status SshSession::open() {
+  // --wait-for-hosts: resolve and connect are retried with backoff until the wait ends; a host
+  // that answers but fails later (host key, auth, exec) is never retried.
+  const auto wait_end = Clock::now() + settings_.wait_for_hosts;
+  auto backoff = std::chrono::milliseconds(100);
+  bool waited = false;
+  for (;;) {
+    deadline_ = Clock::now() + settings_.connect_timeout;
+    Status reached = reach();
+    if (reached) break;
+    Error e = reached.error();
+    const bool retryable =
+        (e.kind == ErrorKind::UnknownHost || e.phase == "resolve" || e.phase == "connect") &&
+        !is_reserved_invalid_name(target_);
+    if (!retryable || stop_.load() || Clock::now() + backoff >= wait_end) {
+      if (waited)
+        e.detail += fmt::format(" (still, after waiting {} s: --wait-for-hosts)",
+                                settings_.wait_for_hosts.count() / 1000.0);
+      return e;
+    }
+    if (!waited)
+      std::fputs(fmt::format("mpilaunch: waiting up to {} s for {} ({})\n",
+                             settings_.wait_for_hosts.count() / 1000.0, host_.name, e.detail)
+                     .c_str(),
+                 stderr);
+    waited = true;
+    reset();
+    const auto resume = Clock::now() + backoff;
+    while (!stop_.load() && Clock::now() < resume) wait_socket(resume - Clock::now());
+    backoff = std::min(backoff * 2, std::chrono::milliseconds(2000));
+  }
+  if (waited)
+    std::fputs(fmt::format("mpilaunch: {} accepts connections\n", host_.name).c_str(), stderr);
   deadline_ = Clock::now() + settings_.connect_timeout;
+  if (Status st = check_host_key(); !st) return st;
+  if (Status st = authenticate(); !st) return st;
+  return exec();
+}
+
+Status SshSession::reach() {
   if (Status st = configure(); !st) return st;
   // The name actually dialled (ssh_config's HostName) is resolved here, on this thread, so a
   // name that does not resolve is told apart from a host that does not answer.
@@ -100,9 +147,7 @@ Status SshSession::open() {
     return failure("connect", fmt::format("no ssh answer from {} within {} s", target_,
                                           settings_.connect_timeout.count() / 1000.0));
   if (rc != SSH_OK) return failure("connect", ssh_get_error(session_));
-  if (Status st = check_host_key(); !st) return st;
-  if (Status st = authenticate(); !st) return st;
-  return exec();
+  return {};
 }
 
 Status SshSession::configure() {

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -129,6 +130,191 @@ TEST_CASE("ssh: the agent on node2 killed mid-run -> agent-lost naming node2 wit
   REQUIRE(run.failure);
   CHECK(run.failure->value("kind", "") == "agent-lost");
   CHECK(run.failure->value("host", "") == "node2");
+  CHECK(run.exit_code != 0);
+  CHECK(wait_until_gone(mark, 3s).empty());
+}
+
+// ---- -H with --hostfile: -H picks hosts out of the file ----
+
+TEST_CASE("ssh: -H picks hosts out of --hostfile, slots from the file") {
+  const std::string mark = new_mark();
+  const std::string file = sshd().dir() + "/hosts-pick";
+  std::ofstream(file) << "node1 slots=2\nnode2 slots=2\nnode3 slots=2\n";
+  const Run run = run_launcher(
+      ssh_args(mark, {"--hostfile", file, "-H", "node1,node3", env_path("HELLO_BIN")}));
+  INFO("stderr: " << run.err);
+  CHECK(run.exit_code == 0);
+  CHECK(run.out.find("hello rank 3 of 4 host node3") != std::string::npos);
+  CHECK(run.out.find("host node2") == std::string::npos);
+  CHECK(wait_until_gone(mark, 3s).empty());
+}
+
+// ---- doctor ----
+
+nlohmann::json doctor_json(const Run& run) {
+  auto j = nlohmann::json::parse(run.out, nullptr, false);
+  REQUIRE_MESSAGE(!j.is_discarded(), run.out);
+  return j;
+}
+
+nlohmann::json host_row(const nlohmann::json& report, const std::string& host) {
+  for (const auto& h : report.at("hosts"))
+    if (h.value("host", "") == host) return h;
+  FAIL("no row for " << host);
+  return {};
+}
+
+nlohmann::json check_of(const nlohmann::json& row, const std::string& name) {
+  for (const auto& c : row.at("checks"))
+    if (c.value("name", "") == name) return c;
+  FAIL("no check " << name);
+  return {};
+}
+
+TEST_CASE("doctor: three good nodes pass every check") {
+  const Run table = run_doctor({"-F", sshd().ssh_config(), "-H", "node1:2,node2:2,node3:2"});
+  INFO("stdout: " << table.out << "\nstderr: " << table.err);
+  CHECK(table.exit_code == 0);
+  CHECK(table.out.find("3 of 3 hosts passed") != std::string::npos);
+
+  const Run run =
+      run_doctor({"-F", sshd().ssh_config(), "-H", "node1:2,node2:2,node3:2", "--json"});
+  CHECK(run.exit_code == 0);
+  const auto report = doctor_json(run);
+  CHECK(report.value("ok", false));
+  for (const char* host : {"node1", "node2", "node3"}) {
+    const auto row = host_row(report, host);
+    CHECK(row.value("ok", false));
+    for (const auto& c : row.at("checks")) {
+      INFO(host << " " << c.dump());
+      CHECK((c.value("state", "") == "ok" || c.value("state", "") == "warn"));
+    }
+    CHECK(check_of(row, "pmix").value("value", "").find("PMIx") != std::string::npos);
+    CHECK(check_of(row, "slots").value("value", "").starts_with("2/"));
+  }
+}
+
+TEST_CASE("doctor: a wrong port and an unknown host fail their rows with the fix; others pass") {
+  const auto start = std::chrono::steady_clock::now();
+  const Run run =
+      run_doctor({"-F", sshd().ssh_config(), "-H", "node1,badport,nosuch.invalid", "--json"});
+  INFO("stdout: " << run.out << "\nstderr: " << run.err);
+  CHECK(run.exit_code == 1);
+  CHECK(std::chrono::steady_clock::now() - start < 10s);
+  const auto report = doctor_json(run);
+  CHECK(!report.value("ok", true));
+  CHECK(host_row(report, "node1").value("ok", false));
+
+  const auto port = host_row(report, "badport");
+  CHECK(!port.value("ok", true));
+  CHECK(check_of(port, "resolve").value("state", "") == "ok");
+  const auto connect = check_of(port, "connect");
+  CHECK(connect.value("state", "") == "fail");
+  CHECK(connect.at("error").value("kind", "") == "agent-start-failed");
+  CHECK(connect.value("fix", "").find("sshd") != std::string::npos);
+  CHECK(check_of(port, "auth").value("state", "") == "skipped");
+
+  const auto unknown = check_of(host_row(report, "nosuch.invalid"), "resolve");
+  CHECK(unknown.value("state", "") == "fail");
+  CHECK(unknown.at("error").value("kind", "") == "unknown-host");
+  CHECK(!unknown.value("fix", "").empty());
+
+  const Run table = run_doctor({"-F", sshd().ssh_config(), "-H", "node1,badport,nosuch.invalid"});
+  CHECK(table.exit_code == 1);
+  CHECK(table.out.find("badport connect:") != std::string::npos);
+  CHECK(table.out.find("nosuch.invalid resolve:") != std::string::npos);
+  CHECK(table.out.find("1 of 3 hosts passed") != std::string::npos);
+}
+
+TEST_CASE("doctor: a missing agent fails the agent check and names --agent-path") {
+  const Run run = run_doctor(
+      {"-F", sshd().ssh_config(), "-H", "node2", "--agent-path", "/nonexistent/agent", "--json"});
+  INFO("stdout: " << run.out);
+  CHECK(run.exit_code == 1);
+  const auto row = host_row(doctor_json(run), "node2");
+  CHECK(check_of(row, "auth").value("state", "") == "ok");
+  const auto agent = check_of(row, "agent");
+  CHECK(agent.value("state", "") == "fail");
+  CHECK(agent.at("error").value("phase", "") == "exec");
+  CHECK(agent.at("error").value("detail", "").find("/nonexistent/agent") != std::string::npos);
+  CHECK(agent.value("fix", "").find("--agent-path") != std::string::npos);
+}
+
+TEST_CASE("doctor: an agent of another version fails the version check") {
+  const std::string fake = sshd().dir() + "/other-version-agent";
+  std::ofstream(fake) << "#!/bin/sh\nprintf 'mpilaunch-self-check=1\\nversion=0.0.0-other\\n"
+                         "protocol=999\\ncpus=1\\ntmpdir=/tmp\\npmix=OpenPMIx 4\\n'\n"
+                         "printf 'time=%s\\n' \"$(date +%s.%N)\"\n";
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  const Run run =
+      run_doctor({"-F", sshd().ssh_config(), "-H", "node3", "--agent-path", fake, "--json"});
+  INFO("stdout: " << run.out);
+  CHECK(run.exit_code == 1);
+  const auto version = check_of(host_row(doctor_json(run), "node3"), "version");
+  CHECK(version.value("state", "") == "fail");
+  CHECK(version.value("value", "") == "0.0.0-other");
+  CHECK(version.at("error").value("kind", "") == "protocol-mismatch");
+}
+
+TEST_CASE("doctor: without hosts it checks this machine") {
+  const Run run = run_doctor({"--json"});
+  INFO("stdout: " << run.out);
+  CHECK(run.exit_code == 0);
+  const auto report = doctor_json(run);
+  REQUIRE(report.at("hosts").size() == 1);
+  CHECK(check_of(report.at("hosts")[0], "agent").value("state", "") == "ok");
+}
+
+// ---- --wait-for-hosts ----
+
+TEST_CASE("ssh: --wait-for-hosts waits for an sshd that starts late, then runs the job") {
+  const std::string mark = new_mark();
+  Launcher launcher(
+      ssh_args(mark, {"--wait-for-hosts", "20", "-H", "node1,late", env_path("HELLO_BIN")}));
+  // Started only once the launcher said it waits for the host: the wait is what is tested.
+  REQUIRE(wait_for_text(launcher.err_path(), "waiting up to 20 s for late", 15s));
+  LateSshd late;
+  const Run run = launcher.wait();
+  INFO("stderr: " << run.err);
+  CHECK(run.exit_code == 0);
+  CHECK(run.out.find("hello rank 1 of 2 host late") != std::string::npos);
+  CHECK(run.err.find("late accepts connections") != std::string::npos);
+  CHECK(wait_until_gone(mark, 3s).empty());
+}
+
+TEST_CASE("ssh: --wait-for-hosts gives up on a host that never comes up, after the deadline") {
+  const std::string mark = new_mark();
+  const auto start = std::chrono::steady_clock::now();
+  const Run run = run_launcher(
+      ssh_args(mark, {"--wait-for-hosts", "2", "-H", "node1,badport", env_path("HELLO_BIN")}));
+  const auto took = std::chrono::steady_clock::now() - start;
+  INFO("stderr: " << run.err);
+  CHECK(run.exit_code == 69);
+  REQUIRE(run.failure);
+  CHECK(run.failure->value("kind", "") == "agent-start-failed");
+  CHECK(run.failure->value("host", "") == "badport");
+  CHECK(run.failure->value("phase", "") == "connect");
+  CHECK(run.failure->value("detail", "").find("--wait-for-hosts") != std::string::npos);
+  CHECK(took >= 1500ms);
+  CHECK(took < 8s);
+  CHECK(wait_until_gone(mark, 3s).empty());
+}
+
+// ---- sshd stopped mid-run ----
+
+TEST_CASE("ssh: the sshd of a node stopped mid-run -> agent-lost naming it within 2 s") {
+  const std::string mark = new_mark();
+  LateSshd late;
+  Launcher launcher(
+      ssh_args(mark, {"--wait-for-hosts", "10", "-H", "node1,late", "/bin/sleep", "30"}));
+  REQUIRE(wait_for_event(launcher.events_path(), "rank-start", 2, 15s));
+  late.stop();
+  CHECK(wait_for_event(launcher.events_path(), "job-failed", 1, 2s));
+  const Run run = launcher.wait();
+  INFO("stderr: " << run.err);
+  REQUIRE(run.failure);
+  CHECK(run.failure->value("kind", "") == "agent-lost");
+  CHECK(run.failure->value("host", "") == "late");
   CHECK(run.exit_code != 0);
   CHECK(wait_until_gone(mark, 3s).empty());
 }
