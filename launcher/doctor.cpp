@@ -114,20 +114,21 @@ void assess_agent(const DoctorProbe& p, const std::map<std::string, std::string>
     clock.error = host_failure(p.host, "clock", "the agent reported no time");
     return;
   }
-  // The remote clock was read between sending and receiving: compare with the midpoint and
-  // grant half the round trip as uncertainty.
-  const double skew = *remote - (p.sent_at + p.received_at) / 2;
-  const double slack = (p.received_at - p.sent_at) / 2;
-  const double beyond = std::max(0.0, std::abs(skew) - slack);
+  // The remote clock was read between sending and receiving: only a reading outside that
+  // interval proves skew, by at least its distance from the interval.
+  const double skew = *remote < p.sent_at       ? *remote - p.sent_at
+                      : *remote > p.received_at ? *remote - p.received_at
+                                                : 0.0;
+  const double beyond = std::abs(skew);
   clock.value = fmt::format("{:+.3f}s", skew);
   clock.state = beyond > kClockFailSeconds   ? CheckState::Fail
                 : beyond > kClockWarnSeconds ? CheckState::Warn
                                              : CheckState::Ok;
   if (clock.state == CheckState::Fail)
-    clock.error =
-        host_failure(p.host, "clock",
-                     fmt::format("its clock is {:+.3f} s off this machine's (more than {} s)", skew,
-                                 kClockFailSeconds));
+    clock.error = host_failure(
+        p.host, "clock",
+        fmt::format("its clock is at least {:+.3f} s off this machine's (more than {} s)", skew,
+                    kClockFailSeconds));
 }
 
 }  // namespace
