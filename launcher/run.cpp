@@ -190,6 +190,7 @@ int run(const std::vector<std::string>& args) {
   config.report_state_on_timeout = o.report_state_on_timeout;
   config.plan = std::move(plan).value();
   config.status_file = o.status_file;
+  config.progress = ::isatty(STDERR_FILENO) == 1;
   config.restart.max_restarts = o.max_restarts.value_or(0);
   if (!o.max_restarts)
     if (const char* env = std::getenv("MPILAUNCH_MAX_RESTARTS"); env != nullptr && *env != '\0') {

@@ -5,9 +5,11 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 #include <signal.h>
+#include <sys/wait.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -146,6 +148,33 @@ TEST_CASE("ssh: -H picks hosts out of --hostfile, slots from the file") {
   CHECK(run.exit_code == 0);
   CHECK(run.out.find("hello rank 3 of 4 host node3") != std::string::npos);
   CHECK(run.out.find("host node2") == std::string::npos);
+  CHECK(wait_until_gone(mark, 3s).empty());
+}
+
+// ---- progress on a terminal ----
+
+TEST_CASE("ssh: a terminal sees one 'N/M agents up' line; a file sees none") {
+  const std::string mark = new_mark();
+  // script(1) gives mpilaunch a pty as stdin/stdout/stderr and copies what it wrote to ours.
+  const std::string command = "timeout 30 script -qec \"" + env_path("MPILAUNCH_BIN") +
+                              " --ssh-config " + sshd().ssh_config() + " -x " + mark +
+                              " -H node1,node2,node3 /bin/true\" /dev/null";
+  std::FILE* pipe = ::popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::string tty;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) tty.append(buf, n);
+  const int status = ::pclose(pipe);
+  INFO("terminal: " << tty);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(tty.find("\r0/3 agents up") != std::string::npos);
+  CHECK(tty.find("\r3/3 agents up\r\033[K") != std::string::npos);  // erased once all are up
+  CHECK(tty.find("agents up\n") == std::string::npos);              // never a line of its own
+
+  const Run run = run_launcher(ssh_args(new_mark(), {"-H", "node1,node2,node3", "/bin/true"}));
+  CHECK(run.exit_code == 0);
+  CHECK(run.err.find("agents up") == std::string::npos);
   CHECK(wait_until_gone(mark, 3s).empty());
 }
 
