@@ -7,7 +7,11 @@
 #include <poll.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstdio>
+#include <memory>
+#include <mutex>
+#include <thread>
 
 #include <fmt/format.h>
 #include <libssh/libssh.h>
@@ -73,6 +77,35 @@ int SshSession::until_done(Step step, int again, Clock::time_point deadline) {
   }
 }
 
+std::optional<int> SshSession::resolve_within_deadline() {
+  // getaddrinfo() has no timeout and can block for long (a dead name server): it runs on a
+  // detached thread sharing only this state, and the session stops waiting at the deadline.
+  struct Lookup {
+    std::mutex mutex;
+    std::condition_variable done;
+    std::optional<int> result;
+  };
+  auto lookup = std::make_shared<Lookup>();
+  try {
+    std::thread([lookup, name = target_] {
+      addrinfo hints{};
+      hints.ai_socktype = SOCK_STREAM;
+      addrinfo* found = nullptr;
+      const int gai = ::getaddrinfo(name.c_str(), nullptr, &hints, &found);
+      if (found != nullptr) ::freeaddrinfo(found);
+      const std::lock_guard lock(lookup->mutex);
+      lookup->result = gai;
+      lookup->done.notify_all();
+    }).detach();
+  } catch (const std::system_error&) {
+    return EAI_SYSTEM;  // no thread: reported as a resolver failure
+  }
+  std::unique_lock lock(lookup->mutex);
+  while (!lookup->result && !stop_.load() && Clock::now() < deadline_)
+    lookup->done.wait_for(lock, std::min<Clock::duration>(kPollSlice, deadline_ - Clock::now()));
+  return lookup->result;
+}
+
 void SshSession::reset() {
   if (session_ != nullptr) {
     ssh_disconnect(session_);
@@ -129,11 +162,11 @@ Status SshSession::reach() {
                  .host = host_.name,
                  .phase = "resolve",
                  .detail = fmt::format("'{}' is a reserved name that never resolves", target_)};
-  addrinfo hints{};
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* found = nullptr;
-  const int gai = ::getaddrinfo(target_.c_str(), nullptr, &hints, &found);
-  if (found != nullptr) ::freeaddrinfo(found);
+  const std::optional<int> answer = resolve_within_deadline();
+  if (!answer)
+    return failure("resolve", fmt::format("the resolver gave no answer for '{}' within {} s",
+                                          target_, settings_.connect_timeout.count() / 1000.0));
+  const int gai = *answer;
   if (gai == EAI_NONAME || gai == EAI_NODATA)
     return Error{.kind = ErrorKind::UnknownHost,
                  .host = host_.name,

@@ -52,6 +52,8 @@ class SshSession {
   Status configure();
   /// configure, resolve and connect, within deadline_.
   Status reach();
+  /// getaddrinfo's answer for target_, or nullopt when none came by deadline_ (or stop).
+  std::optional<int> resolve_within_deadline();
   void reset();
   Status check_host_key();
   Status authenticate();
