@@ -151,6 +151,32 @@ TEST_CASE("ssh: -H picks hosts out of --hostfile, slots from the file") {
   CHECK(wait_until_gone(mark, 3s).empty());
 }
 
+// ---- an agent of another protocol version ----
+
+TEST_CASE("ssh: an agent speaking another protocol version -> phase version, nothing left") {
+  const std::string mark = new_mark();
+  const std::string fake = sshd().dir() + "/other-protocol-agent";
+  // A banner, then a hello of protocol 999, then it reads stdin like a real agent (a
+  // shell loop, so that its command line keeps the script's path for the leftover check).
+  std::ofstream(fake) << "#!/bin/sh\necho 'Welcome to node2'\n"
+                         "echo 'MPILAUNCH-AGENT 999 node2'\nwhile read -r line; do :; done\n";
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  const auto start = std::chrono::steady_clock::now();
+  const Run run =
+      run_launcher(ssh_args(mark, {"--agent-path", fake, "-H", "node2", env_path("HELLO_BIN")}));
+  INFO("stderr: " << run.err);
+  CHECK(std::chrono::steady_clock::now() - start < 10s);
+  REQUIRE(run.failure);
+  CHECK(run.failure->value("host", "") == "node2");
+  CHECK(run.failure->value("phase", "") == "version");
+  CHECK(run.failure->value("detail", "").find("999") != std::string::npos);
+  CHECK((run.failure->value("kind", "") == "protocol-mismatch" ||
+         run.failure->value("kind", "") == "agent-start-failed"));
+  CHECK(run.exit_code != 0);
+  CHECK(wait_until_no_cmdline(fake, 3s).empty());
+  CHECK(wait_until_gone(mark, 3s).empty());
+}
+
 // ---- progress on a terminal ----
 
 TEST_CASE("ssh: a terminal sees one 'N/M agents up' line; a file sees none") {

@@ -124,6 +124,26 @@ Run run_launcher(std::vector<std::string> args) {
   return Launcher(std::move(args)).wait();
 }
 
+std::vector<pid_t> wait_until_no_cmdline(const std::string& needle,
+                                         std::chrono::milliseconds deadline) {
+  std::vector<pid_t> left;
+  wait_until(
+      [&] {
+        left.clear();
+        for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+          const std::string name = entry.path().filename();
+          if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+          if (std::stoi(name) == ::getpid()) continue;
+          std::string cmd = slurp(entry.path().string() + "/cmdline");
+          std::replace(cmd.begin(), cmd.end(), '\0', ' ');
+          if (cmd.find(needle) != std::string::npos) left.push_back(std::stoi(name));
+        }
+        return left.empty();
+      },
+      deadline);
+  return left;
+}
+
 Run run_doctor(std::vector<std::string> args) {
   args.insert(args.begin(), "doctor");
   return Launcher(std::move(args), false).wait();

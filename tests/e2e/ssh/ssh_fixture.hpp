@@ -91,6 +91,10 @@ std::vector<pid_t> processes_with_env(const std::string& needle);
 /// Waits until no process has `needle` in its environment; returns the ones left.
 std::vector<pid_t> wait_until_gone(const std::string& needle, std::chrono::milliseconds deadline);
 
+/// Waits until no process has `needle` in its command line; returns the ones left.
+std::vector<pid_t> wait_until_no_cmdline(const std::string& needle,
+                                         std::chrono::milliseconds deadline);
+
 /// $NAME from the test's environment (set by meson), or the test fails.
 std::string env_path(const char* name);
 
