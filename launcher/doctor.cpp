@@ -183,6 +183,14 @@ DoctorRow assess_probe(const DoctorProbe& p, std::string_view version, unsigned 
   if (!found) {
     // Not our agent's answer: a missing agent (the shell's 127), or a program that is not
     // mpilaunch-agent or predates --self-check.
+    if (p.timed_out) {
+      c[agent].state = CheckState::Fail;
+      c[agent].error = Error{.kind = ErrorKind::AgentStartFailed,
+                             .host = p.host,
+                             .phase = "handshake",
+                             .detail = fmt::format("{} gave no answer in time", p.agent_command)};
+      return row;
+    }
     RemoteExit exit{.exit_status = p.exit_status, .stderr_tail = p.stderr_tail, .dropped = {}};
     std::optional<Error> why = classify_remote_exit(p.host, p.agent_command, exit);
     if (!why || why->phase != "exec")

@@ -34,6 +34,7 @@ struct DoctorProbe {
   std::optional<int> exit_status;       // the agent's exit status, when known
   std::string stderr_tail;              // the agent's (or the remote shell's) stderr
   std::string agent_command;            // what was run, for messages
+  bool timed_out = false;               // stopped at doctor's deadline for this host
   double sent_at = 0, received_at = 0;  // local wall clock, seconds since the epoch
 };
 

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <semaphore>
 #include <thread>
 
@@ -201,7 +202,18 @@ int run_doctor(const std::vector<std::string>& args) {
                   .connect_timeout = timeout,
                   .agent_path = agent.empty() ? "mpilaunch-agent" : agent};
   std::vector<DoctorProbe> probes(entries.size());
-  std::atomic<bool> stop{false};
+  // Each probe gets connect + answer time (2x --connect-timeout) from the moment its fan-out
+  // slot is free; a watchdog here sets its stop flag past that, so no host can hang doctor.
+  struct Watch {
+    std::atomic<bool> stop{false}, done{false};
+    std::atomic<std::int64_t> started_ms{-1};
+  };
+  const auto watch = std::make_unique<Watch[]>(entries.size());
+  const auto now_ms = [] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  };
   std::counting_semaphore<> slots(std::max(o.ssh_fanout, 1));
   {
     std::vector<std::jthread> workers;
@@ -213,14 +225,27 @@ int run_doctor(const std::vector<std::string>& args) {
                 (o.launcher == LauncherKind::Auto && is_local_name(p.host, hostname));
       workers.emplace_back([&, i] {
         slots.acquire();
+        watch[i].started_ms = now_ms();
         if (probes[i].local)
           probe_local(agent.empty() ? "mpilaunch-agent" : agent, timeout + timeout, probes[i]);
         else
-          probe_ssh(entries[i], ssh, stop, probes[i]);
+          probe_ssh(entries[i], ssh, watch[i].stop, probes[i]);
+        probes[i].timed_out = watch[i].stop.load();
         slots.release();
+        watch[i].done = true;
       });
     }
-  }  // every probe has its own deadline; the jthreads join here
+    for (bool all_done = false; !all_done;) {
+      all_done = true;
+      for (std::size_t i = 0; i < entries.size(); ++i) {
+        if (watch[i].done) continue;
+        all_done = false;
+        const std::int64_t started = watch[i].started_ms;
+        if (started >= 0 && now_ms() - started > 2 * timeout.count()) watch[i].stop = true;
+      }
+      if (!all_done) ::poll(nullptr, 0, 50);
+    }
+  }
   std::vector<DoctorRow> rows;
   bool all_ok = true;
   for (const DoctorProbe& p : probes) {

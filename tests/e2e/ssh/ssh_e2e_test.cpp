@@ -320,6 +320,32 @@ TEST_CASE("doctor: without hosts it checks this machine") {
   CHECK(check_of(report.at("hosts")[0], "agent").value("state", "") == "ok");
 }
 
+TEST_CASE("doctor: virtual hosts with --launcher local are checked on this machine") {
+  const Run run = run_doctor({"--launcher", "local", "-H", "a:2,b:3", "--json"});
+  INFO("stdout: " << run.out);
+  CHECK(run.exit_code == 0);
+  const auto report = doctor_json(run);
+  REQUIRE(report.at("hosts").size() == 2);
+  CHECK(check_of(host_row(report, "a"), "connect").value("state", "") == "skipped");
+  CHECK(check_of(host_row(report, "b"), "slots").value("value", "").starts_with("3/"));
+}
+
+TEST_CASE("doctor: a host whose agent never answers is reported, not waited for") {
+  const std::string fake = sshd().dir() + "/silent-agent";
+  std::ofstream(fake) << "#!/bin/sh\nwhile read -r line; do :; done\n";
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  const auto start = std::chrono::steady_clock::now();
+  const Run run = run_doctor({"-F", sshd().ssh_config(), "-H", "node1", "--agent-path", fake,
+                              "--connect-timeout", "1", "--json"});
+  INFO("stdout: " << run.out);
+  CHECK(std::chrono::steady_clock::now() - start < 6s);
+  CHECK(run.exit_code == 1);
+  const auto agent = check_of(host_row(doctor_json(run), "node1"), "agent");
+  CHECK(agent.value("state", "") == "fail");
+  CHECK(agent.at("error").value("phase", "") == "handshake");
+  CHECK(wait_until_no_cmdline(fake, 3s).empty());
+}
+
 // ---- --wait-for-hosts ----
 
 TEST_CASE("ssh: --wait-for-hosts waits for an sshd that starts late, then runs the job") {

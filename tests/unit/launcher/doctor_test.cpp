@@ -95,6 +95,16 @@ TEST_CASE("doctor: a missing agent is phase exec; another program's answer is ph
   CHECK(check(row, "agent").error->detail.find("unknown argument") != std::string::npos);
 }
 
+TEST_CASE("doctor: a probe stopped at its deadline without an answer is phase handshake") {
+  DoctorProbe p = good_probe();
+  p.output.clear();
+  p.exit_status.reset();
+  p.timed_out = true;
+  const DoctorCheck& agent = check(assess_probe(p, "1.2.3", 7), "agent");
+  CHECK(agent.state == CheckState::Fail);
+  CHECK(agent.error->phase == "handshake");
+}
+
 TEST_CASE("doctor: version, PMIx, temp dir, slots and clock findings") {
   DoctorProbe p = good_probe();
   DoctorRow row = assess_probe(p, "1.2.4", 7);
