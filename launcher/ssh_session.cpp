@@ -5,6 +5,7 @@
 
 #include <netdb.h>
 #include <poll.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <condition_variable>
@@ -134,8 +135,10 @@ Status SshSession::open() {
                                 settings_.wait_for_hosts.count() / 1000.0);
       return e;
     }
+    // On a terminal the line first erases the supervisor's "N/M agents up" line.
+    const char* erase = ::isatty(STDERR_FILENO) == 1 ? "\r\033[K" : "";
     if (!waited)
-      std::fputs(fmt::format("mpilaunch: waiting up to {} s for {} ({})\n",
+      std::fputs(fmt::format("{}mpilaunch: waiting up to {} s for {} ({})\n", erase,
                              settings_.wait_for_hosts.count() / 1000.0, host_.name, e.detail)
                      .c_str(),
                  stderr);
@@ -146,7 +149,10 @@ Status SshSession::open() {
     backoff = std::min(backoff * 2, std::chrono::milliseconds(2000));
   }
   if (waited)
-    std::fputs(fmt::format("mpilaunch: {} accepts connections\n", host_.name).c_str(), stderr);
+    std::fputs(fmt::format("{}mpilaunch: {} accepts connections\n",
+                           ::isatty(STDERR_FILENO) == 1 ? "\r\033[K" : "", host_.name)
+                   .c_str(),
+               stderr);
   deadline_ = Clock::now() + settings_.connect_timeout;
   if (Status st = check_host_key(); !st) return st;
   if (Status st = authenticate(); !st) return st;
