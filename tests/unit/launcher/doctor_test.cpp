@@ -100,7 +100,8 @@ TEST_CASE("doctor: a probe stopped at its deadline without an answer is phase ha
   p.output.clear();
   p.exit_status.reset();
   p.timed_out = true;
-  const DoctorCheck& agent = check(assess_probe(p, "1.2.3", 7), "agent");
+  const DoctorRow row = assess_probe(p, "1.2.3", 7);
+  const DoctorCheck& agent = check(row, "agent");
   CHECK(agent.state == CheckState::Fail);
   CHECK(agent.error->phase == "handshake");
 }
