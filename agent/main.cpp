@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "agent/agent.hpp"
+#include "agent/self_check.hpp"
 #include "mpilaunch_version.h"
 
 int main(int argc, char** argv) {
@@ -17,10 +18,11 @@ int main(int argc, char** argv) {
                   static_cast<unsigned>(mpilaunch::protocol::kProtocolVersion));
       return 0;
     }
+    if (std::strcmp(argv[i], "--self-check") == 0) return mpilaunch::agent::run_self_check();
     if (std::strcmp(argv[i], "--stdio") != 0) {
       std::fprintf(stderr,
                    "mpilaunch-agent: unknown argument '%s'\n"
-                   "usage: mpilaunch-agent [--stdio | --version]\n"
+                   "usage: mpilaunch-agent [--stdio | --version | --self-check]\n"
                    "The agent is started by mpilaunch and speaks its protocol on stdin/stdout.\n",
                    argv[i]);
       return 64;

@@ -198,6 +198,31 @@ std::string printable_text(std::span<const std::byte> bytes) {
   return std::string(reinterpret_cast<const char*>(bytes.data()) + best_start, best_len);
 }
 
+std::string pmix_library_version() {
+  const char* v = PMIx_Get_version();
+  return v == nullptr ? std::string() : std::string(v);
+}
+
+Status pmix_self_test(const std::string& tmpdir) {
+  if (g_host != nullptr)
+    return Error{.kind = ErrorKind::PmixError, .detail = "a PMIx server is already up"};
+  InfoList info;
+  info.add_string(PMIX_SERVER_TMPDIR, tmpdir);
+  info.add_string(PMIX_SYSTEM_TMPDIR, tmpdir);
+  const bool no = false;
+  info.add(PMIX_SERVER_TOOL_SUPPORT, no, PMIX_BOOL);
+  info.add(PMIX_SERVER_SYSTEM_SUPPORT, no, PMIX_BOOL);
+  const bool own_hwloc_setting = std::getenv("HWLOC_COMPONENTS") == nullptr;
+  if (own_hwloc_setting) ::setenv("HWLOC_COMPONENTS", "-linuxio,-pci", 1);
+  pmix_server_module_t module{};
+  const pmix_status_t rc = PMIx_server_init(&module, info.data(), info.size());
+  if (own_hwloc_setting) ::unsetenv("HWLOC_COMPONENTS");
+  if (rc != PMIX_SUCCESS) return pmix_failure("PMIx_server_init", rc);
+  const pmix_status_t fin = PMIx_server_finalize();
+  if (fin != PMIX_SUCCESS) return pmix_failure("PMIx_server_finalize", fin);
+  return {};
+}
+
 PmixHost::PmixHost(asio::io_context& io, PmixEvents& events) : io_(io), events_(events) {
   g_host = this;
 }

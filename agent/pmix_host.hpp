@@ -71,6 +71,12 @@ class PmixHost {
   bool initialized_ = false;
 };
 
+/// libpmix's version string ("OpenPMIx 4.2.2, ...").
+std::string pmix_library_version();
+/// Starts and finalizes a PMIx server with `tmpdir` as its temp dir and no host callbacks: what
+/// `--self-check` runs to prove libpmix and its plugins load and work on this host.
+Status pmix_self_test(const std::string& tmpdir);
+
 /// Printable text inside a log payload (Open MPI packs file, topic and rendered text into a
 /// byte object): the longest run of printable characters.
 std::string printable_text(std::span<const std::byte> bytes);

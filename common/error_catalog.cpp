@@ -47,6 +47,16 @@ std::string agent_phase_hint(const std::string& phase) {
   if (phase == "version")
     return "the agent on that host is another version: install the same mpilaunch version on "
            "every host";
+  if (phase == "pmix")
+    return "libpmix does not start a server on that host: install the PMIx 4 library the agent "
+           "was built with (and its plugins, e.g. libpmix2 on Debian), or set PMIX_MCA_* to work "
+           "around the failing component";
+  if (phase == "tmpdir")
+    return "the job's temp dir cannot be created there: free space or fix the modes of /dev/shm "
+           "or $TMPDIR, or point MPILAUNCH_TMPDIR at a writable local directory";
+  if (phase == "clock")
+    return "that host's clock is off: run NTP or chrony (chronyc tracking) so that event and "
+           "output timestamps line up";
   return "see the evidence lines for the cause";
 }
 

@@ -52,6 +52,11 @@ constexpr OptionDoc kDocs[] = {
      "A host that does not get there in time fails as agent-start-failed with the phase it "
      "was in."},
     {"--ssh-fanout", "SSH", "N", "hosts brought up over ssh at the same time", "64", ""},
+    {"--wait-for-hosts", "SSH", "SECONDS",
+     "retry hosts that do not resolve or refuse connections, with backoff, for this long", "0",
+     "For worker hosts that start late (MPI Operator pods): a host still missing at the "
+     "deadline fails as unknown-host or agent-start-failed. Host key, authentication and exec "
+     "failures are never retried."},
     // Environment
     {"-x", "Environment", "NAME[=VALUE]", "export a variable to every rank; repeatable", "",
      "NAME alone passes this environment's value on."},
@@ -186,6 +191,7 @@ std::string usage_text() {
   std::string out =
       "Usage: mpilaunch [options] PROGRAM [ARGS...]\n"
       "       mpilaunch explain [--json] [--rc N] [FILE|-]\n"
+      "       mpilaunch doctor [-H HOSTS | --hostfile FILE] [--json]\n"
       "       mpilaunch --engine=ompi [options] PROGRAM [ARGS...]   (wrap a real mpirun)\n";
   std::string_view group;
   for (const OptionDoc& doc : kDocs) {

@@ -133,6 +133,15 @@ const std::vector<OptionSpec>& option_table() {
          o.connect_timeout_seconds = s.value();
          return {};
        }},
+      {{"--wait-for-hosts"},
+       1,
+       [](Options& o, const Values& v) -> Status {
+         auto s = seconds("--wait-for-hosts", v[0]);
+         if (!s) return s.error();
+         if (s.value() < 0) return bad("--wait-for-hosts must be 0 or more seconds");
+         o.wait_for_hosts_seconds = s.value();
+         return {};
+       }},
       {{"--ssh-fanout"},
        1,
        [](Options& o, const Values& v) -> Status {
@@ -371,8 +380,6 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
   if (o.help || o.version) return o;
   if (o.program.empty())
     return bad("no program to run was given: mpilaunch [options] PROGRAM [ARGS...]");
-  if (!o.hosts.empty() && !o.hostfile.empty())
-    return bad("-H and --hostfile were both given; use one of them");
   return o;
 }
 

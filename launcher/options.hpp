@@ -29,6 +29,7 @@ struct Options {
   std::string agent_path;
   std::string ssh_config;                 // -F/--ssh-config; empty: ~/.ssh/config
   double connect_timeout_seconds = 10.0;  // per host: resolve, connect, host key, auth, exec
+  double wait_for_hosts_seconds = 0;      // retry resolve/connect this long before failing a host
   int ssh_fanout = 64;                    // hosts brought up over ssh at the same time
   // Environment
   std::vector<std::string> exports;  // -x NAME or NAME=value

@@ -20,6 +20,7 @@
 #include "common/exit_codes.hpp"
 #include "common/protocol.hpp"
 #include "launcher/agent_starter.hpp"
+#include "launcher/doctor_command.hpp"
 #include "launcher/event_log.hpp"
 #include "launcher/explain_command.hpp"
 #include "launcher/hosts_from_system.hpp"
@@ -134,6 +135,8 @@ std::string events_path_from(const std::vector<std::string>& args) {
 }  // namespace
 
 int run(const std::vector<std::string>& args) {
+  if (!args.empty() && args[0] == "doctor")
+    return run_doctor(std::vector<std::string>(args.begin() + 1, args.end()));
   if (!args.empty() && args[0] == "explain")
     return run_explain(std::vector<std::string>(args.begin() + 1, args.end()));
   // Build-time generators of the installed man page and completions (not in --help).
@@ -210,10 +213,13 @@ int run(const std::vector<std::string>& args) {
   if (plan->launcher == LauncherKind::Ssh) {
     // Remote hosts run the agent at the same absolute path as ours (shared installs and
     // container images), else whatever their PATH finds.
-    SshSettings ssh{.config_file = o.ssh_config,
-                    .connect_timeout = std::chrono::milliseconds(
-                        static_cast<std::int64_t>(o.connect_timeout_seconds * 1000)),
-                    .agent_path = agent.empty() ? "mpilaunch-agent" : agent};
+    SshSettings ssh{
+        .config_file = o.ssh_config,
+        .connect_timeout =
+            std::chrono::milliseconds(static_cast<std::int64_t>(o.connect_timeout_seconds * 1000)),
+        .agent_path = agent.empty() ? "mpilaunch-agent" : agent,
+        .wait_for_hosts =
+            std::chrono::milliseconds(static_cast<std::int64_t>(o.wait_for_hosts_seconds * 1000))};
     starter = std::make_unique<SshAgentStarter>(std::move(ssh), o.ssh_fanout);
   } else {
     starter = std::make_unique<LocalAgentStarter>(agent.empty() ? "mpilaunch-agent" : agent);
@@ -270,10 +276,12 @@ int run(const std::vector<std::string>& args) {
       config.timeout_seconds = parsed->timeout_seconds;
     }
   config.kill_grace_seconds = o.kill_grace_seconds;
+  config.start_timeout_seconds += o.wait_for_hosts_seconds;
   config.wireup_timeout_seconds = o.wireup_timeout_seconds;
   config.report_state_on_timeout = o.report_state_on_timeout;
   config.plan = std::move(plan).value();
   config.status_file = o.status_file;
+  config.progress = ::isatty(STDERR_FILENO) == 1;
   config.restart.max_restarts = o.max_restarts.value_or(0);
   if (!o.restart_on.empty())
     config.restart.restart_on = std::set<ErrorKind>(o.restart_on.begin(), o.restart_on.end());

@@ -40,8 +40,8 @@ std::string shell_quote(std::string_view word) {
   return out + "'";
 }
 
-std::string remote_agent_command(std::string_view agent_path) {
-  return shell_quote(agent_path) + " --stdio";
+std::string remote_agent_command(std::string_view agent_path, std::string_view mode) {
+  return shell_quote(agent_path) + " " + std::string(mode);
 }
 
 bool is_reserved_invalid_name(std::string_view host) {

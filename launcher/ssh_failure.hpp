@@ -13,8 +13,9 @@ namespace mpilaunch::launcher {
 /// `word` quoted for a POSIX shell: 'it'\''s' style, so any path survives the remote shell.
 std::string shell_quote(std::string_view word);
 
-/// What the remote shell runs: the quoted agent path and --stdio. Carries no secret.
-std::string remote_agent_command(std::string_view agent_path);
+/// What the remote shell runs: the quoted agent path and `mode` (--stdio for a job,
+/// --self-check for doctor). Carries no secret.
+std::string remote_agent_command(std::string_view agent_path, std::string_view mode = "--stdio");
 
 /// True for names RFC 6761 reserves as never resolving (*.invalid): fail them locally instead
 /// of asking a name server.

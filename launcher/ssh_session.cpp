@@ -5,8 +5,14 @@
 
 #include <netdb.h>
 #include <poll.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <condition_variable>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <thread>
 
 #include <fmt/format.h>
 #include <libssh/libssh.h>
@@ -29,7 +35,7 @@ SshSession::SshSession(HostEntry host, SshSettings settings, const std::atomic<b
     : host_(std::move(host)),
       settings_(std::move(settings)),
       stop_(stop),
-      command_(remote_agent_command(settings_.agent_path)) {}
+      command_(remote_agent_command(settings_.agent_path, settings_.agent_mode)) {}
 
 SshSession::~SshSession() {
   if (channel_ != nullptr) {
@@ -72,8 +78,88 @@ int SshSession::until_done(Step step, int again, Clock::time_point deadline) {
   }
 }
 
+std::optional<int> SshSession::resolve_within_deadline() {
+  // getaddrinfo() has no timeout and can block for long (a dead name server): it runs on a
+  // detached thread sharing only this state, and the session stops waiting at the deadline.
+  struct Lookup {
+    std::mutex mutex;
+    std::condition_variable done;
+    std::optional<int> result;
+  };
+  auto lookup = std::make_shared<Lookup>();
+  try {
+    std::thread([lookup, name = target_] {
+      addrinfo hints{};
+      hints.ai_socktype = SOCK_STREAM;
+      addrinfo* found = nullptr;
+      const int gai = ::getaddrinfo(name.c_str(), nullptr, &hints, &found);
+      if (found != nullptr) ::freeaddrinfo(found);
+      const std::lock_guard lock(lookup->mutex);
+      lookup->result = gai;
+      lookup->done.notify_all();
+    }).detach();
+  } catch (const std::system_error&) {
+    return EAI_SYSTEM;  // no thread: reported as a resolver failure
+  }
+  std::unique_lock lock(lookup->mutex);
+  while (!lookup->result && !stop_.load() && Clock::now() < deadline_)
+    lookup->done.wait_for(lock, std::min<Clock::duration>(kPollSlice, deadline_ - Clock::now()));
+  return lookup->result;
+}
+
+void SshSession::reset() {
+  if (session_ != nullptr) {
+    ssh_disconnect(session_);
+    ssh_free(session_);
+    session_ = nullptr;
+  }
+}
+
 Status SshSession::open() {
+  // --wait-for-hosts: resolve and connect are retried with backoff until the wait ends; a host
+  // that answers but fails later (host key, auth, exec) is never retried.
+  const auto wait_end = Clock::now() + settings_.wait_for_hosts;
+  auto backoff = std::chrono::milliseconds(100);
+  bool waited = false;
+  for (;;) {
+    deadline_ = Clock::now() + settings_.connect_timeout;
+    Status reached = reach();
+    if (reached) break;
+    Error e = reached.error();
+    const bool retryable =
+        (e.kind == ErrorKind::UnknownHost || e.phase == "resolve" || e.phase == "connect") &&
+        !is_reserved_invalid_name(target_);
+    if (!retryable || stop_.load() || Clock::now() + backoff >= wait_end) {
+      if (waited)
+        e.detail += fmt::format(" (still, after waiting {} s: --wait-for-hosts)",
+                                settings_.wait_for_hosts.count() / 1000.0);
+      return e;
+    }
+    // On a terminal the line first erases the supervisor's "N/M agents up" line.
+    const char* erase = ::isatty(STDERR_FILENO) == 1 ? "\r\033[K" : "";
+    if (!waited)
+      std::fputs(fmt::format("{}mpilaunch: waiting up to {} s for {} ({})\n", erase,
+                             settings_.wait_for_hosts.count() / 1000.0, host_.name, e.detail)
+                     .c_str(),
+                 stderr);
+    waited = true;
+    reset();
+    const auto resume = Clock::now() + backoff;
+    while (!stop_.load() && Clock::now() < resume) wait_socket(resume - Clock::now());
+    backoff = std::min(backoff * 2, std::chrono::milliseconds(2000));
+  }
+  if (waited)
+    std::fputs(fmt::format("{}mpilaunch: {} accepts connections\n",
+                           ::isatty(STDERR_FILENO) == 1 ? "\r\033[K" : "", host_.name)
+                   .c_str(),
+               stderr);
   deadline_ = Clock::now() + settings_.connect_timeout;
+  if (Status st = check_host_key(); !st) return st;
+  if (Status st = authenticate(); !st) return st;
+  return exec();
+}
+
+Status SshSession::reach() {
   if (Status st = configure(); !st) return st;
   // The name actually dialled (ssh_config's HostName) is resolved here, on this thread, so a
   // name that does not resolve is told apart from a host that does not answer.
@@ -82,11 +168,11 @@ Status SshSession::open() {
                  .host = host_.name,
                  .phase = "resolve",
                  .detail = fmt::format("'{}' is a reserved name that never resolves", target_)};
-  addrinfo hints{};
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* found = nullptr;
-  const int gai = ::getaddrinfo(target_.c_str(), nullptr, &hints, &found);
-  if (found != nullptr) ::freeaddrinfo(found);
+  const std::optional<int> answer = resolve_within_deadline();
+  if (!answer)
+    return failure("resolve", fmt::format("the resolver gave no answer for '{}' within {} s",
+                                          target_, settings_.connect_timeout.count() / 1000.0));
+  const int gai = *answer;
   if (gai == EAI_NONAME || gai == EAI_NODATA)
     return Error{.kind = ErrorKind::UnknownHost,
                  .host = host_.name,
@@ -100,9 +186,7 @@ Status SshSession::open() {
     return failure("connect", fmt::format("no ssh answer from {} within {} s", target_,
                                           settings_.connect_timeout.count() / 1000.0));
   if (rc != SSH_OK) return failure("connect", ssh_get_error(session_));
-  if (Status st = check_host_key(); !st) return st;
-  if (Status st = authenticate(); !st) return st;
-  return exec();
+  return {};
 }
 
 Status SshSession::configure() {

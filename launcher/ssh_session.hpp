@@ -21,7 +21,11 @@ namespace mpilaunch::launcher {
 struct SshSettings {
   std::string config_file;  // -F/--ssh-config; empty: ~/.ssh/config then /etc/ssh/ssh_config
   std::chrono::milliseconds connect_timeout{10'000};
-  std::string agent_path;  // the agent's path on the remote host
+  std::string agent_path;              // the agent's path on the remote host
+  std::string agent_mode = "--stdio";  // the agent's argument: --stdio, or --self-check (doctor)
+  /// --wait-for-hosts: a host that does not resolve or accept connections yet is retried, with
+  /// backoff, until this much time has passed; one line on stderr says it is being waited for.
+  std::chrono::milliseconds wait_for_hosts{0};
 };
 
 class SshSession {
@@ -46,6 +50,11 @@ class SshSession {
   using Clock = std::chrono::steady_clock;
   Error failure(std::string_view phase, std::string detail) const;
   Status configure();
+  /// configure, resolve and connect, within deadline_.
+  Status reach();
+  /// getaddrinfo's answer for target_, or nullopt when none came by deadline_ (or stop).
+  std::optional<int> resolve_within_deadline();
+  void reset();
   Status check_host_key();
   Status authenticate();
   Status exec();

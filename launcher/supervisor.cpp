@@ -131,6 +131,7 @@ void Supervisor::start_agents() {
     start_agent(n);
     if (state_ != JobState::StartingAgents) return;
   }
+  show_progress();
   start_timer_.expires_after(seconds(config_.start_timeout_seconds));
   start_timer_.async_wait([this](const boost::system::error_code& ec) {
     if (ec || state_ != JobState::StartingAgents) return;
@@ -206,7 +207,25 @@ void Supervisor::spawn_ranks() {
   update_status();
 }
 
+void Supervisor::show_progress() {
+  if (!config_.progress) return;
+  int up = 0;
+  for (const auto& link : links_) up += link && link->ready ? 1 : 0;
+  std::fprintf(stderr, "\r%d/%zu agents up", up, links_.size());
+  std::fflush(stderr);
+  progress_shown_ = true;
+  if (static_cast<std::size_t>(up) == links_.size()) clear_progress();
+}
+
+void Supervisor::clear_progress() {
+  if (!progress_shown_) return;
+  std::fputs("\r\033[K", stderr);  // back to the line's start, erase it
+  std::fflush(stderr);
+  progress_shown_ = false;
+}
+
 void Supervisor::fail(Error error, JobEvent event) {
+  clear_progress();
   // During a backoff the previous attempt's error is settled; an interrupt or timeout now is
   // the reason the job ends.
   if (!error_ || state_ == JobState::BackingOff) {

@@ -38,6 +38,7 @@ struct JobConfig {
   double start_timeout_seconds = 60.0;
   RestartConfig restart;
   std::string status_file;  // --status: rewritten atomically on every change
+  bool progress = false;    // "N/M agents up" on stderr while agents start (stderr is a terminal)
 };
 
 class Supervisor {
@@ -71,6 +72,9 @@ class Supervisor {
   void finish();
   void complete();
   void fail(Error error, JobEvent event);
+  /// Rewrites the one "N/M agents up" line (config_.progress only); erased once all are up.
+  void show_progress();
+  void clear_progress();
   void check_ranks();
   void on_link_message(Link& link, protocol::Envelope envelope);
   void on_link_closed(Link& link, std::optional<Error> why);
@@ -110,6 +114,7 @@ class Supervisor {
   JobStatus status_;
   int interrupts_ = 0;
   bool finishing_ = false;
+  bool progress_shown_ = false;  // the "N/M agents up" line is on the terminal
   bool done_ = false;
   int exit_code_ = 0;
   asio::signal_set signals_;

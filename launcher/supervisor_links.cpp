@@ -41,6 +41,7 @@ void Supervisor::on_link_message(Link& link, protocol::Envelope envelope) {
                                               {"node", link.node},
                                               {"pid", m.pid},
                                               {"os_hostname", m.os_hostname}});
+                   if (state_ == JobState::StartingAgents) show_progress();
                    if (!all_agents_ready()) return;
                    if (state_ == JobState::StartingAgents) return feed(JobEvent::AgentsReady);
                    if (spawn_when_ready_ && state_ == JobState::SpawningRanks) spawn_ranks();

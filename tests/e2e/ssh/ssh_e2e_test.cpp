@@ -5,9 +5,12 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 #include <signal.h>
+#include <sys/wait.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -129,6 +132,270 @@ TEST_CASE("ssh: the agent on node2 killed mid-run -> agent-lost naming node2 wit
   REQUIRE(run.failure);
   CHECK(run.failure->value("kind", "") == "agent-lost");
   CHECK(run.failure->value("host", "") == "node2");
+  CHECK(run.exit_code != 0);
+  CHECK(wait_until_gone(mark, 3s).empty());
+}
+
+// ---- -H with --hostfile: -H picks hosts out of the file ----
+
+TEST_CASE("ssh: -H picks hosts out of --hostfile, slots from the file") {
+  const std::string mark = new_mark();
+  const std::string file = sshd().dir() + "/hosts-pick";
+  std::ofstream(file) << "node1 slots=2\nnode2 slots=2\nnode3 slots=2\n";
+  const Run run = run_launcher(
+      ssh_args(mark, {"--hostfile", file, "-H", "node1,node3", env_path("HELLO_BIN")}));
+  INFO("stderr: " << run.err);
+  CHECK(run.exit_code == 0);
+  CHECK(run.out.find("hello rank 3 of 4 host node3") != std::string::npos);
+  CHECK(run.out.find("host node2") == std::string::npos);
+  CHECK(wait_until_gone(mark, 3s).empty());
+}
+
+// ---- an agent of another protocol version ----
+
+TEST_CASE("ssh: an agent speaking another protocol version -> phase version, nothing left") {
+  const std::string mark = new_mark();
+  const std::string fake = sshd().dir() + "/other-protocol-agent";
+  // A banner, then a hello of protocol 999, then it reads stdin like a real agent (a
+  // shell loop, so that its command line keeps the script's path for the leftover check).
+  std::ofstream(fake) << "#!/bin/sh\necho 'Welcome to node2'\n"
+                         "echo 'MPILAUNCH-AGENT 999 node2'\nwhile read -r line; do :; done\n";
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  const auto start = std::chrono::steady_clock::now();
+  const Run run =
+      run_launcher(ssh_args(mark, {"--agent-path", fake, "-H", "node2", env_path("HELLO_BIN")}));
+  INFO("stderr: " << run.err);
+  CHECK(std::chrono::steady_clock::now() - start < 10s);
+  REQUIRE(run.failure);
+  CHECK(run.failure->value("host", "") == "node2");
+  CHECK(run.failure->value("phase", "") == "version");
+  CHECK(run.failure->value("detail", "").find("999") != std::string::npos);
+  CHECK((run.failure->value("kind", "") == "protocol-mismatch" ||
+         run.failure->value("kind", "") == "agent-start-failed"));
+  CHECK(run.exit_code != 0);
+  CHECK(wait_until_no_cmdline(fake, 3s).empty());
+  CHECK(wait_until_gone(mark, 3s).empty());
+}
+
+// ---- progress on a terminal ----
+
+TEST_CASE("ssh: a terminal sees one 'N/M agents up' line; a file sees none") {
+  const std::string mark = new_mark();
+  // script(1) gives mpilaunch a pty as stdin/stdout/stderr and copies what it wrote to ours.
+  const std::string command = "timeout 30 script -qec \"" + env_path("MPILAUNCH_BIN") +
+                              " --ssh-config " + sshd().ssh_config() + " -x " + mark +
+                              " -H node1,node2,node3 /bin/true\" /dev/null";
+  std::FILE* pipe = ::popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::string tty;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) tty.append(buf, n);
+  const int status = ::pclose(pipe);
+  INFO("terminal: " << tty);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(tty.find("\r0/3 agents up") != std::string::npos);
+  CHECK(tty.find("\r3/3 agents up\r\033[K") != std::string::npos);  // erased once all are up
+  CHECK(tty.find("agents up\n") == std::string::npos);              // never a line of its own
+
+  const Run run = run_launcher(ssh_args(new_mark(), {"-H", "node1,node2,node3", "/bin/true"}));
+  CHECK(run.exit_code == 0);
+  CHECK(run.err.find("agents up") == std::string::npos);
+  CHECK(wait_until_gone(mark, 3s).empty());
+}
+
+// ---- doctor ----
+
+nlohmann::json doctor_json(const Run& run) {
+  auto j = nlohmann::json::parse(run.out, nullptr, false);
+  REQUIRE_MESSAGE(!j.is_discarded(), run.out);
+  return j;
+}
+
+nlohmann::json host_row(const nlohmann::json& report, const std::string& host) {
+  for (const auto& h : report.at("hosts"))
+    if (h.value("host", "") == host) return h;
+  FAIL("no row for " << host);
+  return {};
+}
+
+nlohmann::json check_of(const nlohmann::json& row, const std::string& name) {
+  for (const auto& c : row.at("checks"))
+    if (c.value("name", "") == name) return c;
+  FAIL("no check " << name);
+  return {};
+}
+
+TEST_CASE("doctor: three good nodes pass every check") {
+  const Run table = run_doctor({"-F", sshd().ssh_config(), "-H", "node1:2,node2:2,node3:2"});
+  INFO("stdout: " << table.out << "\nstderr: " << table.err);
+  CHECK(table.exit_code == 0);
+  CHECK(table.out.find("3 of 3 hosts passed") != std::string::npos);
+
+  const Run run =
+      run_doctor({"-F", sshd().ssh_config(), "-H", "node1:2,node2:2,node3:2", "--json"});
+  CHECK(run.exit_code == 0);
+  const auto report = doctor_json(run);
+  CHECK(report.value("ok", false));
+  for (const char* host : {"node1", "node2", "node3"}) {
+    const auto row = host_row(report, host);
+    CHECK(row.value("ok", false));
+    for (const auto& c : row.at("checks")) {
+      INFO(host << " " << c.dump());
+      CHECK((c.value("state", "") == "ok" || c.value("state", "") == "warn"));
+    }
+    CHECK(check_of(row, "pmix").value("value", "").find("PMIx") != std::string::npos);
+    CHECK(check_of(row, "slots").value("value", "").starts_with("2/"));
+  }
+}
+
+TEST_CASE("doctor: a wrong port and an unknown host fail their rows with the fix; others pass") {
+  const auto start = std::chrono::steady_clock::now();
+  const Run run =
+      run_doctor({"-F", sshd().ssh_config(), "-H", "node1,badport,nosuch.invalid", "--json"});
+  INFO("stdout: " << run.out << "\nstderr: " << run.err);
+  CHECK(run.exit_code == 1);
+  CHECK(std::chrono::steady_clock::now() - start < 10s);
+  const auto report = doctor_json(run);
+  CHECK(!report.value("ok", true));
+  CHECK(host_row(report, "node1").value("ok", false));
+
+  const auto port = host_row(report, "badport");
+  CHECK(!port.value("ok", true));
+  CHECK(check_of(port, "resolve").value("state", "") == "ok");
+  const auto connect = check_of(port, "connect");
+  CHECK(connect.value("state", "") == "fail");
+  CHECK(connect.at("error").value("kind", "") == "agent-start-failed");
+  CHECK(connect.value("fix", "").find("sshd") != std::string::npos);
+  CHECK(check_of(port, "auth").value("state", "") == "skipped");
+
+  const auto unknown = check_of(host_row(report, "nosuch.invalid"), "resolve");
+  CHECK(unknown.value("state", "") == "fail");
+  CHECK(unknown.at("error").value("kind", "") == "unknown-host");
+  CHECK(!unknown.value("fix", "").empty());
+
+  const Run table = run_doctor({"-F", sshd().ssh_config(), "-H", "node1,badport,nosuch.invalid"});
+  CHECK(table.exit_code == 1);
+  CHECK(table.out.find("badport connect:") != std::string::npos);
+  CHECK(table.out.find("nosuch.invalid resolve:") != std::string::npos);
+  CHECK(table.out.find("1 of 3 hosts passed") != std::string::npos);
+}
+
+TEST_CASE("doctor: a missing agent fails the agent check and names --agent-path") {
+  const Run run = run_doctor(
+      {"-F", sshd().ssh_config(), "-H", "node2", "--agent-path", "/nonexistent/agent", "--json"});
+  INFO("stdout: " << run.out);
+  CHECK(run.exit_code == 1);
+  const auto row = host_row(doctor_json(run), "node2");
+  CHECK(check_of(row, "auth").value("state", "") == "ok");
+  const auto agent = check_of(row, "agent");
+  CHECK(agent.value("state", "") == "fail");
+  CHECK(agent.at("error").value("phase", "") == "exec");
+  CHECK(agent.at("error").value("detail", "").find("/nonexistent/agent") != std::string::npos);
+  CHECK(agent.value("fix", "").find("--agent-path") != std::string::npos);
+}
+
+TEST_CASE("doctor: an agent of another version fails the version check") {
+  const std::string fake = sshd().dir() + "/other-version-agent";
+  std::ofstream(fake) << "#!/bin/sh\nprintf 'mpilaunch-self-check=1\\nversion=0.0.0-other\\n"
+                         "protocol=999\\ncpus=1\\ntmpdir=/tmp\\npmix=OpenPMIx 4\\n'\n"
+                         "printf 'time=%s\\n' \"$(date +%s.%N)\"\n";
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  const Run run =
+      run_doctor({"-F", sshd().ssh_config(), "-H", "node3", "--agent-path", fake, "--json"});
+  INFO("stdout: " << run.out);
+  CHECK(run.exit_code == 1);
+  const auto version = check_of(host_row(doctor_json(run), "node3"), "version");
+  CHECK(version.value("state", "") == "fail");
+  CHECK(version.value("value", "") == "0.0.0-other");
+  CHECK(version.at("error").value("kind", "") == "protocol-mismatch");
+}
+
+TEST_CASE("doctor: without hosts it checks this machine") {
+  const Run run = run_doctor({"--json"});
+  INFO("stdout: " << run.out);
+  CHECK(run.exit_code == 0);
+  const auto report = doctor_json(run);
+  REQUIRE(report.at("hosts").size() == 1);
+  CHECK(check_of(report.at("hosts")[0], "agent").value("state", "") == "ok");
+}
+
+TEST_CASE("doctor: virtual hosts with --launcher local are checked on this machine") {
+  const Run run = run_doctor({"--launcher", "local", "-H", "a:2,b:3", "--json"});
+  INFO("stdout: " << run.out);
+  CHECK(run.exit_code == 0);
+  const auto report = doctor_json(run);
+  REQUIRE(report.at("hosts").size() == 2);
+  CHECK(check_of(host_row(report, "a"), "connect").value("state", "") == "skipped");
+  CHECK(check_of(host_row(report, "b"), "slots").value("value", "").starts_with("3/"));
+}
+
+TEST_CASE("doctor: a host whose agent never answers is reported, not waited for") {
+  const std::string fake = sshd().dir() + "/silent-agent";
+  std::ofstream(fake) << "#!/bin/sh\nwhile read -r line; do :; done\n";
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  const auto start = std::chrono::steady_clock::now();
+  const Run run = run_doctor({"-F", sshd().ssh_config(), "-H", "node1", "--agent-path", fake,
+                              "--connect-timeout", "1", "--json"});
+  INFO("stdout: " << run.out);
+  CHECK(std::chrono::steady_clock::now() - start < 6s);
+  CHECK(run.exit_code == 1);
+  const auto agent = check_of(host_row(doctor_json(run), "node1"), "agent");
+  CHECK(agent.value("state", "") == "fail");
+  CHECK(agent.at("error").value("phase", "") == "handshake");
+  CHECK(wait_until_no_cmdline(fake, 3s).empty());
+}
+
+// ---- --wait-for-hosts ----
+
+TEST_CASE("ssh: --wait-for-hosts waits for an sshd that starts late, then runs the job") {
+  const std::string mark = new_mark();
+  Launcher launcher(
+      ssh_args(mark, {"--wait-for-hosts", "20", "-H", "node1,late", env_path("HELLO_BIN")}));
+  // Started only once the launcher said it waits for the host: the wait is what is tested.
+  REQUIRE(wait_for_text(launcher.err_path(), "waiting up to 20 s for late", 15s));
+  LateSshd late;
+  const Run run = launcher.wait();
+  INFO("stderr: " << run.err);
+  CHECK(run.exit_code == 0);
+  CHECK(run.out.find("hello rank 1 of 2 host late") != std::string::npos);
+  CHECK(run.err.find("late accepts connections") != std::string::npos);
+  CHECK(wait_until_gone(mark, 3s).empty());
+}
+
+TEST_CASE("ssh: --wait-for-hosts gives up on a host that never comes up, after the deadline") {
+  const std::string mark = new_mark();
+  const auto start = std::chrono::steady_clock::now();
+  const Run run = run_launcher(
+      ssh_args(mark, {"--wait-for-hosts", "2", "-H", "node1,badport", env_path("HELLO_BIN")}));
+  const auto took = std::chrono::steady_clock::now() - start;
+  INFO("stderr: " << run.err);
+  CHECK(run.exit_code == 69);
+  REQUIRE(run.failure);
+  CHECK(run.failure->value("kind", "") == "agent-start-failed");
+  CHECK(run.failure->value("host", "") == "badport");
+  CHECK(run.failure->value("phase", "") == "connect");
+  CHECK(run.failure->value("detail", "").find("--wait-for-hosts") != std::string::npos);
+  CHECK(took >= 1500ms);
+  CHECK(took < 8s);
+  CHECK(wait_until_gone(mark, 3s).empty());
+}
+
+// ---- sshd stopped mid-run ----
+
+TEST_CASE("ssh: the sshd of a node stopped mid-run -> agent-lost naming it within 2 s") {
+  const std::string mark = new_mark();
+  LateSshd late;
+  Launcher launcher(
+      ssh_args(mark, {"--wait-for-hosts", "10", "-H", "node1,late", "/bin/sleep", "30"}));
+  REQUIRE(wait_for_event(launcher.events_path(), "rank-start", 2, 15s));
+  late.stop();
+  CHECK(wait_for_event(launcher.events_path(), "job-failed", 1, 2s));
+  const Run run = launcher.wait();
+  INFO("stderr: " << run.err);
+  REQUIRE(run.failure);
+  CHECK(run.failure->value("kind", "") == "agent-lost");
+  CHECK(run.failure->value("host", "") == "late");
   CHECK(run.exit_code != 0);
   CHECK(wait_until_gone(mark, 3s).empty());
 }

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -74,9 +75,10 @@ Sshd& sshd() {
   return instance;
 }
 
-Launcher::Launcher(std::vector<std::string> args)
+Launcher::Launcher(std::vector<std::string> args, bool with_events)
     : dir_(make_temp_dir("mpilaunch-ssh-run")), events_(dir_ + "/events.jsonl") {
-  args.insert(args.begin(), {env_path("MPILAUNCH_BIN"), "--events", events_});
+  if (with_events) args.insert(args.begin(), {"--events", events_});
+  args.insert(args.begin(), env_path("MPILAUNCH_BIN"));
   pid_ = ::fork();
   if (pid_ == 0) {
     ::unsetenv("SSH_AUTH_SOCK");  // only the fixture's keys, never the caller's agent
@@ -120,6 +122,84 @@ Run Launcher::wait(std::chrono::milliseconds deadline) {
 
 Run run_launcher(std::vector<std::string> args) {
   return Launcher(std::move(args)).wait();
+}
+
+std::vector<pid_t> wait_until_no_cmdline(const std::string& needle,
+                                         std::chrono::milliseconds deadline) {
+  std::vector<pid_t> left;
+  wait_until(
+      [&] {
+        left.clear();
+        for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+          const std::string name = entry.path().filename();
+          if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+          if (std::stoi(name) == ::getpid()) continue;
+          std::string cmd = slurp(entry.path().string() + "/cmdline");
+          std::replace(cmd.begin(), cmd.end(), '\0', ' ');
+          if (cmd.find(needle) != std::string::npos) left.push_back(std::stoi(name));
+        }
+        return left.empty();
+      },
+      deadline);
+  return left;
+}
+
+Run run_doctor(std::vector<std::string> args) {
+  args.insert(args.begin(), "doctor");
+  return Launcher(std::move(args), false).wait();
+}
+
+bool wait_for_text(const std::string& path, const std::string& text,
+                   std::chrono::milliseconds deadline) {
+  return wait_until([&] { return slurp(path).find(text) != std::string::npos; }, deadline);
+}
+
+LateSshd::LateSshd() {
+  const std::string config = sshd().dir() + "/sshd_config_late";
+  const std::string log_path = sshd().dir() + "/sshd_late.log";
+  pid_ = ::fork();
+  if (pid_ == 0) {
+    ::setpgid(0, 0);
+    const int null = ::open("/dev/null", O_RDWR);
+    const int log = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+    ::dup2(null, 0);
+    ::dup2(null, 1);
+    ::dup2(log, 2);
+    ::execl("/usr/sbin/sshd", "/usr/sbin/sshd", "-D", "-e", "-f", config.c_str(),
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+}
+
+void LateSshd::stop() {
+  if (pid_ <= 0) return;
+  // The listener and every sshd process under it (per-connection monitors and sessions), but
+  // not the agents and ranks they started: those must notice the dropped connection themselves.
+  std::map<pid_t, std::vector<pid_t>> children;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path().string() + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    const auto close = line.rfind(')');
+    if (close == std::string::npos || close + 2 > line.size()) continue;
+    std::istringstream rest(line.substr(close + 2));
+    char state = 0;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    children[ppid].push_back(std::stoi(name));
+  }
+  std::vector<pid_t> victims, todo = {pid_};
+  while (!todo.empty()) {
+    const pid_t p = todo.back();
+    todo.pop_back();
+    if (slurp("/proc/" + std::to_string(p) + "/comm").starts_with("sshd")) victims.push_back(p);
+    for (pid_t c : children[p]) todo.push_back(c);
+  }
+  for (pid_t v : victims) ::kill(v, SIGKILL);
+  ::waitpid(pid_, nullptr, 0);
+  pid_ = -1;
 }
 
 std::vector<nlohmann::json> read_events(const std::string& path) {

@@ -42,9 +42,11 @@ struct Run {
 /// A started mpilaunch, stdout and stderr going to files, SSH_AUTH_SOCK unset.
 class Launcher {
  public:
-  explicit Launcher(std::vector<std::string> args);
+  /// `with_events`: put "--events FILE" first (not for subcommands such as doctor).
+  explicit Launcher(std::vector<std::string> args, bool with_events = true);
   ~Launcher();
   const std::string& events_path() const { return events_; }
+  std::string err_path() const { return dir_ + "/err"; }
   /// Waits for the exit (killing it at the deadline) and collects output and events.
   Run wait(std::chrono::milliseconds deadline = std::chrono::seconds(30));
 
@@ -55,6 +57,27 @@ class Launcher {
 
 /// mpilaunch ARGS... to its end.
 Run run_launcher(std::vector<std::string> args);
+/// mpilaunch doctor ARGS... to its end.
+Run run_doctor(std::vector<std::string> args);
+
+/// Waits until the file holds `text`; false at the deadline.
+bool wait_for_text(const std::string& path, const std::string& text,
+                   std::chrono::milliseconds deadline);
+
+/// The second sshd (host "late" in the fixture's ssh_config), started on demand and stopped
+/// with its session processes by stop(), or at destruction.
+class LateSshd {
+ public:
+  LateSshd();
+  ~LateSshd() { stop(); }
+  LateSshd(const LateSshd&) = delete;
+  LateSshd& operator=(const LateSshd&) = delete;
+  /// Kills the listener and every session process under it (the connections drop).
+  void stop();
+
+ private:
+  pid_t pid_ = -1;
+};
 
 /// The events file's lines, parsed (a half-written last line is skipped).
 std::vector<nlohmann::json> read_events(const std::string& path);
@@ -67,6 +90,10 @@ bool wait_for_event(const std::string& path, const std::string& name, int count,
 std::vector<pid_t> processes_with_env(const std::string& needle);
 /// Waits until no process has `needle` in its environment; returns the ones left.
 std::vector<pid_t> wait_until_gone(const std::string& needle, std::chrono::milliseconds deadline);
+
+/// Waits until no process has `needle` in its command line; returns the ones left.
+std::vector<pid_t> wait_until_no_cmdline(const std::string& needle,
+                                         std::chrono::milliseconds deadline);
 
 /// $NAME from the test's environment (set by meson), or the test fails.
 std::string env_path(const char* name);

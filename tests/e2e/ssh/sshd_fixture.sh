@@ -31,6 +31,8 @@ PY
 )
 # A port nothing listens on, for the connect-failure case.
 closed_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+# The port of a second sshd that a test starts late (--wait-for-hosts): sshd_config_late.
+late_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 
 cat > sshd_config <<CONF
 Port $port
@@ -54,10 +56,13 @@ PrintLastLog no
 LogLevel ERROR
 CONF
 
+sed -e "s/^Port .*/Port $late_port/" -e '/^ListenAddress 127.0.0.[23]$/d' \
+    -e "s|^PidFile .*|PidFile $dir/sshd_late.pid|" sshd_config > sshd_config_late
+
 hostkey=$(cut -d' ' -f1,2 host_key.pub)
 otherkey=$(cut -d' ' -f1,2 other_host_key.pub)
 : > known_hosts_empty
-echo "[127.0.0.1]:$port,[127.0.0.2]:$port,[127.0.0.3]:$port $hostkey" > known_hosts
+echo "[127.0.0.1]:$port,[127.0.0.2]:$port,[127.0.0.3]:$port,[127.0.0.1]:$late_port $hostkey" > known_hosts
 echo "[127.0.0.3]:$port $otherkey" > known_hosts_changed
 
 common="Port $port
@@ -74,6 +79,12 @@ Host node2
 Host node3
   HostName 127.0.0.3
   $common
+Host late
+  HostName 127.0.0.1
+  Port $late_port
+  User root
+  IdentityFile $dir/user_key
+  UserKnownHostsFile $dir/known_hosts
 Host badport
   HostName 127.0.0.1
   Port $closed_port

@@ -99,7 +99,6 @@ TEST_CASE("bad input names the option and how to fix it") {
       {{"--oversubscrib", "a"}, "did you mean '--oversubscribe'"},
       {{"--launcher=pbs", "a"}, "choose 'local' or 'ssh'"},
       {{"--map-by", "socket", "a"}, "'slot' or 'node'"},
-      {{"-H", "a", "--hostfile", "f", "b"}, "-H and --hostfile"},
       {{"-n", "2"}, "no program"},
       {{"--tag-output=yes", "a"}, "takes no '=' value"},
       {{"--timeout", "-3", "a"}, "seconds"},
