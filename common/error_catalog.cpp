@@ -41,6 +41,9 @@ std::string agent_phase_hint(const std::string& phase) {
     return "the agent or daemon could not be started there: install it on that host "
            "(mpilaunch-agent, orted, prted or hydra_pmi_proxy) or pass its path (--agent-path, "
            "--prefix), and check the path of the remote shell (plm_rsh_agent)";
+  if (phase == "deploy")
+    return "copying the agent to that host over the ssh session failed (see detail): fix the "
+           "cause there, or install mpilaunch-agent on that host and pass --agent-path";
   if (phase == "handshake")
     return "the agent started but never said hello: check the remote shell's startup files "
            "for commands that read stdin, and the agent's stderr above";

@@ -1,0 +1,187 @@
+#include "launcher/agent_deploy.hpp"
+
+#include <fmt/format.h>
+
+#include "launcher/ssh_failure.hpp"
+
+namespace mpilaunch::launcher {
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
+  return s;
+}
+
+bool is_sha256_hex(std::string_view s) {
+  if (s.size() != 64) return false;
+  for (const char c : s)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  return true;
+}
+
+}  // namespace
+
+std::optional<DeployMode> parse_deploy_mode(std::string_view word) {
+  if (word == "auto") return DeployMode::Auto;
+  if (word == "always") return DeployMode::Always;
+  if (word == "never") return DeployMode::Never;
+  return std::nullopt;
+}
+
+std::string_view to_string(DeployMode mode) {
+  switch (mode) {
+    case DeployMode::Auto:
+      return "auto";
+    case DeployMode::Always:
+      return "always";
+    case DeployMode::Never:
+      return "never";
+  }
+  return "auto";
+}
+
+std::string agent_cache_dir(std::string_view version) {
+  return fmt::format(".cache/mpilaunch/{}", version);
+}
+
+std::string agent_cache_path(std::string_view version) {
+  return agent_cache_dir(version) + "/mpilaunch-agent";
+}
+
+std::string agent_upload_temp_path(std::string_view version, std::string_view token) {
+  return fmt::format("{}/.mpilaunch-agent.{}.tmp", agent_cache_dir(version), token);
+}
+
+std::string probe_command(std::string_view agent_path, std::string_view version) {
+  const std::string cached = shell_quote(agent_cache_path(version));
+  // stderr of --version is kept: a loader failure there is the evidence we report.
+  return fmt::format(
+      "cd || exit 1; v=$({} --version 2>&1) && echo \"installed: $v\" || "
+      "{{ echo 'installed: none'; printf '%s\\n' \"$v\" | sed 's/^/probe: /'; }}; "
+      "if [ -f {} ]; then echo \"cached: $(sha256sum < {} | cut -d' ' -f1)\"; "
+      "else echo 'cached: none'; fi",
+      shell_quote(agent_path), cached, cached);
+}
+
+RemoteAgentProbe parse_probe_output(std::string_view out) {
+  RemoteAgentProbe probe;
+  while (!out.empty()) {
+    const std::size_t nl = out.find('\n');
+    const std::string_view line = trim(out.substr(0, nl));
+    out = nl == std::string_view::npos ? std::string_view{} : out.substr(nl + 1);
+    if (line.starts_with("installed: ")) {
+      const std::string_view v = trim(line.substr(11));
+      // "mpilaunch-agent 0.4.0 (protocol 3)": the second word is the version.
+      constexpr std::string_view prefix = "mpilaunch-agent ";
+      if (v.starts_with(prefix)) {
+        std::string_view rest = v.substr(prefix.size());
+        rest = rest.substr(0, rest.find(' '));
+        if (!rest.empty()) probe.installed_version = std::string(rest);
+      }
+    } else if (line.starts_with("cached: ")) {
+      const std::string_view sum = trim(line.substr(8));
+      if (is_sha256_hex(sum)) probe.cached_sha256 = std::string(sum);
+    } else if (line.starts_with("probe: ")) {
+      if (probe.loader_failure.empty() && missing_shared_library(line))
+        probe.loader_failure = std::string(trim(line.substr(7)));
+    }
+  }
+  return probe;
+}
+
+DeployDecision decide_deploy(DeployMode mode, const RemoteAgentProbe& probe,
+                             std::string_view local_version, std::string_view local_sha256) {
+  const bool installed_matches =
+      probe.installed_version && *probe.installed_version == local_version;
+  if (mode == DeployMode::Never) {
+    if (installed_matches) return {DeployAction::UseInstalled, "installed agent, same version"};
+    return {DeployAction::Refuse,
+            probe.installed_version
+                ? fmt::format("installed agent is version {}, deployment is off",
+                              *probe.installed_version)
+                : std::string("no agent installed, deployment is off")};
+  }
+  if (mode == DeployMode::Always) return {DeployAction::Upload, "--deploy-agent=always"};
+  if (installed_matches) return {DeployAction::UseInstalled, "installed agent, same version"};
+  if (probe.cached_sha256 && *probe.cached_sha256 == local_sha256)
+    return {DeployAction::UseCached, "cached copy, checksum matches"};
+  if (probe.cached_sha256) return {DeployAction::Upload, "cached copy differs, replacing it"};
+  return {DeployAction::Upload, probe.installed_version
+                                    ? fmt::format("installed agent is version {}, not {}",
+                                                  *probe.installed_version, local_version)
+                                    : std::string("no agent installed")};
+}
+
+std::string publish_command(std::string_view temp_path, std::string_view final_path,
+                            std::string_view sha256) {
+  const std::string tmp = shell_quote(temp_path);
+  return fmt::format(
+      "cd || exit 1; chmod 0755 {0} && sync {0} 2>/dev/null; "
+      "if [ \"$(sha256sum < {0} | cut -d' ' -f1)\" = {1} ]; then mv -f {0} {2}; "
+      "else rm -f {0}; exit {3}; fi",
+      tmp, shell_quote(sha256), shell_quote(final_path), kPublishChecksumMismatch);
+}
+
+std::optional<std::string> missing_shared_library(std::string_view text) {
+  constexpr std::string_view marker = "error while loading shared libraries: ";
+  const std::size_t at = text.find(marker);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view rest = text.substr(at + marker.size());
+  rest = rest.substr(0, rest.find(':'));
+  rest = trim(rest);
+  if (rest.empty()) return std::nullopt;
+  return std::string(rest);
+}
+
+Error deploy_error(const std::string& host, DeployFailure failure, std::string_view what) {
+  std::string detail;
+  switch (failure) {
+    case DeployFailure::SftpRefused:
+      detail = fmt::format(
+          "the ssh server offers no SFTP subsystem ({}); enable "
+          "'Subsystem sftp' in sshd_config, or install the agent there and "
+          "pass --deploy-agent=never --agent-path",
+          what);
+      break;
+    case DeployFailure::NotWritable:
+      detail = fmt::format(
+          "the agent cache is not writable ({}); make ~/.cache/mpilaunch "
+          "writable on that host, or install the agent and pass --agent-path",
+          what);
+      break;
+    case DeployFailure::DiskFull:
+      detail = fmt::format(
+          "no space left for the agent ({}); free space in the home "
+          "directory on that host",
+          what);
+      break;
+    case DeployFailure::ChecksumMismatch:
+      detail = fmt::format(
+          "the uploaded agent's SHA-256 differs from the local copy ({}); "
+          "check the disk and the file system on that host, then retry",
+          what);
+      break;
+    case DeployFailure::MissingLibrary:
+      detail = fmt::format(
+          "the agent cannot load the shared library {} on that host; install "
+          "it there (libpmix2 for libpmix.so.2, or openmpi-bin)",
+          what);
+      break;
+    case DeployFailure::LocalAgentMissing:
+      detail = fmt::format(
+          "the launcher's own agent binary cannot be read ({}); reinstall "
+          "mpilaunch or pass --deploy-agent=never --agent-path",
+          what);
+      break;
+  }
+  return Error{.kind = ErrorKind::AgentStartFailed,
+               .host = host,
+               .phase = "deploy",
+               .detail = std::move(detail)};
+}
+
+}  // namespace mpilaunch::launcher

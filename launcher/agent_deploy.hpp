@@ -1,0 +1,77 @@
+#pragma once
+/// Agent deployment over the open ssh session, the pure half: --deploy-agent's modes, the
+/// remote probe's command and its parsing, the upload-or-reuse decision, the cache layout, the
+/// remote command that publishes an upload atomically, and the Error for each way a deployment
+/// fails (phase deploy). The [io] half (SFTP/SCP on the session) uses these and decides nothing.
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/error.hpp"
+
+namespace mpilaunch::launcher {
+
+/// --deploy-agent=auto|always|never (default auto).
+enum class DeployMode { Auto, Always, Never };
+std::optional<DeployMode> parse_deploy_mode(std::string_view word);
+std::string_view to_string(DeployMode mode);
+
+/// The cache directory, relative to the remote home: .cache/mpilaunch/<version>.
+std::string agent_cache_dir(std::string_view version);
+/// The cached agent's path, relative to the remote home.
+std::string agent_cache_path(std::string_view version);
+/// A name in the cache directory no other launcher uses (`token`: e.g. local host name, pid and a
+/// counter): uploads land there and are renamed into place only once complete and checked.
+std::string agent_upload_temp_path(std::string_view version, std::string_view token);
+
+/// One remote shell command that reports, one fact a line: `installed: <--version output>` of
+/// the agent at `agent_path` (or `installed: none`) and `cached: <sha256>` of the cached copy
+/// (or `cached: none`). Runs in the home directory; needs only sh and sha256sum.
+std::string probe_command(std::string_view agent_path, std::string_view version);
+
+/// What the probe found. An agent that does not answer --version counts as not installed.
+struct RemoteAgentProbe {
+  std::optional<std::string> installed_version;  // "0.4.0" from "mpilaunch-agent 0.4.0 (...)"
+  std::optional<std::string> cached_sha256;      // lower-case hex
+  std::string loader_failure;                    // the dynamic loader's line, if any
+};
+RemoteAgentProbe parse_probe_output(std::string_view out);
+
+enum class DeployAction {
+  UseInstalled,  // the agent at --agent-path/PATH is our exact version
+  UseCached,     // the cache holds a copy whose checksum matches ours: no upload
+  Upload,        // copy ours into the cache (temp name, check, rename)
+  Refuse,        // never: today's behaviour, the start fails in phase exec
+};
+struct DeployDecision {
+  DeployAction action;
+  std::string reason;  // for the events file and -v
+};
+DeployDecision decide_deploy(DeployMode mode, const RemoteAgentProbe& probe,
+                             std::string_view local_version, std::string_view local_sha256);
+
+/// The remote command run after an upload to `temp_path`: chmod 0755, flush to disk, compare
+/// sha256sum with `sha256`, rename over `final_path` (atomic in one directory) or remove the
+/// temp file and exit 3 on a mismatch. Concurrent launchers each rename a complete copy.
+std::string publish_command(std::string_view temp_path, std::string_view final_path,
+                            std::string_view sha256);
+inline constexpr int kPublishChecksumMismatch = 3;
+
+/// The library named in a dynamic-loader failure ("error while loading shared libraries:
+/// libpmix.so.2: cannot open shared object file"), or nullopt when `text` has none.
+std::optional<std::string> missing_shared_library(std::string_view text);
+
+/// Why a deployment failed.
+enum class DeployFailure {
+  SftpRefused,        // the server offers neither SFTP nor SCP
+  NotWritable,        // mkdir/open in the cache directory refused (home not writable)
+  DiskFull,           // ENOSPC / SSH_FX_FAILURE on write
+  ChecksumMismatch,   // the uploaded copy differs from ours
+  MissingLibrary,     // the agent runs there but a shared library is missing
+  LocalAgentMissing,  // the launcher's sibling agent binary cannot be read
+};
+/// AgentStartFailed, phase deploy, with `detail` naming what failed and the fix.
+Error deploy_error(const std::string& host, DeployFailure failure, std::string_view what);
+
+}  // namespace mpilaunch::launcher
