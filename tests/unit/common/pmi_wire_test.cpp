@@ -135,7 +135,7 @@ TEST_CASE("PMI-2 session after a PMI-1 init line switches to length-prefixed mes
             .find("value=(vector,(0,2,2));") != std::string::npos);
   CHECK(only_reply(s.feed(0, format_pmi2({"kvs-get", {{"key", "none"}}}))).find("found=FALSE") !=
         std::string::npos);
-  CHECK(only_reply(s.feed(0, "    12cmd=bogus;x")).find("rc=-1") != std::string::npos);
+  CHECK(only_reply(s.feed(0, "    11cmd=bogus;x")).find("rc=-1") != std::string::npos);
   const auto bad = s.feed(0, "abcdefcmd=x;");
   REQUIRE(bad.size() == 1);
   CHECK(bad[0].kind == Output::Kind::ProtocolError);
