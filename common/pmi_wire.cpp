@@ -1,0 +1,351 @@
+#include "common/pmi_wire.hpp"
+
+#include <charconv>
+
+namespace mpilaunch::pmi {
+
+std::optional<std::string_view> Command::get(std::string_view key) const {
+  for (const auto& [k, v] : args)
+    if (k == key) return std::string_view(v);
+  return std::nullopt;
+}
+
+ParseOutcome parse_pmi1_line(std::string_view line) {
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
+  if (line.size() > kMaxPmi1Line) return {std::nullopt, "line longer than 1024 bytes"};
+  Command c;
+  bool first = true;
+  while (!line.empty()) {
+    const std::size_t start = line.find_first_not_of(' ');
+    if (start == std::string_view::npos) break;
+    line.remove_prefix(start);
+    const std::size_t eq = line.find('=');
+    const std::size_t sp = line.find(' ');
+    if (eq == std::string_view::npos || (sp != std::string_view::npos && sp < eq))
+      return {std::nullopt, "expected key=value"};
+    const std::string_view key = line.substr(0, eq);
+    if (key.empty()) return {std::nullopt, "empty key"};
+    std::string_view value;
+    if (key == "value") {
+      value = line.substr(eq + 1);
+      line = {};
+    } else {
+      const std::size_t end = line.find(' ', eq);
+      value = line.substr(eq + 1, end == std::string_view::npos ? end : end - eq - 1);
+      line = end == std::string_view::npos ? std::string_view{} : line.substr(end);
+    }
+    if (first) {
+      if (key != "cmd" && key != "mcmd") return {std::nullopt, "first field must be cmd="};
+      if (value.empty()) return {std::nullopt, "empty cmd"};
+      c.cmd = value;
+      if (key == "mcmd") c.args.emplace_back("mcmd", "1");
+      first = false;
+    } else {
+      c.args.emplace_back(std::string(key), std::string(value));
+    }
+  }
+  if (first) return {std::nullopt, "empty line"};
+  return {std::move(c), {}};
+}
+
+std::string format_pmi1(const Command& c) {
+  std::string s = "cmd=" + c.cmd;
+  for (const auto& [k, v] : c.args) s += " " + k + "=" + v;
+  s += '\n';
+  return s;
+}
+
+ParseOutcome parse_pmi2_body(std::string_view body) {
+  Command c;
+  std::vector<std::pair<std::string, std::string>> fields;
+  std::string cur;
+  std::string key;
+  bool have_key = false;
+  for (std::size_t i = 0; i < body.size(); ++i) {
+    const char ch = body[i];
+    if (ch == ';') {
+      if (i + 1 < body.size() && body[i + 1] == ';') {
+        cur += ';';
+        ++i;
+        continue;
+      }
+      if (!have_key) return {std::nullopt, "expected key=value;"};
+      fields.emplace_back(std::move(key), std::move(cur));
+      key.clear();
+      cur.clear();
+      have_key = false;
+    } else if (ch == '=' && !have_key) {
+      if (cur.empty()) return {std::nullopt, "empty key"};
+      key = std::move(cur);
+      cur.clear();
+      have_key = true;
+    } else {
+      cur += ch;
+    }
+  }
+  if (have_key || !cur.empty()) return {std::nullopt, "missing final ';'"};
+  if (fields.empty() || fields.front().first != "cmd" || fields.front().second.empty())
+    return {std::nullopt, "first field must be cmd="};
+  c.cmd = fields.front().second;
+  c.args.assign(fields.begin() + 1, fields.end());
+  return {std::move(c), {}};
+}
+
+namespace {
+std::string escape2(std::string_view v) {
+  std::string s;
+  for (char ch : v) {
+    s += ch;
+    if (ch == ';') s += ';';
+  }
+  return s;
+}
+}  // namespace
+
+std::string format_pmi2(const Command& c) {
+  std::string body = "cmd=" + escape2(c.cmd) + ";";
+  for (const auto& [k, v] : c.args) body += escape2(k) + "=" + escape2(v) + ";";
+  std::string len = std::to_string(body.size());
+  return std::string(6 - std::min<std::size_t>(6, len.size()), ' ') + len + body;
+}
+
+ServerCore::ServerCore(JobFacts facts) : facts_(std::move(facts)) {
+  for (int r : facts_.local_ranks) conns_[r];
+}
+
+bool ServerCore::finalized(int rank) const {
+  const auto it = conns_.find(rank);
+  return it != conns_.end() && it->second.finalized;
+}
+
+void ServerCore::reply(int rank, const Conn& c, Command cmd, std::vector<Output>& out) {
+  out.push_back(Output{.kind = Output::Kind::Reply,
+                       .rank = rank,
+                       .bytes = c.version == 2 ? format_pmi2(cmd) : format_pmi1(cmd)});
+}
+
+std::vector<Output> ServerCore::feed(int rank, std::string_view bytes) {
+  std::vector<Output> out;
+  const auto it = conns_.find(rank);
+  if (it == conns_.end()) {
+    out.push_back({.kind = Output::Kind::ProtocolError, .rank = rank, .bytes = "unknown rank"});
+    return out;
+  }
+  Conn& c = it->second;
+  if (c.dead) return out;
+  c.buf.append(bytes);
+  for (;;) {
+    if (c.dead || c.finalized) break;
+    ParseOutcome p;
+    if (c.version == 2) {
+      if (c.buf.size() < 6) break;
+      std::size_t len = 0;
+      const std::string_view head = std::string_view(c.buf).substr(0, 6);
+      const std::size_t digits = head.find_first_not_of(' ');
+      const auto [ptr, ec] =
+          digits == std::string_view::npos
+              ? std::from_chars(head.data(), head.data(), len)
+              : std::from_chars(head.data() + digits, head.data() + head.size(), len);
+      if (ec != std::errc{} || ptr != head.data() + head.size() || len > kMaxPmi2Message) {
+        c.dead = true;
+        out.push_back({.kind = Output::Kind::ProtocolError,
+                       .rank = rank,
+                       .bytes = "bad PMI-2 length header"});
+        break;
+      }
+      if (c.buf.size() < 6 + len) break;
+      p = parse_pmi2_body(std::string_view(c.buf).substr(6, len));
+      c.buf.erase(0, 6 + len);
+    } else {
+      const std::size_t nl = c.buf.find('\n');
+      if (nl == std::string::npos) {
+        if (c.buf.size() > kMaxPmi1Line) {
+          c.dead = true;
+          out.push_back({.kind = Output::Kind::ProtocolError,
+                         .rank = rank,
+                         .bytes = "PMI-1 line longer than 1024 bytes"});
+        }
+        break;
+      }
+      const std::string line = c.buf.substr(0, nl);
+      c.buf.erase(0, nl + 1);
+      if (c.in_mcmd) {
+        if (line == "endcmd") {
+          c.in_mcmd = false;
+          reply(rank, c, Command{"spawn_result", {{"rc", "-1"}, {"msg", "spawn unsupported"}}},
+                out);
+        }
+        continue;
+      }
+      p = parse_pmi1_line(line);
+    }
+    if (!p.command) {
+      Command err{c.version == 2 ? "error-response" : "error", {{"rc", "-1"}, {"msg", p.error}}};
+      reply(rank, c, std::move(err), out);
+      continue;
+    }
+    handle(rank, c, *p.command, out);
+  }
+  return out;
+}
+
+void ServerCore::handle(int rank, Conn& c, const Command& cmd, std::vector<Output>& out) {
+  const std::string& n = cmd.cmd;
+  auto lookup = [&](std::string_view key) -> std::optional<std::string> {
+    if (key == "PMI_process_mapping") return facts_.process_mapping;
+    const auto f = kvs_.find(std::string(key));
+    if (f == kvs_.end()) return std::nullopt;
+    return f->second;
+  };
+  if (c.version != 2) {
+    if (cmd.get("mcmd")) {
+      c.in_mcmd = true;
+      return;
+    }
+    if (n == "init") {
+      const auto v = cmd.get("pmi_version");
+      if (v == "2") {
+        reply(rank, c,
+              {"response_to_init", {{"pmi_version", "2"}, {"pmi_subversion", "0"}, {"rc", "0"}}},
+              out);
+        c.version = 2;
+      } else {
+        c.version = 1;
+        reply(rank, c,
+              {"response_to_init", {{"pmi_version", "1"}, {"pmi_subversion", "1"}, {"rc", "0"}}},
+              out);
+      }
+    } else if (n == "get_maxes") {
+      reply(rank, c,
+            {"maxes",
+             {{"rc", "0"}, {"kvsname_max", "256"}, {"keylen_max", "64"}, {"vallen_max", "1024"}}},
+            out);
+    } else if (n == "get_appnum") {
+      reply(rank, c, {"appnum", {{"rc", "0"}, {"appnum", std::to_string(facts_.appnum)}}}, out);
+    } else if (n == "get_my_kvsname") {
+      reply(rank, c, {"my_kvsname", {{"rc", "0"}, {"kvsname", facts_.kvsname}}}, out);
+    } else if (n == "get_universe_size") {
+      reply(rank, c, {"universe_size", {{"rc", "0"}, {"size", std::to_string(facts_.size)}}}, out);
+    } else if (n == "put") {
+      const auto k = cmd.get("key");
+      const auto v = cmd.get("value");
+      if (!k || k->empty() || !v) {
+        reply(rank, c, {"put_result", {{"rc", "-1"}, {"msg", "put needs key= and value="}}}, out);
+        return;
+      }
+      kvs_[std::string(*k)] = std::string(*v);
+      pending_puts_[std::string(*k)] = std::string(*v);
+      reply(rank, c, {"put_result", {{"rc", "0"}, {"msg", "success"}}}, out);
+    } else if (n == "get") {
+      const auto k = cmd.get("key");
+      const auto v = k ? lookup(*k) : std::nullopt;
+      if (v)
+        reply(rank, c, {"get_result", {{"rc", "0"}, {"msg", "success"}, {"value", *v}}}, out);
+      else
+        reply(rank, c, {"get_result", {{"rc", "-1"}, {"msg", "key not found"}}}, out);
+    } else if (n == "barrier_in") {
+      c.in_barrier = true;
+      maybe_barrier(out);
+    } else if (n == "finalize") {
+      c.finalized = true;
+      reply(rank, c, {"finalize_ack", {}}, out);
+      out.push_back({.kind = Output::Kind::Finalized, .rank = rank});
+    } else if (n == "abort") {
+      int code = 1;
+      if (const auto e = cmd.get("exitcode")) {
+        int v = 0;
+        const auto [p, ec] = std::from_chars(e->data(), e->data() + e->size(), v);
+        if (ec == std::errc{} && p == e->data() + e->size()) code = v;
+      }
+      c.dead = true;
+      out.push_back({.kind = Output::Kind::Abort, .rank = rank, .exit_code = code});
+    } else {
+      reply(rank, c, {n + "_result", {{"rc", "-1"}, {"msg", "unsupported command"}}}, out);
+    }
+    return;
+  }
+  // PMI-2
+  if (n == "fullinit") {
+    reply(rank, c,
+          {"fullinit-response",
+           {{"pmi-version", "2"},
+            {"pmi-subversion", "0"},
+            {"rank", std::to_string(rank)},
+            {"size", std::to_string(facts_.size)},
+            {"appnum", std::to_string(facts_.appnum)},
+            {"debugged", "FALSE"},
+            {"pmiverbose", "FALSE"},
+            {"rc", "0"}}},
+          out);
+  } else if (n == "job-getid") {
+    reply(rank, c, {"job-getid-response", {{"jobid", facts_.kvsname}, {"rc", "0"}}}, out);
+  } else if (n == "kvs-put") {
+    const auto k = cmd.get("key");
+    const auto v = cmd.get("value");
+    if (!k || k->empty() || !v) {
+      reply(rank, c, {"kvs-put-response", {{"rc", "-1"}, {"errmsg", "kvs-put needs key, value"}}},
+            out);
+      return;
+    }
+    kvs_[std::string(*k)] = std::string(*v);
+    pending_puts_[std::string(*k)] = std::string(*v);
+    reply(rank, c, {"kvs-put-response", {{"rc", "0"}}}, out);
+  } else if (n == "kvs-get" || n == "info-getjobattr" || n == "info-getnodeattr") {
+    const auto k = cmd.get("key");
+    std::optional<std::string> v;
+    if (k && n == "info-getnodeattr") {
+      const auto f = node_attrs_.find(std::string(*k));
+      if (f != node_attrs_.end()) v = f->second;
+    } else if (k && (n == "kvs-get" || *k == "PMI_process_mapping")) {
+      v = lookup(*k);
+    }
+    if (v)
+      reply(rank, c, {n + "-response", {{"found", "TRUE"}, {"value", *v}, {"rc", "0"}}}, out);
+    else
+      reply(rank, c, {n + "-response", {{"found", "FALSE"}, {"rc", "0"}}}, out);
+  } else if (n == "info-putnodeattr") {
+    const auto k = cmd.get("key");
+    const auto v = cmd.get("value");
+    if (k && v) node_attrs_[std::string(*k)] = std::string(*v);
+    reply(rank, c, {n + "-response", {{"rc", k && v ? "0" : "-1"}}}, out);
+  } else if (n == "kvs-fence") {
+    c.in_barrier = true;
+    maybe_barrier(out);
+  } else if (n == "finalize") {
+    c.finalized = true;
+    reply(rank, c, {"finalize-response", {{"rc", "0"}}}, out);
+    out.push_back({.kind = Output::Kind::Finalized, .rank = rank});
+  } else if (n == "abort") {
+    c.dead = true;
+    out.push_back({.kind = Output::Kind::Abort, .rank = rank, .exit_code = 1});
+  } else {
+    reply(rank, c, {n + "-response", {{"rc", "-1"}, {"errmsg", "unsupported command"}}}, out);
+  }
+}
+
+void ServerCore::maybe_barrier(std::vector<Output>& out) {
+  if (barrier_sent_) return;
+  for (const auto& [r, c] : conns_)
+    if (!c.in_barrier) return;
+  barrier_sent_ = true;
+  out.push_back({.kind = Output::Kind::BarrierReady, .puts = std::move(pending_puts_)});
+  pending_puts_.clear();
+}
+
+std::vector<Output> ServerCore::release_barrier(const std::map<std::string, std::string>& all) {
+  std::vector<Output> out;
+  if (!barrier_sent_) return out;
+  for (const auto& [k, v] : all) kvs_[k] = v;
+  barrier_sent_ = false;
+  for (auto& [r, c] : conns_) {
+    if (!c.in_barrier) continue;
+    c.in_barrier = false;
+    if (c.version == 2)
+      reply(r, c, {"kvs-fence-response", {{"rc", "0"}}}, out);
+    else
+      reply(r, c, {"barrier_out", {}}, out);
+  }
+  return out;
+}
+
+}  // namespace mpilaunch::pmi

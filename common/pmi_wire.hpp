@@ -1,0 +1,89 @@
+#pragma once
+/// PMI-1 "simple" and PMI-2 wire formats plus a per-node server state machine (sans-I/O).
+/// The agent owns the sockets; this file only turns bytes into replies and events.
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace mpilaunch::pmi {
+
+/// Longest client line/message we accept (MPICH's PMIU_MAXLINE is 1024; PMI-2 allows more).
+inline constexpr std::size_t kMaxPmi1Line = 1024;
+inline constexpr std::size_t kMaxPmi2Message = 64 * 1024;
+
+struct Command {
+  std::string cmd;
+  std::vector<std::pair<std::string, std::string>> args;
+  std::optional<std::string_view> get(std::string_view key) const;
+};
+
+struct ParseOutcome {
+  std::optional<Command> command;
+  std::string error;  // set when command is empty
+};
+
+/// One PMI-1 line (without or with its trailing newline): space separated key=value pairs,
+/// the first being cmd= (or mcmd=); "value=" extends to the end of the line.
+ParseOutcome parse_pmi1_line(std::string_view line);
+std::string format_pmi1(const Command& c);
+
+/// One PMI-2 message body (after the 6-digit length): key=value; pairs, ";;" escapes ';'.
+ParseOutcome parse_pmi2_body(std::string_view body);
+std::string format_pmi2(const Command& c);
+
+/// Static facts about the job that every rank may ask for.
+struct JobFacts {
+  std::string kvsname;
+  int size = 1;
+  int appnum = 0;
+  std::string process_mapping;  // (vector,(node,nodes,ppn),...)
+  std::vector<int> local_ranks;
+};
+
+/// What the agent must do after feeding bytes.
+struct Output {
+  enum class Kind { Reply, BarrierReady, Abort, Finalized, ProtocolError };
+  Kind kind;
+  int rank = -1;
+  std::string bytes;                        // Reply: bytes to write; ProtocolError: reason
+  int exit_code = 0;                        // Abort
+  std::map<std::string, std::string> puts;  // BarrierReady: this node's puts since last barrier
+};
+
+/// Server side for all local ranks of one node. feed() buffers partial input per rank.
+class ServerCore {
+ public:
+  explicit ServerCore(JobFacts facts);
+  std::vector<Output> feed(int rank, std::string_view bytes);
+  /// The launcher released the barrier with the union of every node's puts.
+  std::vector<Output> release_barrier(const std::map<std::string, std::string>& all_puts);
+  bool finalized(int rank) const;
+  const std::map<std::string, std::string>& kvs() const { return kvs_; }
+
+ private:
+  struct Conn {
+    std::string buf;
+    int version = 0;  // 0 = before init, 1, 2
+    bool in_barrier = false;
+    bool finalized = false;
+    bool dead = false;
+    bool in_mcmd = false;
+  };
+  void handle(int rank, Conn& c, const Command& cmd, std::vector<Output>& out);
+  void reply(int rank, const Conn& c, Command cmd, std::vector<Output>& out);
+  void maybe_barrier(std::vector<Output>& out);
+
+  JobFacts facts_;
+  std::map<int, Conn> conns_;
+  std::map<std::string, std::string> kvs_;
+  std::map<std::string, std::string> pending_puts_;
+  std::map<std::string, std::string> node_attrs_;
+  bool barrier_sent_ = false;
+};
+
+}  // namespace mpilaunch::pmi

@@ -1,0 +1,142 @@
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "common/pmi_wire.hpp"
+
+using namespace mpilaunch::pmi;
+
+namespace {
+JobFacts facts(std::vector<int> local) {
+  return JobFacts{.kvsname = "kvs_7",
+                  .size = 4,
+                  .appnum = 0,
+                  .process_mapping = "(vector,(0,2,2))",
+                  .local_ranks = std::move(local)};
+}
+std::string only_reply(const std::vector<Output>& out) {
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].kind == Output::Kind::Reply);
+  return out[0].bytes;
+}
+}  // namespace
+
+TEST_CASE("PMI-1 lines parse key=value pairs; value= runs to the end of the line") {
+  auto p = parse_pmi1_line("cmd=put kvsname=k key=a value=x y=z\n");
+  REQUIRE(p.command);
+  CHECK(p.command->cmd == "put");
+  CHECK(p.command->get("key") == "a");
+  CHECK(p.command->get("value") == "x y=z");
+  CHECK_FALSE(p.command->get("y"));
+  CHECK(format_pmi1(*p.command) == "cmd=put kvsname=k key=a value=x y=z\n");
+}
+
+TEST_CASE("malformed PMI-1 lines are reported, not crashed on") {
+  CHECK_FALSE(parse_pmi1_line("").command);
+  CHECK_FALSE(parse_pmi1_line("put key=a").command);
+  CHECK_FALSE(parse_pmi1_line("key=a cmd=put").command);
+  CHECK_FALSE(parse_pmi1_line("cmd=").command);
+  CHECK_FALSE(parse_pmi1_line("cmd=get =x").command);
+  CHECK_FALSE(parse_pmi1_line(std::string(2000, 'a')).command);
+  CHECK_FALSE(parse_pmi1_line("cmd=get key").error.empty());
+}
+
+TEST_CASE("PMI-2 bodies round-trip, including escaped semicolons") {
+  const Command c{"kvs-put", {{"key", "a;b"}, {"value", "v;;"}}};
+  const std::string wire = format_pmi2(c);
+  CHECK(wire.substr(0, 6) == std::string(6 - std::to_string(wire.size() - 6).size(), ' ') +
+                                 std::to_string(wire.size() - 6));
+  auto p = parse_pmi2_body(std::string_view(wire).substr(6));
+  REQUIRE(p.command);
+  CHECK(p.command->cmd == "kvs-put");
+  CHECK(p.command->get("key") == "a;b");
+  CHECK(p.command->get("value") == "v;;");
+  CHECK_FALSE(parse_pmi2_body("cmd=x").command);
+  CHECK_FALSE(parse_pmi2_body("key=1;").command);
+  CHECK_FALSE(parse_pmi2_body(";").command);
+}
+
+TEST_CASE("PMI-1 session: init, facts, put, node barrier, get after release, finalize") {
+  ServerCore s(facts({0, 1}));
+  CHECK(only_reply(s.feed(0, "cmd=init pmi_version=1 pmi_subversion=1\n")) ==
+        "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0\n");
+  CHECK(only_reply(s.feed(0, "cmd=get_my_kvsname\n")) == "cmd=my_kvsname rc=0 kvsname=kvs_7\n");
+  CHECK(only_reply(s.feed(0, "cmd=get kvsname=kvs_7 key=PMI_process_mapping\n")) ==
+        "cmd=get_result rc=0 msg=success value=(vector,(0,2,2))\n");
+  // A line split across two reads is buffered.
+  CHECK(s.feed(1, "cmd=init pmi_vers").empty());
+  CHECK(only_reply(s.feed(1, "ion=1 pmi_subversion=1\n")).find("rc=0") != std::string::npos);
+  CHECK(only_reply(s.feed(0, "cmd=put kvsname=kvs_7 key=a value=1\n")) ==
+        "cmd=put_result rc=0 msg=success\n");
+  CHECK(s.feed(0, "cmd=barrier_in\n").empty());
+  const auto ready = s.feed(1, "cmd=barrier_in\n");
+  REQUIRE(ready.size() == 1);
+  CHECK(ready[0].kind == Output::Kind::BarrierReady);
+  CHECK(ready[0].puts == std::map<std::string, std::string>{{"a", "1"}});
+  const auto rel = s.release_barrier({{"a", "1"}, {"remote", "2"}});
+  REQUIRE(rel.size() == 2);
+  CHECK(rel[0].bytes == "cmd=barrier_out\n");
+  CHECK(only_reply(s.feed(1, "cmd=get kvsname=kvs_7 key=remote\n")) ==
+        "cmd=get_result rc=0 msg=success value=2\n");
+  CHECK(only_reply(s.feed(1, "cmd=get kvsname=kvs_7 key=missing\n")).find("rc=-1") !=
+        std::string::npos);
+  const auto fin = s.feed(0, "cmd=finalize\n");
+  REQUIRE(fin.size() == 2);
+  CHECK(fin[0].bytes == "cmd=finalize_ack\n");
+  CHECK(fin[1].kind == Output::Kind::Finalized);
+  CHECK(s.finalized(0));
+  CHECK_FALSE(s.finalized(1));
+}
+
+TEST_CASE("PMI-1 abort carries the exit code and needs no reply") {
+  ServerCore s(facts({3}));
+  (void)s.feed(3, "cmd=init pmi_version=1 pmi_subversion=1\n");
+  const auto out = s.feed(3, "cmd=abort exitcode=3\n");
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].kind == Output::Kind::Abort);
+  CHECK(out[0].rank == 3);
+  CHECK(out[0].exit_code == 3);
+}
+
+TEST_CASE("malformed and unknown PMI-1 commands get rc=-1 replies") {
+  ServerCore s(facts({0}));
+  CHECK(only_reply(s.feed(0, "garbage\n")).find("rc=-1") != std::string::npos);
+  CHECK(only_reply(s.feed(0, "cmd=frobnicate\n")) ==
+        "cmd=frobnicate_result rc=-1 msg=unsupported command\n");
+  CHECK(only_reply(s.feed(0, "cmd=put key=a\n")).find("rc=-1") != std::string::npos);
+  CHECK(s.feed(0, "mcmd=spawn\nnprocs=2\n").empty());
+  CHECK(only_reply(s.feed(0, "endcmd\n")).find("rc=-1") != std::string::npos);
+  const auto big = s.feed(0, std::string(1100, 'x'));
+  REQUIRE(big.size() == 1);
+  CHECK(big[0].kind == Output::Kind::ProtocolError);
+  CHECK(s.feed(0, "cmd=get_maxes\n").empty());  // the connection is dead now
+}
+
+TEST_CASE("PMI-2 session after a PMI-1 init line switches to length-prefixed messages") {
+  ServerCore s(facts({0}));
+  CHECK(only_reply(s.feed(0, "cmd=init pmi_version=2 pmi_subversion=0\n")) ==
+        "cmd=response_to_init pmi_version=2 pmi_subversion=0 rc=0\n");
+  const std::string fi = format_pmi2({"fullinit", {{"pmirank", "0"}, {"threaded", "FALSE"}}});
+  CHECK(s.feed(0, fi.substr(0, 10)).empty());
+  const std::string r = only_reply(s.feed(0, fi.substr(10)));
+  CHECK(r.find("cmd=fullinit-response;") != std::string::npos);
+  CHECK(r.find(";size=4;") != std::string::npos);
+  CHECK(only_reply(s.feed(0, format_pmi2({"kvs-put", {{"key", "k"}, {"value", "v"}}})))
+            .find("rc=0;") != std::string::npos);
+  const auto ready = s.feed(0, format_pmi2({"kvs-fence", {}}));
+  REQUIRE(ready.size() == 1);
+  CHECK(ready[0].kind == Output::Kind::BarrierReady);
+  CHECK(only_reply(s.release_barrier({{"k", "v"}})).find("kvs-fence-response") !=
+        std::string::npos);
+  CHECK(
+      only_reply(s.feed(0, format_pmi2({"kvs-get", {{"key", "k"}}}))).find("found=TRUE;value=v;") !=
+      std::string::npos);
+  CHECK(only_reply(s.feed(0, format_pmi2({"info-getjobattr", {{"key", "PMI_process_mapping"}}})))
+            .find("value=(vector,(0,2,2));") != std::string::npos);
+  CHECK(only_reply(s.feed(0, format_pmi2({"kvs-get", {{"key", "none"}}}))).find("found=FALSE") !=
+        std::string::npos);
+  CHECK(only_reply(s.feed(0, "    11cmd=bogus;x")).find("rc=-1") != std::string::npos);
+  const auto bad = s.feed(0, "abcdefcmd=x;");
+  REQUIRE(bad.size() == 1);
+  CHECK(bad[0].kind == Output::Kind::ProtocolError);
+}
