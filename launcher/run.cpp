@@ -204,7 +204,8 @@ int run(const std::vector<std::string>& args) {
   for (const std::string& w : plan->warnings)
     std::fprintf(stderr, "mpilaunch: warning: %s\n", w.c_str());
 
-  // The starter is chosen here, in one visible place: ssh for remote hosts, else local.
+  // The starter is chosen here, in one visible place: srun inside a Slurm allocation, ssh for
+  // remote hosts, else local.
   const std::string agent = find_agent_binary(o.agent_path);
   std::unique_ptr<AgentStarter> starter;
   if (plan->launcher == LauncherKind::Ssh) {
@@ -215,6 +216,11 @@ int run(const std::vector<std::string>& args) {
                         static_cast<std::int64_t>(o.connect_timeout_seconds * 1000)),
                     .agent_path = agent.empty() ? "mpilaunch-agent" : agent};
     starter = std::make_unique<SshAgentStarter>(std::move(ssh), o.ssh_fanout);
+  } else if (plan->launcher == LauncherKind::Srun) {
+    // Every node runs the agent at our absolute path (Slurm clusters share installs).
+    const char* srun = std::getenv("MPILAUNCH_SRUN");
+    starter = std::make_unique<SrunAgentStarter>(srun != nullptr && *srun != '\0' ? srun : "srun",
+                                                 agent.empty() ? "mpilaunch-agent" : agent);
   } else {
     starter = std::make_unique<LocalAgentStarter>(agent.empty() ? "mpilaunch-agent" : agent);
   }
