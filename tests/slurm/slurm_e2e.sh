@@ -4,7 +4,7 @@
 # ONE node only: Debian's slurm-wlm 22.05 is built without --enable-multiple-slurmd, so one
 # host cannot run several slurmd. Usage: slurm_e2e.sh BUILD_ROOT HELLO FAILER HANG
 set -uo pipefail
-build=$1 hello=$2 failer=$3 hang=$4
+build=$(realpath "$1") hello=$(realpath "$2") failer=$(realpath "$3") hang=$(realpath "$4")
 if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
   echo "SKIP: slurm-wlm and munge are not installed (tools/bootstrap installs them)"
   exit 77
@@ -58,7 +58,7 @@ check "srun's failure is agent-start-failed" 69 $rc "$out" "srun"
 
 # scancel of the job while ranks run: the agent's step dies, the user gets a typed error.
 out=$(timeout 60 salloc -N1 -n2 -J scancel-me bash -c \
-  "(until squeue -h -s -j \$SLURM_JOB_ID -o %j | grep -q mpilaunch-agent; do sleep 0.2; done; scancel \$SLURM_JOB_ID) & \
+  "(for _ in \$(seq 150); do squeue -h -s -j \$SLURM_JOB_ID -o %j | grep -q mpilaunch-agent && break; sleep 0.2; done; scancel \$SLURM_JOB_ID) & \
    exec $mpilaunch $hang" 2>&1); rc=$?
 if [ $rc -eq 0 ] || [ $rc -eq 124 ]; then
   echo "FAIL scancel: exit $rc"; echo "$out"; failures=$((failures + 1))
