@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -73,6 +74,33 @@ class SshAgentStarter final : public AgentStarter {
   std::counting_semaphore<> slots_;
   mutable std::mutex mutex_;
   std::map<std::string, Error> failures_;  // by host name; guarded by mutex_
+  std::vector<std::thread> threads_;
+};
+
+/// Starts agents inside a Slurm allocation: one `srun --nodelist=NODE -N1 -n1 --overlap`
+/// child per node, concurrently, whose stdin/stdout (one socketpair end) carry that agent's
+/// frames, so each agent has its own stream as with ssh. A thread per srun reads its stderr:
+/// srun's own "srun: error: ..." lines become the node's failure, other lines (the agent's
+/// stderr) are passed on to ours.
+class SrunAgentStarter final : public AgentStarter {
+ public:
+  SrunAgentStarter(std::string srun_path, std::string agent_path)
+      : srun_path_(std::move(srun_path)), agent_path_(std::move(agent_path)) {}
+  /// Joins the stderr readers (each ends when its srun exits and the pipe closes).
+  ~SrunAgentStarter() override;
+  Result<AgentProcess> start(const HostEntry& host) override;
+  std::string describe() const override;
+  std::optional<Error> failure_for(const HostEntry& host) const override;
+
+ private:
+  void read_stderr(const std::string& node, int fd);
+
+  std::string srun_path_;
+  std::string agent_path_;
+  mutable std::mutex mutex_;
+  mutable std::condition_variable stderr_done_;
+  std::map<std::string, Error> failures_;  // by node; guarded by mutex_
+  std::map<std::string, bool> reading_;    // by node: stderr still open; guarded by mutex_
   std::vector<std::thread> threads_;
 };
 

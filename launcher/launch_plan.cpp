@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "launcher/srun_command.hpp"
+
 namespace mpilaunch::launcher {
 
 bool is_local_name(const std::string& name, const std::string& hostname) {
@@ -27,11 +29,27 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
   for (const HostEntry& h : entries)
     all_local = all_local && is_local_name(h.name, machine.hostname);
   plan.launcher = o.launcher;
+  // Inside a Slurm allocation whose nodes are the hosts, srun starts the agents: it works
+  // without ssh keys and Slurm accounts for (and cleans up) everything the job starts.
+  const bool slurm_hosts = hosts.source.starts_with("slurm ");
   if (plan.launcher == LauncherKind::Auto)
-    plan.launcher = plan.isolated || all_local ? LauncherKind::Local : LauncherKind::Ssh;
+    plan.launcher = !plan.isolated && slurm_hosts && inside_slurm_allocation(getenv("SLURM_JOB_ID"))
+                        ? LauncherKind::Srun
+                    : plan.isolated || all_local ? LauncherKind::Local
+                                                 : LauncherKind::Ssh;
   if (plan.isolated && plan.launcher == LauncherKind::Ssh)
     return Error{.kind = ErrorKind::BadOption,
                  .detail = "--launcher=ssh needs hosts: give -H or --hostfile"};
+  if (plan.launcher == LauncherKind::Srun && !inside_slurm_allocation(getenv("SLURM_JOB_ID")))
+    return Error{.kind = ErrorKind::BadOption,
+                 .detail =
+                     "--launcher=srun needs a Slurm allocation (SLURM_JOB_ID is not set): "
+                     "run inside salloc or sbatch, or choose --launcher=ssh|local"};
+  if (plan.isolated && plan.launcher == LauncherKind::Srun)
+    return Error{.kind = ErrorKind::BadOption,
+                 .detail =
+                     "--launcher=srun needs the allocation's nodes: SLURM_JOB_NODELIST is "
+                     "not set, or give -H or --hostfile"};
 
   auto map = map_job(slots, MapRequest{o.np, o.per_node, o.map_by, o.oversubscribe});
   if (!map) {
@@ -73,7 +91,9 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
 std::string render_plan(const LaunchPlan& plan, const std::string& agent_command) {
   std::string out;
   out += fmt::format("hosts from: {}\n", plan.hosts_source);
-  out += fmt::format("launcher:   {}\n", plan.launcher == LauncherKind::Ssh ? "ssh" : "local");
+  out += fmt::format("launcher:   {}\n", plan.launcher == LauncherKind::Ssh    ? "ssh"
+                                         : plan.launcher == LauncherKind::Srun ? "srun"
+                                                                               : "local");
   out += fmt::format("program:    {}\n", fmt::join(plan.argv, " "));
   out += fmt::format("wdir:       {}\n", plan.wdir);
   out += fmt::format("processes:  {} on {} node{}\n", plan.map.size(), plan.map.node_count(),
@@ -83,9 +103,13 @@ std::string render_plan(const LaunchPlan& plan, const std::string& agent_command
     out += fmt::format("  node {} {} (slots {}{}): ranks {}\n", n, h.name, h.slots,
                        h.max_slots ? fmt::format(", max {}", *h.max_slots) : "",
                        fmt::join(plan.map.ranks_on(n), ","));
-    out +=
-        fmt::format("    agent: {}{}\n",
-                    plan.launcher == LauncherKind::Ssh ? "ssh " + h.name + " " : "", agent_command);
+    std::string command = agent_command;
+    // The srun starter's command names its node: shown here with this node's name.
+    if (const auto at = command.find("--nodelist=NODE");
+        plan.launcher == LauncherKind::Srun && at != std::string::npos)
+      command.replace(at, 15, "--nodelist=" + h.name);
+    out += fmt::format("    agent: {}{}\n",
+                       plan.launcher == LauncherKind::Ssh ? "ssh " + h.name + " " : "", command);
   }
   for (const std::string& e : plan.env) out += fmt::format("  env: {}\n", e);
   for (const std::string& w : plan.warnings) out += fmt::format("warning: {}\n", w);

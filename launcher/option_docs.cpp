@@ -38,9 +38,11 @@ constexpr OptionDoc kDocs[] = {
      "One host per line, '#' comments. Without -H and --hostfile, hosts come from the resource "
      "manager (Slurm, PBS, LSF, HTCondor, the MPI Operator's /etc/mpi/hostfile), else the job "
      "runs on this machine alone."},
-    {"--launcher", "Hosts", "local|ssh", "how agents start", "local without hosts, else ssh",
+    {"--launcher", "Hosts", "local|ssh|srun", "how agents start",
+     "srun inside a Slurm allocation, local without hosts, else ssh",
      "local starts one agent per named host on this machine (virtual nodes, each with its own "
-     "PMIx hostname); ssh starts them over ssh with libssh."},
+     "PMIx hostname); ssh starts them over ssh with libssh; srun starts one job step per node "
+     "of the Slurm allocation (docs/slurm.md)."},
     {"--agent-path", "Hosts", "PATH", "mpilaunch-agent on the nodes",
      "next to mpilaunch, else PATH", "Where the agent is on every node."},
     // SSH

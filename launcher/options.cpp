@@ -107,8 +107,10 @@ const std::vector<OptionSpec>& option_table() {
            o.launcher = LauncherKind::Local;
          } else if (v[0] == "ssh" || v[0] == "rsh") {
            o.launcher = LauncherKind::Ssh;
+         } else if (v[0] == "srun" || v[0] == "slurm") {
+           o.launcher = LauncherKind::Srun;
          } else {
-           return bad(fmt::format("--launcher={}: choose 'local' or 'ssh'", v[0]));
+           return bad(fmt::format("--launcher={}: choose 'local', 'ssh' or 'srun'", v[0]));
          }
          return {};
        }},

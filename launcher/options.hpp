@@ -14,7 +14,7 @@
 
 namespace mpilaunch::launcher {
 
-enum class LauncherKind { Auto, Local, Ssh };
+enum class LauncherKind { Auto, Local, Ssh, Srun };
 
 struct Options {
   // Mapping

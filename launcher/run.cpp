@@ -207,7 +207,8 @@ int run(const std::vector<std::string>& args) {
   for (const std::string& w : plan->warnings)
     std::fprintf(stderr, "mpilaunch: warning: %s\n", w.c_str());
 
-  // The starter is chosen here, in one visible place: ssh for remote hosts, else local.
+  // The starter is chosen here, in one visible place: srun inside a Slurm allocation, ssh for
+  // remote hosts, else local.
   const std::string agent = find_agent_binary(o.agent_path);
   std::unique_ptr<AgentStarter> starter;
   if (plan->launcher == LauncherKind::Ssh) {
@@ -221,6 +222,11 @@ int run(const std::vector<std::string>& args) {
         .wait_for_hosts =
             std::chrono::milliseconds(static_cast<std::int64_t>(o.wait_for_hosts_seconds * 1000))};
     starter = std::make_unique<SshAgentStarter>(std::move(ssh), o.ssh_fanout);
+  } else if (plan->launcher == LauncherKind::Srun) {
+    // Every node runs the agent at our absolute path (Slurm clusters share installs).
+    const char* srun = std::getenv("MPILAUNCH_SRUN");
+    starter = std::make_unique<SrunAgentStarter>(srun != nullptr && *srun != '\0' ? srun : "srun",
+                                                 agent.empty() ? "mpilaunch-agent" : agent);
   } else {
     starter = std::make_unique<LocalAgentStarter>(agent.empty() ? "mpilaunch-agent" : agent);
   }

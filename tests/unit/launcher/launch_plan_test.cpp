@@ -63,3 +63,25 @@ TEST_CASE("the dry-run plan lists hosts, ranks and agent commands") {
   CHECK(text.find("n2 (slots 2): ranks 2") != std::string::npos);
   CHECK(text.find("agent: /bin/mpilaunch-agent --stdio") != std::string::npos);
 }
+
+TEST_CASE("inside a Slurm allocation its hosts go through srun; --launcher overrides") {
+  const EnvLookup in_job = [](const std::string& name) -> std::optional<std::string> {
+    if (name == "SLURM_JOB_ID") return std::string("42");
+    return std::nullopt;
+  };
+  const HostList slurm{{{.name = "n1", .slots = 2}, {.name = "n2", .slots = 2}}, "slurm n[1-2]"};
+  const auto plan = make_plan(opts({"./a"}), slurm, kMachine, in_job);
+  REQUIRE(plan.has_value());
+  CHECK(plan->launcher == LauncherKind::Srun);
+  CHECK(render_plan(plan.value(), "srun --nodelist=NODE x --stdio")
+            .find("srun --nodelist=n2 x --stdio") != std::string::npos);
+  CHECK(make_plan(opts({"--launcher=ssh", "./a"}), slurm, kMachine, in_job)->launcher ==
+        LauncherKind::Ssh);
+  // The same hosts without SLURM_JOB_ID (a copied environment): ssh, and srun is refused.
+  CHECK(make_plan(opts({"./a"}), slurm, kMachine, env)->launcher == LauncherKind::Ssh);
+  CHECK(make_plan(opts({"--launcher=srun", "./a"}), slurm, kMachine, env).error().kind ==
+        ErrorKind::BadOption);
+  // -H inside an allocation keeps ssh: the user named other hosts.
+  const HostList named{{{.name = "n1", .slots = 2}, {.name = "n2", .slots = 2}}, "-H"};
+  CHECK(make_plan(opts({"./a"}), named, kMachine, in_job)->launcher == LauncherKind::Ssh);
+}

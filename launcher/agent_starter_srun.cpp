@@ -1,0 +1,131 @@
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "launcher/agent_starter.hpp"
+#include "launcher/srun_command.hpp"
+
+namespace mpilaunch::launcher {
+
+namespace {
+// failure_for() is asked when the agent's stream closes; srun closes its stderr at about the
+// same moment. Wait this long for the last lines so the reason is not lost to the race.
+constexpr auto kStderrGrace = std::chrono::seconds(2);
+}  // namespace
+
+SrunAgentStarter::~SrunAgentStarter() {
+  for (std::thread& t : threads_) t.join();
+}
+
+std::string SrunAgentStarter::describe() const {
+  std::string out;
+  for (const std::string& a : srun_command(srun_path_, agent_path_, "NODE")) {
+    if (!out.empty()) out += ' ';
+    out += a;
+  }
+  return out;
+}
+
+std::optional<Error> SrunAgentStarter::failure_for(const HostEntry& host) const {
+  std::unique_lock lock(mutex_);
+  stderr_done_.wait_for(lock, kStderrGrace, [&] {
+    const auto it = reading_.find(host.name);
+    return it == reading_.end() || !it->second;
+  });
+  const auto it = failures_.find(host.name);
+  if (it == failures_.end()) return std::nullopt;
+  return it->second;
+}
+
+void SrunAgentStarter::read_stderr(const std::string& node, int fd) {
+  std::string pending;
+  char buf[4096];
+  auto take_line = [&](std::string_view line) {
+    if (auto e = srun_error_line(line, node)) {
+      const std::lock_guard lock(mutex_);
+      if (!failures_.contains(node)) failures_[node] = *e;  // the first error is the cause
+    }
+    // Everything goes on to the user: srun's own words too, they name the Slurm cause.
+    [[maybe_unused]] ssize_t n = ::write(2, line.data(), line.size());
+  };
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    pending.append(buf, static_cast<std::size_t>(n));
+    std::size_t nl;
+    while ((nl = pending.find('\n')) != std::string::npos) {
+      take_line(std::string_view(pending).substr(0, nl + 1));
+      pending.erase(0, nl + 1);
+    }
+  }
+  if (!pending.empty()) take_line(pending + "\n");
+  ::close(fd);
+  {
+    const std::lock_guard lock(mutex_);
+    reading_[node] = false;
+  }
+  stderr_done_.notify_all();
+}
+
+Result<AgentProcess> SrunAgentStarter::start(const HostEntry& host) {
+  auto failed = [&](const char* what) {
+    return Error{.kind = ErrorKind::AgentStartFailed,
+                 .host = host.name,
+                 .phase = "srun",
+                 .detail = fmt::format("{}: {}", what, std::strerror(errno))};
+  };
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return failed("socketpair");
+  int err[2];
+  if (::pipe2(err, O_CLOEXEC) != 0) {
+    const Error e = failed("pipe");
+    ::close(sv[0]);
+    ::close(sv[1]);
+    return e;
+  }
+  const std::vector<std::string> args = srun_command(srun_path_, agent_path_, host.name);
+  std::vector<char*> argv;
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    // Ctrl-C reaches the launcher, which ends the job; srun would otherwise print its own
+    // status and need a second Ctrl-C.
+    ::signal(SIGINT, SIG_IGN);
+    ::dup2(sv[1], 0);
+    ::dup2(sv[1], 1);
+    ::dup2(err[1], 2);
+    if (::getppid() != parent) ::_exit(127);
+    ::execvp(argv[0], argv.data());
+    const char msg[] = "srun: error: cannot execute srun (is Slurm installed on this node?)\n";
+    [[maybe_unused]] ssize_t n = ::write(2, msg, sizeof msg - 1);
+    ::_exit(127);
+  }
+  const int saved = errno;
+  ::close(sv[1]);
+  ::close(err[1]);
+  if (pid < 0) {
+    ::close(sv[0]);
+    ::close(err[0]);
+    errno = saved;
+    return failed("fork");
+  }
+  {
+    const std::lock_guard lock(mutex_);
+    failures_.erase(host.name);  // a restarted agent starts with a clean slate
+    reading_[host.name] = true;
+  }
+  threads_.emplace_back([this, node = host.name, fd = err[0]] { read_stderr(node, fd); });
+  return AgentProcess{sv[0], pid};
+}
+
+}  // namespace mpilaunch::launcher

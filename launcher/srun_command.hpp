@@ -1,0 +1,26 @@
+#pragma once
+/// The srun command line that starts one agent on one node of a Slurm allocation, and the
+/// reading of srun's own error lines. Pure.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.hpp"
+
+namespace mpilaunch::launcher {
+
+/// argv for `srun` starting `agent --stdio` as a one-task step on `node`. See docs/slurm.md
+/// for why each flag is there.
+std::vector<std::string> srun_command(const std::string& srun, const std::string& agent,
+                                      const std::string& node);
+
+/// One line srun wrote on its stderr: an Error (AgentStartFailed, phase "srun") when it is
+/// srun's own error text ("srun: error: ..."), else nullopt (the agent's own stderr).
+std::optional<Error> srun_error_line(std::string_view line, const std::string& node);
+
+/// Whether the environment says we run inside a Slurm allocation (SLURM_JOB_ID set).
+bool inside_slurm_allocation(const std::optional<std::string>& slurm_job_id);
+
+}  // namespace mpilaunch::launcher

@@ -1,0 +1,68 @@
+#!/bin/bash
+# slurm-e2e: real Slurm (slurmctld + slurmd + munged from Debian's slurm-wlm, started by
+# slurm_fixture.sh in a temp dir) and real Open MPI programs run by mpilaunch inside salloc.
+# ONE node only: Debian's slurm-wlm 22.05 is built without --enable-multiple-slurmd, so one
+# host cannot run several slurmd. Usage: slurm_e2e.sh BUILD_ROOT HELLO FAILER HANG
+set -uo pipefail
+build=$(realpath "$1") hello=$(realpath "$2") failer=$(realpath "$3") hang=$(realpath "$4")
+if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
+  echo "SKIP: slurm-wlm and munge are not installed (tools/bootstrap installs them)"
+  exit 77
+fi
+mpilaunch=$build/launcher/mpilaunch
+export MPILAUNCH_AGENT=$build/agent/mpilaunch-agent
+dir=$(mktemp -d /tmp/mpilaunch-slurm.XXXXXX)
+cleanup() {
+  for f in slurmd.pid slurmctld.pid munge/pid; do
+    [ -f "$dir/$f" ] && kill "$(cat "$dir/$f")" 2>/dev/null
+  done
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+eval "$("$(dirname "$0")/slurm_fixture.sh" "$dir")" || { echo "FAIL: fixture did not start"; exit 1; }
+# The node answers once slurmd registered; sinfo polls the controller (no fixed sleep).
+for _ in $(seq 100); do
+  sinfo -h -o %T 2>/dev/null | grep -q idle && break
+  sleep 0.1
+done
+sinfo -h -o %T | grep -q idle || { echo "FAIL: node never became idle"; cat "$dir"/log/*; exit 1; }
+failures=0
+check() {  # NAME EXPECTED_RC ACTUAL_RC OUTPUT PATTERN
+  if [ "$3" -ne "$2" ] || ! grep -q -- "$5" <<<"$4"; then
+    echo "FAIL $1: exit $3 (want $2), output:"; echo "$4"; failures=$((failures + 1))
+  else
+    echo "ok   $1"
+  fi
+}
+cd "$dir" || exit 1
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+out=$(timeout 60 salloc -N1 -n2 "$mpilaunch" --dry-run "$hello" 2>&1); rc=$?
+check "inside an allocation srun is chosen" 0 $rc "$out" "launcher:   srun"
+
+out=$(timeout 60 salloc -N1 -n2 "$mpilaunch" "$hello" 2>&1); rc=$?
+check "hello on the allocation's 2 tasks" 0 $rc "$out" "2"
+n=$(grep -ci "hello" <<<"$out"); [ "$n" -ge 2 ] || { echo "FAIL hello lines: $n"; failures=$((failures + 1)); }
+
+out=$(timeout 60 salloc -N1 -n2 "$mpilaunch" --launcher=local "$hello" 2>&1); rc=$?
+check "--launcher=local overrides srun" 0 $rc "$out" "."
+
+out=$(timeout 60 salloc -N1 -n2 "$mpilaunch" "$failer" exit 1 7 2>&1); rc=$?
+check "a failing rank gives its exit code" 7 $rc "$out" "rank 1"
+
+out=$(env -u SLURM_JOB_ID "$mpilaunch" --launcher=srun -H localhost "$hello" 2>&1); rc=$?
+check "--launcher=srun outside an allocation" 64 $rc "$out" "Slurm allocation"
+
+out=$(timeout 60 salloc -N1 -n2 env MPILAUNCH_SRUN=/nonexistent/srun "$mpilaunch" "$hello" 2>&1); rc=$?
+check "srun's failure is agent-start-failed" 69 $rc "$out" "srun"
+
+# scancel of the job while ranks run: the agent's step dies, the user gets a typed error.
+out=$(timeout 60 salloc -N1 -n2 -J scancel-me bash -c \
+  "(for _ in \$(seq 150); do squeue -h -s -j \$SLURM_JOB_ID -o %j | grep -q mpilaunch-agent && break; sleep 0.2; done; scancel \$SLURM_JOB_ID) & \
+   exec $mpilaunch $hang" 2>&1); rc=$?
+if [ $rc -eq 0 ] || [ $rc -eq 124 ]; then
+  echo "FAIL scancel: exit $rc"; echo "$out"; failures=$((failures + 1))
+else
+  echo "ok   scancel ends the job (exit $rc)"
+fi
+exit $((failures > 0))

@@ -1,0 +1,50 @@
+#!/bin/bash
+# Starts a throw-away Slurm cluster on this machine: munged with its own key and socket,
+# slurmctld and one slurmd, all from Debian's slurm-wlm, config and state in $1.
+# One node: Debian's slurm-wlm is not built with --enable-multiple-slurmd, so several slurmd
+# on one host are not possible. Prints the environment to source on stdout.
+set -euo pipefail
+dir=$1
+mkdir -p "$dir"/{state,spool,log,munge}
+chmod 700 "$dir/munge"
+dd if=/dev/urandom of="$dir/munge/key" bs=1024 count=1 status=none
+chmod 400 "$dir/munge/key"
+user=$(id -un)
+port=$((20000 + RANDOM % 20000))
+cpus=$(nproc)
+munged --key-file="$dir/munge/key" --socket="$dir/munge/socket" \
+  --pid-file="$dir/munge/pid" --log-file="$dir/munge/log" --seed-file="$dir/munge/seed" --force
+cat > "$dir/slurm.conf" <<CONF
+ClusterName=mpilaunchtest
+SlurmctldHost=localhost
+SlurmctldPort=$port
+SlurmdPort=$((port + 1))
+SlurmUser=$user
+SlurmdUser=$user
+AuthType=auth/munge
+AuthInfo=socket=$dir/munge/socket
+CredType=cred/munge
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+StateSaveLocation=$dir/state
+SlurmdSpoolDir=$dir/spool
+SlurmctldPidFile=$dir/slurmctld.pid
+SlurmdPidFile=$dir/slurmd.pid
+SlurmctldLogFile=$dir/log/slurmctld.log
+SlurmdLogFile=$dir/log/slurmd.log
+MpiDefault=none
+ReturnToService=2
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+MinJobAge=5
+KillWait=2
+InactiveLimit=0
+NodeName=localhost NodeAddr=127.0.0.1 CPUs=$cpus State=UNKNOWN
+PartitionName=test Nodes=localhost Default=YES MaxTime=INFINITE State=UP
+CONF
+export SLURM_CONF=$dir/slurm.conf
+slurmctld -f "$SLURM_CONF" -i
+slurmd -f "$SLURM_CONF" -N localhost
+echo "export SLURM_CONF=$SLURM_CONF"

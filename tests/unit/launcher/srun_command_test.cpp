@@ -1,0 +1,47 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "launcher/srun_command.hpp"
+
+using namespace mpilaunch;
+using namespace mpilaunch::launcher;
+
+TEST_CASE("srun command: one task on the named node, overlapping, whole node, agent last") {
+  const auto argv = srun_command("srun", "/opt/bin/mpilaunch-agent", "n7");
+  const auto has = [&](const std::string& a) {
+    return std::find(argv.begin(), argv.end(), a) != argv.end();
+  };
+  CHECK(argv.front() == "srun");
+  CHECK(has("--nodelist=n7"));
+  CHECK(has("--nodes=1"));
+  CHECK(has("--ntasks=1"));
+  CHECK(has("--overlap"));
+  CHECK(has("--whole"));
+  CHECK(has("--kill-on-bad-exit=1"));
+  CHECK(has("--unbuffered"));
+  REQUIRE(argv.size() >= 2);
+  CHECK(argv[argv.size() - 2] == "/opt/bin/mpilaunch-agent");
+  CHECK(argv.back() == "--stdio");
+}
+
+TEST_CASE("srun error lines become agent-start-failed in phase srun; other lines do not") {
+  const auto e = srun_error_line(
+      "srun: error: Unable to create step for job 5: Job/step already "
+      "completing or completed\n",
+      "n1");
+  REQUIRE(e.has_value());
+  CHECK(e->kind == ErrorKind::AgentStartFailed);
+  CHECK(e->phase == "srun");
+  CHECK(e->host == "n1");
+  CHECK(e->detail.find("Unable to create step") != std::string::npos);
+  CHECK(e->detail.back() != '\n');
+  CHECK_FALSE(srun_error_line("hello from the agent\n", "n1").has_value());
+  CHECK_FALSE(srun_error_line("srun: job 5 queued and waiting for resources\n", "n1"));
+}
+
+TEST_CASE("a Slurm allocation is SLURM_JOB_ID set and not empty") {
+  CHECK(inside_slurm_allocation(std::string("12")));
+  CHECK_FALSE(inside_slurm_allocation(std::string("")));
+  CHECK_FALSE(inside_slurm_allocation(std::nullopt));
+}
