@@ -49,7 +49,7 @@ completes() {  # WORDS... : prints COMPREPLY for the last word
     _mpilaunch; printf "%s\n" "${COMPREPLY[@]}"' _ "$root/share/bash-completion/completions/mpilaunch" "$@"
 }
 grep -qx -- --max-restarts <<<"$(completes mpilaunch --max-res)" || fail "no --max-restarts completion"
-[ "$(completes mpilaunch --launcher '' | sort | tr '\n' ' ')" = "local ssh " ] ||
+[ "$(completes mpilaunch --launcher '' | sort | tr '\n' ' ')" = "local srun ssh " ] ||
   fail "--launcher values: $(completes mpilaunch --launcher '')"
 got=$(HOME=$dest completes mpilaunch --hostfile "$hosts" -H '' | sort | tr '\n' ' ')
 [ "$got" = "alpha beta " ] || fail "-H hosts from the host file: '$got'"

@@ -76,5 +76,5 @@ TEST_CASE("man page and completions name every spelling of every option") {
       CHECK(zsh.find("'" + std::string(name) + "[") != std::string::npos);
     }
   CHECK(man.find("not\\-enough\\-slots") != std::string::npos);
-  CHECK(bash.find("\"local ssh\"") != std::string::npos);
+  CHECK(bash.find("\"local ssh srun\"") != std::string::npos);
 }

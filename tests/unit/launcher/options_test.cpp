@@ -97,7 +97,7 @@ TEST_CASE("bad input names the option and how to fix it") {
       {{"--mca", "k"}, "needs 2 values"},
       {{"--bogus", "a"}, "unknown option '--bogus'"},
       {{"--oversubscrib", "a"}, "did you mean '--oversubscribe'"},
-      {{"--launcher=pbs", "a"}, "choose 'local' or 'ssh'"},
+      {{"--launcher=pbs", "a"}, "choose 'local', 'ssh' or 'srun'"},
       {{"--map-by", "socket", "a"}, "'slot' or 'node'"},
       {{"-n", "2"}, "no program"},
       {{"--tag-output=yes", "a"}, "takes no '=' value"},
