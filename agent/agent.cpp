@@ -19,7 +19,8 @@ extern char** environ;
 namespace mpilaunch::agent {
 namespace {
 
-constexpr std::size_t kOutputQueueLimit = 4 << 20;     // bytes of frames queued before readers wait
+constexpr std::size_t kOutputQueueLimit = 1 << 20;     // bytes of frames queued before readers wait
+constexpr std::size_t kOutputChunk = 256 * 1024;       // one read of a rank's output, one frame
 constexpr auto kDrainGrace = std::chrono::seconds(2);  // output still open after a rank's exit
 
 template <class... Ts>
@@ -199,7 +200,7 @@ void Agent::spawn_rank(std::uint32_t rank) {
 
 asio::awaitable<void> Agent::pump(std::uint32_t rank, protocol::Stream stream,
                                   asio::posix::stream_descriptor& source) {
-  std::vector<std::byte> buffer(64 * 1024);
+  std::vector<std::byte> buffer(kOutputChunk);
   for (;;) {
     co_await frames_.wait_below(kOutputQueueLimit);
     boost::system::error_code ec;

@@ -15,6 +15,8 @@
 namespace mpilaunch::agent {
 namespace {
 
+constexpr int kRankStdoutPipeBytes = 256 * 1024;
+
 struct ExecFailure {
   char stage;  // 'W': chdir, 'E': execve, 'S': setup
   int err;
@@ -126,6 +128,10 @@ Result<SpawnedChild> ChildSet::spawn(const SpawnRequest& request) {
   int out[2], err[2], status_pipe[2];
   if (::pipe2(out, O_CLOEXEC) != 0)
     return Error{.kind = ErrorKind::OutOfResources, .detail = "pipe"};
+  // A bigger stdout pipe lets a rank keep writing while the agent forwards the previous chunk
+  // (the default 64 KiB makes the two take turns). Best effort: the per-user pipe budget may
+  // refuse, and then the default size stays.
+  (void)::fcntl(out[1], F_SETPIPE_SZ, kRankStdoutPipeBytes);
   if (::pipe2(err, O_CLOEXEC) != 0) {
     ::close(out[0]), ::close(out[1]);
     return Error{.kind = ErrorKind::OutOfResources, .detail = "pipe"};

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 
 namespace mpilaunch {
@@ -13,13 +14,25 @@ FrameStream::FrameStream(asio::io_context& io, int in_fd, int out_fd, std::strin
       progress_(io, asio::steady_timer::time_point::max()) {}
 
 asio::awaitable<void> FrameStream::read_loop(FrameSink& sink, bool expect_hello) {
-  std::vector<std::byte> pending;
-  std::vector<std::byte> chunk(256 * 1024);
+  // Bytes are read straight into the tail of one buffer and decoded in place: [begin, end) is
+  // what has arrived but not been decoded yet. The leftover (a partial frame) moves to the front
+  // only when the free tail gets small, and the buffer grows only for a frame larger than it.
+  constexpr std::size_t kReadChunk = 256 * 1024;
+  std::vector<std::byte> buffer(2 * kReadChunk);
+  std::size_t begin = 0, end = 0;
   bool hello_seen = !expect_hello;
   for (;;) {
+    if (buffer.size() - end < kReadChunk) {
+      std::copy(buffer.begin() + static_cast<std::ptrdiff_t>(begin),
+                buffer.begin() + static_cast<std::ptrdiff_t>(end), buffer.begin());
+      end -= begin;
+      begin = 0;
+      if (buffer.size() - end < kReadChunk) buffer.resize(end + kReadChunk);
+    }
     boost::system::error_code ec;
-    const std::size_t n = co_await in_.async_read_some(
-        asio::buffer(chunk), asio::redirect_error(asio::use_awaitable, ec));
+    const std::size_t n =
+        co_await in_.async_read_some(asio::buffer(buffer.data() + end, buffer.size() - end),
+                                     asio::redirect_error(asio::use_awaitable, ec));
     if (ec) {
       if (ec == asio::error::eof || ec == asio::error::operation_aborted) {
         sink.on_closed(std::nullopt);
@@ -28,10 +41,9 @@ asio::awaitable<void> FrameStream::read_loop(FrameSink& sink, bool expect_hello)
       }
       co_return;
     }
-    pending.insert(pending.end(), chunk.begin(), chunk.begin() + static_cast<std::ptrdiff_t>(n));
-    std::size_t used = 0;
+    end += n;
     if (!hello_seen) {
-      auto hello = handshake::scan_for_hello(pending);
+      auto hello = handshake::scan_for_hello(std::span(buffer).subspan(begin, end - begin));
       if (!hello) {
         Error e = hello.error();
         e.host = peer_;
@@ -39,12 +51,12 @@ asio::awaitable<void> FrameStream::read_loop(FrameSink& sink, bool expect_hello)
         co_return;
       }
       if (!hello.value()) continue;
-      used = hello.value()->consumed;
+      begin += hello.value()->consumed;
       hello_seen = true;
       sink.on_hello(*hello.value());
     }
     for (;;) {  // the pure decoder does the work; this loop only feeds it
-      auto frame = protocol::decode_frame(std::span(pending).subspan(used));
+      auto frame = protocol::decode_frame(std::span(buffer).subspan(begin, end - begin));
       if (!frame) {
         Error e = frame.error();
         e.host = peer_;
@@ -52,7 +64,7 @@ asio::awaitable<void> FrameStream::read_loop(FrameSink& sink, bool expect_hello)
         co_return;
       }
       if (!frame.value()) break;
-      used += frame.value()->wire_size();
+      begin += frame.value()->wire_size();
       auto envelope = protocol::decode_message(*frame.value());
       if (!envelope) {
         Error e = envelope.error();
@@ -62,7 +74,7 @@ asio::awaitable<void> FrameStream::read_loop(FrameSink& sink, bool expect_hello)
       }
       sink.on_message(std::move(envelope).value());
     }
-    pending.erase(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(used));
+    if (begin == end) begin = end = 0;
   }
 }
 
