@@ -113,16 +113,10 @@ constexpr OptionDoc kDocs[] = {
      "print this help, one option's detail, the error kinds or the exit codes", "", ""},
 };
 
-const OptionInfo* info_for(const std::vector<OptionInfo>& infos, std::string_view spelling) {
-  for (const OptionInfo& info : infos)
-    if (std::find(info.names.begin(), info.names.end(), spelling) != info.names.end()) return &info;
-  return nullptr;
-}
-
 // "-n, -np, --np N": the spellings worth showing (single-dash long ones are mpirun's aliases).
 std::string spellings(const OptionDoc& doc, const std::vector<OptionInfo>& infos) {
   std::string out;
-  if (const OptionInfo* info = info_for(infos, doc.key))
+  if (const OptionInfo* info = find_option_info(infos, doc.key))
     for (std::string_view name : info->names) {
       const bool long_single_dash = name.size() > 2 && name[1] != '-';
       if (long_single_dash && name != "-np") continue;
@@ -226,10 +220,10 @@ std::optional<std::string> help_topic_text(std::string_view topic) {
   const std::vector<OptionInfo> infos = option_infos();
   std::string spelled(topic);
   if (!spelled.starts_with('-')) spelled = (spelled.size() == 1 ? "-" : "--") + spelled;
-  const OptionInfo* info = info_for(infos, spelled);
+  const OptionInfo* info = find_option_info(infos, spelled);
   if (info == nullptr) return std::nullopt;
   for (const OptionDoc& doc : kDocs) {
-    if (info_for(infos, doc.key) != info) continue;
+    if (find_option_info(infos, doc.key) != info) continue;
     std::string out = fmt::format("{}\n  {}.\n", spellings(doc, infos), doc.summary);
     if (!doc.fallback.empty()) out += fmt::format("  Default: {}.\n", doc.fallback);
     if (!doc.detail.empty()) out += "\n" + wrapped(doc.detail, 2, 92);

@@ -30,12 +30,6 @@ std::string roff(std::string_view text) {
   return out;
 }
 
-const OptionInfo* info_for(const std::vector<OptionInfo>& infos, std::string_view spelling) {
-  for (const OptionInfo& info : infos)
-    if (std::find(info.names.begin(), info.names.end(), spelling) != info.names.end()) return &info;
-  return nullptr;
-}
-
 // Every spelling of every documented option, for the completions.
 std::vector<std::string> all_spellings() {
   std::vector<std::string> out;
@@ -102,7 +96,7 @@ std::string render_man_page(std::string_view version) {
       out += fmt::format(".SS {}\n", group);
     }
     std::string names;
-    if (const OptionInfo* info = info_for(infos, doc.key))
+    if (const OptionInfo* info = find_option_info(infos, doc.key))
       for (std::string_view name : info->names)
         names += fmt::format("{}\\fB{}\\fR", names.empty() ? "" : ", ", roff(name));
     if (!doc.value.empty()) names += fmt::format(" \\fI{}\\fR", roff(doc.value));
@@ -155,7 +149,7 @@ std::string render_bash_completion() {
   std::string takes_value;
   const std::vector<OptionInfo> infos = option_infos();
   for (const OptionDoc& doc : option_docs()) {
-    const OptionInfo* info = info_for(infos, doc.key);
+    const OptionInfo* info = find_option_info(infos, doc.key);
     if (info == nullptr || info->arity == 0) continue;
     std::string pattern;
     for (std::string_view n : info->names) pattern += (pattern.empty() ? "" : "|") + std::string(n);
@@ -228,7 +222,7 @@ std::string render_zsh_completion() {
   const std::vector<OptionInfo> infos = option_infos();
   std::string specs;
   for (const OptionDoc& doc : option_docs()) {
-    const OptionInfo* info = info_for(infos, doc.key);
+    const OptionInfo* info = find_option_info(infos, doc.key);
     if (info == nullptr) continue;
     std::string summary(doc.summary);
     std::replace(summary.begin(), summary.end(), '\'', ' ');

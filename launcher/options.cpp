@@ -385,6 +385,13 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
   return o;
 }
 
+const OptionInfo* find_option_info(const std::vector<OptionInfo>& infos,
+                                   std::string_view spelling) {
+  for (const OptionInfo& info : infos)
+    if (std::find(info.names.begin(), info.names.end(), spelling) != info.names.end()) return &info;
+  return nullptr;
+}
+
 std::vector<OptionInfo> option_infos() {
   std::vector<OptionInfo> out;
   for (const OptionSpec& spec : option_table()) out.push_back({spec.names, spec.arity});

@@ -76,6 +76,8 @@ struct OptionInfo {
   int arity = 0;
 };
 std::vector<OptionInfo> option_infos();
+/// The entry of `infos` that has `spelling` among its names, or nullptr.
+const OptionInfo* find_option_info(const std::vector<OptionInfo>& infos, std::string_view spelling);
 
 /// The closest known option to `unknown` when it is a likely misspelling, else empty.
 std::string suggest_option(std::string_view unknown);
