@@ -89,7 +89,10 @@ RetryClass retry_class(const Error& error) {
     case ErrorKind::MalformedFrame:
       return RetryClass::WithinBudget;
     case ErrorKind::Timeout:
-      return error.phase == "job" ? RetryClass::NoRestart : RetryClass::WithinBudget;
+      // The whole run's limit and a Slurm allocation's end (the allocation is gone) cannot be
+      // retried; a launch or wire-up deadline can.
+      return error.phase == "job" || error.phase == "slurm" ? RetryClass::NoRestart
+                                                            : RetryClass::WithinBudget;
     case ErrorKind::MpiInitFailed:
     case ErrorKind::PmixError:
     case ErrorKind::OutOfResources:

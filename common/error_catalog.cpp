@@ -120,6 +120,8 @@ std::string message(const Error& e) {
     case ErrorKind::BadOption:
       return fmt::format("invalid command line{}", e.detail.empty() ? "" : ": " + e.detail);
     case ErrorKind::Timeout:
+      if (e.phase == "slurm")
+        return fmt::format("the Slurm allocation's time limit was reached{}", at);
       return fmt::format("the {}time limit was reached{}", e.phase.empty() ? "" : e.phase + " ",
                          e.detail.empty() ? "" : " (" + e.detail + ")");
     case ErrorKind::OutOfResources:
@@ -192,6 +194,9 @@ std::string hint(const Error& e) {
     case ErrorKind::BadOption:
       return "see 'mpilaunch --help' for the accepted spellings";
     case ErrorKind::Timeout:
+      if (e.phase == "slurm")
+        return "the Slurm allocation reached its time limit: ask for more (salloc/sbatch "
+               "--time=...), or checkpoint and resubmit";
       if (e.phase == "wire-up")
         return "that rank is stuck or slow before MPI_Init (or a peer died mid-fence); look at its "
                "output, or raise --wireup-timeout";

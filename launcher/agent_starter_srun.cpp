@@ -48,7 +48,11 @@ void SrunAgentStarter::read_stderr(const std::string& node, int fd) {
   std::string pending;
   char buf[4096];
   auto take_line = [&](std::string_view line) {
-    if (auto e = srun_error_line(line, node)) {
+    // slurmstepd's "CANCELLED AT" banner comes before srun's "task 0: Terminated": the first
+    // recognised line names the cause.
+    auto e = slurm_step_end_line(line, node);
+    if (!e) e = srun_error_line(line, node);
+    if (e) {
       const std::lock_guard lock(mutex_);
       if (!failures_.contains(node)) failures_[node] = *e;  // the first error is the cause
     }

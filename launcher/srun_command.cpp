@@ -31,6 +31,33 @@ std::optional<Error> srun_error_line(std::string_view line, const std::string& n
                .detail = "srun: " + std::string(detail)};
 }
 
+std::optional<Error> slurm_step_end_line(std::string_view line, const std::string& node) {
+  // slurmstepd names itself "slurmstepd" or "slurmstepd-<node>"; the banner is fixed text.
+  if (!line.starts_with("slurmstepd")) return std::nullopt;
+  const std::size_t banner = line.find("*** ");
+  if (banner == std::string_view::npos) return std::nullopt;
+  const std::string_view text = line.substr(banner);
+  if (!text.starts_with("*** STEP ") && !text.starts_with("*** JOB ")) return std::nullopt;
+  if (text.find(" CANCELLED AT ") == std::string_view::npos) return std::nullopt;
+  const std::size_t due = text.find(" DUE TO ");
+  std::string_view reason;
+  if (due != std::string_view::npos) {
+    reason = text.substr(due + 8);
+    reason = reason.substr(0, reason.find(" ***"));
+  }
+  if (reason == "TIME LIMIT")
+    return Error{.kind = ErrorKind::Timeout,
+                 .host = node,
+                 .phase = "slurm",
+                 .detail = "Slurm ended the job step at the allocation's time limit"};
+  std::string detail = "Slurm cancelled the job step";
+  if (reason.empty())
+    detail += " (scancel, or the allocation ended)";
+  else
+    detail += " due to " + std::string(reason);  // PREEMPTION, NODE FAILURE, ...
+  return Error{.kind = ErrorKind::AgentLost, .host = node, .detail = std::move(detail)};
+}
+
 bool inside_slurm_allocation(const std::optional<std::string>& slurm_job_id) {
   return slurm_job_id.has_value() && !slurm_job_id->empty();
 }

@@ -20,6 +20,12 @@ std::vector<std::string> srun_command(const std::string& srun, const std::string
 /// srun's own error text ("srun: error: ..."), else nullopt (the agent's own stderr).
 std::optional<Error> srun_error_line(std::string_view line, const std::string& node);
 
+/// One line the job step's slurmstepd wrote through srun when Slurm ended the step
+/// ("slurmstepd: error: *** STEP 7.0 ON n1 CANCELLED AT ... DUE TO TIME LIMIT ***"): Timeout
+/// in phase "slurm" for the allocation's time limit, AgentLost for scancel, preemption or a
+/// node failure (the reason in detail); else nullopt.
+std::optional<Error> slurm_step_end_line(std::string_view line, const std::string& node);
+
 /// Whether the environment says we run inside a Slurm allocation (SLURM_JOB_ID set).
 bool inside_slurm_allocation(const std::optional<std::string>& slurm_job_id);
 

@@ -186,8 +186,10 @@ void Supervisor::on_link_closed(Link& link, std::optional<Error> why) {
       if (e.phase.empty())
         e.phase = e.kind == ErrorKind::ProtocolMismatch ? "version"
                                                         : (link.hello_seen ? "handshake" : "exec");
-      if (e.kind != ErrorKind::UnknownHost) e.kind = ErrorKind::AgentStartFailed;
-    } else if (e.kind != ErrorKind::MalformedFrame) {
+      if (e.kind != ErrorKind::UnknownHost && e.kind != ErrorKind::Timeout)
+        e.kind = ErrorKind::AgentStartFailed;
+    } else if (e.kind != ErrorKind::MalformedFrame && e.kind != ErrorKind::Timeout) {
+      // A running agent's end is agent-lost, unless its starter knows a time limit ended it.
       e.kind = ErrorKind::AgentLost;
       e.phase.clear();
     }

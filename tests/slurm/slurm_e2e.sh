@@ -37,6 +37,13 @@ check() {  # NAME EXPECTED_RC ACTUAL_RC OUTPUT PATTERN
 cd "$dir" || exit 1
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
+# The allocation's time limit (Slurm's shortest is one minute, and slurmctld looks at limits
+# every 30 s) ends a hanging job as a timeout in phase slurm. It runs in the background while
+# the other checks use the rest of the node.
+(timeout 150 salloc -N1 -n1 -t 1 "$mpilaunch" --events "$dir/limit.jsonl" "$hang" \
+  >"$dir/limit.out" 2>&1; echo $? >"$dir/limit.rc") &
+limit_job=$!
+
 out=$(timeout 60 salloc -N1 -n2 "$mpilaunch" --dry-run "$hello" 2>&1); rc=$?
 check "inside an allocation srun is chosen" 0 $rc "$out" "launcher:   srun"
 
@@ -65,4 +72,12 @@ if [ $rc -eq 0 ] || [ $rc -eq 124 ]; then
 else
   echo "ok   scancel ends the job (exit $rc)"
 fi
+check "scancel is agent-lost, and says Slurm cancelled the step" 75 $rc "$out" "Slurm cancelled the job step"
+
+wait $limit_job
+out=$(cat "$dir/limit.out"); rc=$(cat "$dir/limit.rc")
+check "the allocation's time limit is a timeout" 124 "$rc" "$out" "kind:      timeout"
+check "the time limit hint names --time" 124 "$rc" "$out" "--time="
+grep '"event":"job-failed"' "$dir/limit.jsonl" | grep '"kind":"timeout"' | grep -q '"phase":"slurm"' ||
+  { echo "FAIL time limit event:"; cat "$dir/limit.jsonl"; failures=$((failures + 1)); }
 exit $((failures > 0))

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/error.hpp"
 #include "launcher/srun_command.hpp"
 
 using namespace mpilaunch;
@@ -44,4 +45,34 @@ TEST_CASE("a Slurm allocation is SLURM_JOB_ID set and not empty") {
   CHECK(inside_slurm_allocation(std::string("12")));
   CHECK_FALSE(inside_slurm_allocation(std::string("")));
   CHECK_FALSE(inside_slurm_allocation(std::nullopt));
+}
+
+TEST_CASE("slurmstepd's cancel banner: time limit is a timeout, anything else ends the agent") {
+  const auto limit = slurm_step_end_line(
+      "slurmstepd-n1: error: *** STEP 1.0 ON n1 CANCELLED AT 2026-11-23T05:28:51 DUE TO TIME "
+      "LIMIT ***\n",
+      "n1");
+  REQUIRE(limit.has_value());
+  CHECK(limit->kind == ErrorKind::Timeout);
+  CHECK(limit->phase == "slurm");
+  CHECK(limit->host == "n1");
+  CHECK_FALSE(is_retryable(*limit));
+
+  const auto scancel = slurm_step_end_line(
+      "slurmstepd: error: *** STEP 9.0 ON n2 CANCELLED AT 2026-11-23T05:30:00 ***\n", "n2");
+  REQUIRE(scancel.has_value());
+  CHECK(scancel->kind == ErrorKind::AgentLost);
+  CHECK(scancel->detail.find("scancel") != std::string::npos);
+
+  const auto preempted = slurm_step_end_line(
+      "slurmstepd: error: *** JOB 9 ON n2 CANCELLED AT 2026-11-23T05:30:00 DUE TO PREEMPTION "
+      "***\n",
+      "n2");
+  REQUIRE(preempted.has_value());
+  CHECK(preempted->kind == ErrorKind::AgentLost);
+  CHECK(preempted->detail.find("PREEMPTION") != std::string::npos);
+
+  CHECK_FALSE(slurm_step_end_line("slurmstepd: error: execve(): x: No such file\n", "n1"));
+  CHECK_FALSE(slurm_step_end_line("rank output *** STEP 1.0 CANCELLED AT x ***\n", "n1"));
+  CHECK_FALSE(slurm_step_end_line("srun: error: n1: task 0: Terminated\n", "n1"));
 }
