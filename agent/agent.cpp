@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "agent/rank_env.hpp"
+#include "agent/transport_facts.hpp"
 #include "common/handshake.hpp"
 #include "mpilaunch_version.h"
 
@@ -104,7 +105,8 @@ void Agent::on_closed(std::optional<Error> why) {
 void Agent::handle(const protocol::LauncherHello& m) {
   hello_ = m;
   frames_.send(protocol::AgentHello{MPILAUNCH_VERSION, os_hostname(), static_cast<int>(::getpid()),
-                                    static_cast<std::uint32_t>(::sysconf(_SC_NPROCESSORS_ONLN))});
+                                    static_cast<std::uint32_t>(::sysconf(_SC_NPROCESSORS_ONLN)),
+                                    transport_facts()});
 }
 
 std::string Agent::node_dir() const {

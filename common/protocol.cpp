@@ -62,6 +62,7 @@ void put(Writer& w, const AgentHello& m) {
   w.str(m.os_hostname);
   w.i32(m.pid);
   w.u32(m.cpus);
+  w.strings(m.transport_facts);
 }
 void put(Writer& w, const JobSpec& m) {
   w.str(m.job_id);
@@ -161,6 +162,7 @@ Message get(Reader& r, MsgType type) {
       m.os_hostname = r.str();
       m.pid = r.i32();
       m.cpus = r.u32();
+      m.transport_facts = r.strings();
       return m;
     }
     case MsgType::JobSpec: {

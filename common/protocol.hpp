@@ -17,7 +17,7 @@
 
 namespace mpilaunch::protocol {
 
-inline constexpr std::uint16_t kProtocolVersion = 1;
+inline constexpr std::uint16_t kProtocolVersion = 2;
 inline constexpr std::size_t kHeaderBytes = 16;  // version, type: u16; id, refers_to, size: u32
 inline constexpr std::uint32_t kMaxBodyBytes = 16u << 20;
 
@@ -56,6 +56,10 @@ struct AgentHello {
   std::string os_hostname;
   std::int32_t pid = 0;
   std::uint32_t cpus = 0;
+  /// What on this node makes Open MPI's own transport choice matter: fabric devices
+  /// (/sys/class/infiniband/mlx5_0, /dev/hfi1_0, ...) and MCA parameter files that choose a pml
+  /// or mtl. Empty: shared memory and TCP are all there is (see docs/transport.md).
+  std::vector<std::string> transport_facts;
   friend bool operator==(const AgentHello&, const AgentHello&) = default;
 };
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <random>
 
@@ -15,6 +16,7 @@
 #include "common/error_json.hpp"
 #include "common/exit_codes.hpp"
 #include "launcher/supervisor_link.hpp"
+#include "launcher/transport_default.hpp"
 #include "mpilaunch_version.h"
 
 namespace mpilaunch::launcher {
@@ -184,6 +186,21 @@ void Supervisor::spawn_ranks() {
   spec.argv = plan.argv;
   spec.env = plan.env;
   spec.env.push_back(fmt::format("MPILAUNCH_MAX_RESTARTS={}", config_.restart.max_restarts));
+  {
+    // Open MPI's transport default (docs/transport.md), from every agent's report.
+    std::vector<std::string> chosen = plan.env;
+    for (const char* name : {"OMPI_MCA_pml", "OMPI_MCA_mtl"})
+      if (const char* value = std::getenv(name))
+        chosen.push_back(fmt::format("{}={}", name, value));
+    std::vector<NodeTransportFacts> facts;
+    for (const auto& link : links_) facts.push_back({link->host.name, link->transport_facts});
+    const TransportChoice transport = choose_transport(chosen, facts);
+    if (transport.env) spec.env.push_back(*transport.env);
+    if (!transport_reported_)
+      events_.write("transport", {{"pml", transport.env ? "ob1" : "open-mpi-chooses"},
+                                  {"reason", transport.reason}});
+    transport_reported_ = true;
+  }
   spec.wdir = plan.wdir;
   spec.tmpdir = config_.tmpdir;
   spec.virtual_nodes = plan.launcher == LauncherKind::Local && plan.map.node_count() > 1;

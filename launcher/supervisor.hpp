@@ -111,6 +111,7 @@ class Supervisor {
   TimePoint attempt_started_{};
   TimePoint next_start_{};
   bool spawn_when_ready_ = false;
+  bool transport_reported_ = false;
   JobStatus status_;
   int interrupts_ = 0;
   bool finishing_ = false;

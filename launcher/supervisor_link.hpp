@@ -31,6 +31,7 @@ class Supervisor::Link final : public FrameSink {
   bool ready = false;
   bool bye = false;
   bool closed = false;
+  std::vector<std::string> transport_facts;  // from the AgentHello
 };
 
 template <class... Ts>

@@ -37,6 +37,7 @@ void Supervisor::on_link_message(Link& link, protocol::Envelope envelope) {
                                                              m.agent_version, MPILAUNCH_VERSION)},
                                  JobEvent::AgentFailed);
                    link.ready = true;
+                   link.transport_facts = m.transport_facts;
                    events_.write("agent-up", {{"host", link.host.name},
                                               {"node", link.node},
                                               {"pid", m.pid},

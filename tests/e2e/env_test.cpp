@@ -73,3 +73,60 @@ TEST_CASE("env: the ranks' PMIx and Open MPI temp dirs lie under MPILAUNCH_TMPDI
 }
 
 }  // namespace mpilaunch::e2e
+
+namespace mpilaunch::e2e {
+namespace {
+
+// A throw-away root for the agents' fabric probe (MPILAUNCH_FABRIC_ROOT): `devices` are paths
+// below it, created empty, e.g. "sys/class/infiniband/mlx5_0".
+std::string fabric_root(Job& job, const std::vector<std::string>& devices) {
+  const std::filesystem::path root = job.dir().path() / "fabric-root";
+  std::filesystem::create_directories(root);
+  for (const std::string& d : devices) std::filesystem::create_directories(root / d);
+  return root.string();
+}
+
+std::string transport_pml(const Job& job) {
+  const std::vector<Json> events = read_events(job.events_path()).events;
+  const std::vector<Json> t = events_named(events, "transport");
+  REQUIRE_MESSAGE(t.size() == 1, "want one transport event");
+  return t.front().value("pml", "") + " / " + t.front().value("reason", "");
+}
+
+}  // namespace
+
+TEST_CASE("transport: no fabric device on any node gives the ranks OMPI_MCA_pml=ob1") {
+  const std::vector<std::vector<std::string>> layouts = {{},
+                                                         {"--launcher=local", "-H", "va:1,vb:1"}};
+  for (const std::vector<std::string>& hosts : layouts) {
+    Job job;
+    job.extra_env = {"MPILAUNCH_FABRIC_ROOT=" + fabric_root(job, {})};
+    const std::string out = dump_env(job, hosts, {"OMPI_MCA_pml"});
+    check_each_rank_printed(out, "OMPI_MCA_pml=ob1");
+    CHECK(transport_pml(job).starts_with("ob1 / no fabric device"));
+  }
+}
+
+TEST_CASE("transport: a fabric device on the node leaves the pml to Open MPI") {
+  for (const std::string device : {"sys/class/infiniband/mlx5_0", "dev/hfi1_0"}) {
+    CAPTURE(device);
+    Job job;
+    job.extra_env = {"MPILAUNCH_FABRIC_ROOT=" + fabric_root(job, {device})};
+    // Open MPI probes for itself and still settles on ob1 here: the job runs.
+    const std::string out = dump_env(job, {}, {"OMPI_MCA_pml"});
+    check_each_rank_printed(out, "OMPI_MCA_pml unset");
+    const std::string pml = transport_pml(job);
+    CHECK_MESSAGE(pml.find(device.substr(device.rfind('/') + 1)) != std::string::npos, pml);
+  }
+}
+
+TEST_CASE("transport: a pml or mtl the user chose is never overridden") {
+  Job job;
+  job.extra_env = {"MPILAUNCH_FABRIC_ROOT=" + fabric_root(job, {})};
+  const std::string out = dump_env(job, {"--mca", "mtl", "^psm"}, {"OMPI_MCA_pml", "OMPI_MCA_mtl"});
+  check_each_rank_printed(out, "OMPI_MCA_pml unset");
+  check_each_rank_printed(out, "OMPI_MCA_mtl=^psm");
+  CHECK(transport_pml(job).find("the user chose: OMPI_MCA_mtl=^psm") != std::string::npos);
+}
+
+}  // namespace mpilaunch::e2e

@@ -1,4 +1,5 @@
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include "common/protocol.hpp"
 
@@ -28,7 +29,8 @@ Envelope round_trip(const Message& m, std::uint32_t id = 0, std::uint32_t refers
 TEST_CASE("every message type round-trips") {
   const std::vector<Message> messages = {
       LauncherHello{"0.1.0", "secret-token", 2, "node3"},
-      AgentHello{"0.1.0", "host", 1234, 8},
+      AgentHello{"0.1.0", "host", 1234, 8, {"/sys/class/infiniband/mlx5_0"}},
+      AgentHello{"0.1.0", "host", 1234, 8, {}},
       JobSpec{"job1",
               "mpilaunch-job1-1",
               1,
@@ -81,11 +83,12 @@ TEST_CASE("a partial frame asks for more bytes, byte by byte") {
 
 TEST_CASE("a frame of another protocol version is a named mismatch") {
   auto wire = encode(Shutdown{});
-  wire[0] = std::byte{2};
+  wire[0] = std::byte{kProtocolVersion + 1};
   auto frame = decode_frame(wire);
   REQUIRE_FALSE(frame.has_value());
   CHECK(frame.error().kind == ErrorKind::ProtocolMismatch);
-  CHECK(frame.error().detail.find("version 2") != std::string::npos);
+  CHECK(frame.error().detail.find(fmt::format("version {}", kProtocolVersion + 1)) !=
+        std::string::npos);
 }
 
 TEST_CASE("unknown types, oversized and trailing bodies are malformed frames") {
