@@ -203,20 +203,51 @@ std::string pmix_library_version() {
   return v == nullptr ? std::string() : std::string(v);
 }
 
-Status pmix_self_test(const std::string& tmpdir) {
-  if (g_host != nullptr)
-    return Error{.kind = ErrorKind::PmixError, .detail = "a PMIx server is already up"};
-  InfoList info;
+namespace {
+
+// The server settings both the real server and --self-check use, so the check starts the
+// server exactly as a job does.
+void add_server_info(InfoList& info, const std::string& tmpdir) {
   info.add_string(PMIX_SERVER_TMPDIR, tmpdir);
   info.add_string(PMIX_SYSTEM_TMPDIR, tmpdir);
   const bool no = false;
   info.add(PMIX_SERVER_TOOL_SUPPORT, no, PMIX_BOOL);
   info.add(PMIX_SERVER_SYSTEM_SUPPORT, no, PMIX_BOOL);
+}
+
+// PMIx_server_init with a lean topology discovery. libpmix discovers this machine's topology
+// at init, and I/O device discovery (PCI) is most of its cost (about half of a /bin/true run
+// here). The server needs CPUs and caches, not PCI devices, so unless the user chose hwloc
+// components, skip them for this call only: the variables are gone again before any rank is
+// forked, so ranks see the full topology. The same holds for hwloc's plugins: loading them
+// maps libxml2, ICU, X11 and OpenCL into the agent (about 1.5 MiB of its RSS) and the GL one
+// probes X displays (a connect per display) for discovery the server does not need.
+pmix_status_t lean_server_init(pmix_server_module_t* module, InfoList& info) {
   const bool own_hwloc_setting = std::getenv("HWLOC_COMPONENTS") == nullptr;
+  const bool own_plugin_setting = std::getenv("HWLOC_PLUGINS_BLACKLIST") == nullptr;
   if (own_hwloc_setting) ::setenv("HWLOC_COMPONENTS", "-linuxio,-pci", 1);
-  pmix_server_module_t module{};
-  const pmix_status_t rc = PMIx_server_init(&module, info.data(), info.size());
+  if (own_plugin_setting)
+    ::setenv("HWLOC_PLUGINS_BLACKLIST", "hwloc_xml_libxml,hwloc_gl,hwloc_opencl,hwloc_pci", 1);
+  // PMIx's shared-memory store (gds ds21/ds12) maps two 4 MiB segments per server, the larger
+  // part of the agent's memory; the hash store keeps job data in the server's heap and sends
+  // each client what it asks for. Left set (unless the user chose a store) so that the ranks,
+  // which inherit the agent's environment, use the same store.
+  if (std::getenv("PMIX_MCA_gds") == nullptr) ::setenv("PMIX_MCA_gds", "hash", 1);
+  const pmix_status_t rc = PMIx_server_init(module, info.data(), info.size());
   if (own_hwloc_setting) ::unsetenv("HWLOC_COMPONENTS");
+  if (own_plugin_setting) ::unsetenv("HWLOC_PLUGINS_BLACKLIST");
+  return rc;
+}
+
+}  // namespace
+
+Status pmix_self_test(const std::string& tmpdir) {
+  if (g_host != nullptr)
+    return Error{.kind = ErrorKind::PmixError, .detail = "a PMIx server is already up"};
+  InfoList info;
+  add_server_info(info, tmpdir);
+  pmix_server_module_t module{};
+  const pmix_status_t rc = lean_server_init(&module, info);
   if (rc != PMIX_SUCCESS) return pmix_failure("PMIx_server_init", rc);
   const pmix_status_t fin = PMIx_server_finalize();
   if (fin != PMIX_SUCCESS) return pmix_failure("PMIx_server_finalize", fin);
@@ -235,32 +266,10 @@ PmixHost::~PmixHost() {
 Status PmixHost::init(const std::string& hostname, std::uint32_t node_id,
                       const std::string& tmpdir) {
   InfoList info;
-  info.add_string(PMIX_SERVER_TMPDIR, tmpdir);
-  info.add_string(PMIX_SYSTEM_TMPDIR, tmpdir);
+  add_server_info(info, tmpdir);
   info.add_string(PMIX_HOSTNAME, hostname);
   info.add(PMIX_NODEID, node_id, PMIX_UINT32);
-  const bool no = false;
-  info.add(PMIX_SERVER_TOOL_SUPPORT, no, PMIX_BOOL);
-  info.add(PMIX_SERVER_SYSTEM_SUPPORT, no, PMIX_BOOL);
-  // libpmix discovers this machine's topology at init, and I/O device discovery (PCI) is most of
-  // its cost (about half of a /bin/true run here). The server needs CPUs and caches, not PCI
-  // devices, so unless the user chose hwloc components, skip them for this call only: the
-  // variable is gone again before any rank is forked, so ranks see the full topology.
-  // The same holds for hwloc's plugins: loading them maps libxml2, ICU, X11 and OpenCL into the
-  // agent (about 1.5 MiB of its RSS) for discovery it does not need.
-  const bool own_hwloc_setting = std::getenv("HWLOC_COMPONENTS") == nullptr;
-  const bool own_plugin_setting = std::getenv("HWLOC_PLUGINS_BLACKLIST") == nullptr;
-  if (own_hwloc_setting) ::setenv("HWLOC_COMPONENTS", "-linuxio,-pci", 1);
-  if (own_plugin_setting)
-    ::setenv("HWLOC_PLUGINS_BLACKLIST", "hwloc_xml_libxml,hwloc_gl,hwloc_opencl,hwloc_pci", 1);
-  // PMIx's shared-memory store (gds ds21/ds12) maps two 4 MiB segments per server, the larger
-  // part of the agent's memory; the hash store keeps job data in the server's heap and sends
-  // each client what it asks for. Left set (unless the user chose a store) so that the ranks,
-  // which inherit the agent's environment, use the same store.
-  if (std::getenv("PMIX_MCA_gds") == nullptr) ::setenv("PMIX_MCA_gds", "hash", 1);
-  const pmix_status_t rc = PMIx_server_init(&g_module, info.data(), info.size());
-  if (own_hwloc_setting) ::unsetenv("HWLOC_COMPONENTS");
-  if (own_plugin_setting) ::unsetenv("HWLOC_PLUGINS_BLACKLIST");
+  const pmix_status_t rc = lean_server_init(&g_module, info);
   if (rc != PMIX_SUCCESS) return pmix_failure("PMIx_server_init", rc);
   initialized_ = true;
   return {};

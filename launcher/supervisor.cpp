@@ -339,12 +339,14 @@ void Supervisor::decide_restart() {
   const Error failure = error_.value_or(Error{});
   std::random_device rd;
   const double jitter = std::uniform_real_distribution<double>(0.0, 1.0)(rd);
-  const RestartDecision decision =
-      policy_.on_failure(failure, attempt_started_, clock_.now(), jitter);
+  // One reading of the clock: the recorded backoff is exactly the policy's (a second reading
+  // would shave the time spent in between off it).
+  const auto decided = clock_.now();
+  const RestartDecision decision = policy_.on_failure(failure, attempt_started_, decided, jitter);
   if (const auto* restart = std::get_if<Restart>(&decision)) {
     next_start_ = restart->not_before;
     const auto backoff =
-        std::chrono::duration_cast<std::chrono::milliseconds>(next_start_ - clock_.now());
+        std::chrono::duration_cast<std::chrono::milliseconds>(next_start_ - decided);
     events_.write("attempt-failed", {{"attempt", attempt_},
                                      {"error", error_to_json(failure)},
                                      {"decision", "restart"},
