@@ -9,6 +9,7 @@
 
 #include "agent/agent.hpp"
 #include "agent/self_check.hpp"
+#include "common/streaming_heap.hpp"
 #include "mpilaunch_version.h"
 
 int main(int argc, char** argv) {
@@ -36,6 +37,7 @@ int main(int argc, char** argv) {
   const int devnull = ::open("/dev/null", O_RDONLY);
   if (devnull >= 0) ::dup2(devnull, 0), ::close(devnull);
   std::signal(SIGPIPE, SIG_IGN);
+  mpilaunch::tune_heap_for_streaming();
 
   mpilaunch::asio::io_context io(1);
   mpilaunch::agent::Agent agent(io, in_fd, out_fd);
