@@ -288,11 +288,18 @@ class Report:
         om = load_probe(self.raw, "restart-ompi", "seconds")
         if not (ml.ok or ml.failed or om.ok or om.failed):
             return
-        self.say("## 7. Restart latency (rank death to every rank of the next attempt past "
-                 "MPI_Init, 2 ranks)", "")
-        self.say(table(["mpilaunch `--max-restarts 1` (warm agents)",
+        ml_run = load_probe(self.raw, "restart-ml", "to_running_seconds")
+        om_run = load_probe(self.raw, "restart-ompi", "to_running_seconds")
+        self.say("## 7. Restart latency (rank death to every rank of the next attempt running, "
+                 "and past MPI_Init; 2 ranks, no backoff)", "")
+        self.say(table(["to", "mpilaunch `--max-restarts 1` (warm agents)",
                         "mpirun run again by a shell loop", "ml / mpirun"],
-                       [[ms(ml), ms(om), fmt_ratio(ratio(ml, om))]]), "")
+                       [["ranks running (first line of main)", ms(ml_run), ms(om_run),
+                         fmt_ratio(ratio(ml_run, om_run))],
+                        ["ranks past MPI_Init", ms(ml), ms(om), fmt_ratio(ratio(ml, om))]]), "")
+        m = ml_run.median
+        self.target("restart to ranks running ≤ 50 ms + backoff (issue #8)", m, 0.05, "low",
+                    f"{m * 1e3:.0f} ms" if m is not None else "")
 
     def wireup(self):
         t = load_timed(self.raw, "wireup")

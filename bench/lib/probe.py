@@ -111,19 +111,22 @@ def measure_restart(cmd, loop):
                                   stderr=subprocess.DEVNULL, check=False)
             if proc.returncode == 0:
                 break
-        deaths, ups = [], []
+        deaths, ups, starts = [], [], []
         try:
             with open(stamp) as f:
                 for line in f:
                     what, ns = line.split()
-                    (deaths if what == "death" else ups).append(int(ns))
+                    {"death": deaths, "up": ups, "start": starts}[what].append(int(ns))
         except (OSError, ValueError):
             pass
     if proc.returncode != 0 or len(deaths) != 1 or not ups:
         return {"exit_code": proc.returncode,
                 "error": f"expected one death and a successful rerun, got {len(deaths)} "
                          f"death(s), {len(ups)} up(s), exit code {proc.returncode}"}
-    return {"exit_code": 0, "seconds": (max(ups) - deaths[0]) / 1e9}
+    result = {"exit_code": 0, "seconds": (max(ups) - deaths[0]) / 1e9}
+    if starts:
+        result["to_running_seconds"] = (max(starts) - deaths[0]) / 1e9
+    return result
 
 
 def main(argv):
