@@ -1,7 +1,9 @@
 /* stall MODE RANK: rank RANK misbehaves, the others run MPI_Init and a barrier.
  *   before-init  RANK prints "stalled" and sleeps before MPI_Init (wire-up timeout tests)
  *   sigusr1      every rank enters MPI, prints "ready", waits for SIGUSR1, prints
- *                "got SIGUSR1" and finalizes (signal forwarding tests; RANK unused) */
+ *                "got SIGUSR1" and finalizes (signal forwarding tests; RANK unused)
+ *   deaf         every rank ignores SIGTERM and SIGINT, enters MPI, prints "ready" and
+ *                waits forever: only SIGKILL ends it (escalation tests; RANK unused) */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,7 +19,7 @@ static void on_usr1(int sig) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: stall before-init|sigusr1 RANK\n");
+    fprintf(stderr, "usage: stall before-init|sigusr1|deaf RANK\n");
     return 64;
   }
   const char* env_rank = getenv("OMPI_COMM_WORLD_RANK");
@@ -28,7 +30,16 @@ int main(int argc, char** argv) {
     for (;;) pause();
   }
   signal(SIGUSR1, on_usr1);
+  if (strcmp(argv[1], "deaf") == 0) {
+    signal(SIGTERM, SIG_IGN);
+    signal(SIGINT, SIG_IGN);
+  }
   MPI_Init(&argc, &argv);
+  if (strcmp(argv[1], "deaf") == 0) {
+    printf("ready\n");
+    fflush(stdout);
+    for (;;) pause();
+  }
   if (strcmp(argv[1], "sigusr1") == 0) {
     printf("ready\n");
     fflush(stdout);

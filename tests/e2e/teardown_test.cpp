@@ -85,6 +85,49 @@ TEST_CASE("signals: SIGINT and SIGTERM to the launcher end the job with 128+N") 
   }
 }
 
+TEST_CASE("signals: ranks deaf to SIGTERM get SIGKILL at once on a second SIGINT") {
+  Job job;
+  // A kill grace far beyond the wait below: only the second interrupt can end the job in time.
+  auto bg = start_running(job, {"--kill-grace", "120", "-n", "2", app("stall"), "deaf", "0"}, 2);
+  REQUIRE(eventually([&] { return count_of(read_file(job.dir().file("out")), "ready") == 2; },
+                     Millis{20'000}));
+  ::kill(bg->pid(), SIGINT);
+  // The first interrupt is taken (the job is failing, SIGTERM went out) but the ranks live on.
+  REQUIRE(eventually([&] { return events_count(job, "job-failed") == 1; }, Millis{10'000}));
+  ::kill(bg->pid(), SIGINT);
+  const auto status = bg->wait(Millis{20'000});
+  REQUIRE_MESSAGE(status.has_value(), "the second SIGINT did not end the job");
+  CHECK(*status == 128 + SIGINT);
+  check_job_failed(job, "interrupted", 128 + SIGINT);
+  check_gone_within(job, Millis{1'000});
+}
+
+TEST_CASE("root: one warning line names the switches; --refuse-root is run-as-root-refused") {
+  if (::geteuid() != 0) {
+    MESSAGE("skipped: the root policy needs the tests to run as root (CI does)");
+    return;
+  }
+  {
+    Job job;
+    job.extra_env = {"OMPI_ALLOW_RUN_AS_ROOT=0", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=0"};
+    const Outcome o = job.launch({"-n", "1", app("hello")});
+    CHECK_MESSAGE(o.status() == 0, o.summary());
+    CHECK(count_of(o.err, "running the ranks as root") == 1);
+    CHECK(o.err.find("--allow-run-as-root") != std::string::npos);
+    CHECK(o.err.find("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1") != std::string::npos);
+    const Outcome quiet = job.launch({"--allow-run-as-root", "-n", "1", app("hello")});
+    CHECK_MESSAGE(quiet.status() == 0, quiet.summary());
+    CHECK(quiet.err.find("running the ranks as root") == std::string::npos);
+  }
+  {
+    Job job;
+    const Outcome o = job.launch({"--refuse-root", "-n", "1", app("hello")});
+    check_error_block(o, "run-as-root-refused", 77);
+    check_job_failed(job, "run-as-root-refused", 77);
+    CHECK(o.out.empty());  // nothing ran
+  }
+}
+
 TEST_CASE("signals: SIGUSR1 is forwarded to every rank") {
   Job job;
   auto bg = start_running(job, {"-n", "2", app("stall"), "sigusr1", "0"}, 2);
