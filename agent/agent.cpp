@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -202,15 +203,15 @@ void Agent::spawn_rank(std::uint32_t rank) {
 
 asio::awaitable<void> Agent::pump(std::uint32_t rank, protocol::Stream stream,
                                   asio::posix::stream_descriptor& source) {
-  std::vector<std::byte> buffer(kOutputChunk);
+  // Not zero-filled: a rank that prints little keeps only a page or two of this resident.
+  const auto buffer = std::make_unique_for_overwrite<std::byte[]>(kOutputChunk);
   for (;;) {
     co_await frames_.wait_below(kOutputQueueLimit);
     boost::system::error_code ec;
     const std::size_t n = co_await source.async_read_some(
-        asio::buffer(buffer), asio::redirect_error(asio::use_awaitable, ec));
+        asio::buffer(buffer.get(), kOutputChunk), asio::redirect_error(asio::use_awaitable, ec));
     if (ec) break;
-    frames_.send(protocol::RankOutput{
-        rank, stream, {buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(n)}});
+    frames_.send(protocol::RankOutput{rank, stream, {buffer.get(), buffer.get() + n}});
   }
   Rank& r = ranks_[rank];
   --r.open_streams;

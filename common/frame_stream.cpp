@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <memory>
 
 namespace mpilaunch {
 
@@ -17,21 +18,29 @@ asio::awaitable<void> FrameStream::read_loop(FrameSink& sink, bool expect_hello)
   // Bytes are read straight into the tail of one buffer and decoded in place: [begin, end) is
   // what has arrived but not been decoded yet. The leftover (a partial frame) moves to the front
   // only when the free tail gets small, and the buffer grows only for a frame larger than it.
+  // The buffer is not zero-filled: its pages become resident only as bytes arrive, so a peer
+  // that sends little (an agent's control frames) costs little memory.
   constexpr std::size_t kReadChunk = 256 * 1024;
-  std::vector<std::byte> buffer(2 * kReadChunk);
+  std::size_t capacity = 2 * kReadChunk;
+  auto buffer = std::make_unique_for_overwrite<std::byte[]>(capacity);
   std::size_t begin = 0, end = 0;
   bool hello_seen = !expect_hello;
   for (;;) {
-    if (buffer.size() - end < kReadChunk) {
-      std::copy(buffer.begin() + static_cast<std::ptrdiff_t>(begin),
-                buffer.begin() + static_cast<std::ptrdiff_t>(end), buffer.begin());
+    if (capacity - end < kReadChunk) {
+      std::copy(buffer.get() + begin, buffer.get() + end, buffer.get());
       end -= begin;
       begin = 0;
-      if (buffer.size() - end < kReadChunk) buffer.resize(end + kReadChunk);
+      if (capacity - end < kReadChunk) {  // a frame larger than the buffer: grow
+        const std::size_t grown = end + kReadChunk;
+        auto bigger = std::make_unique_for_overwrite<std::byte[]>(grown);
+        std::copy(buffer.get(), buffer.get() + end, bigger.get());
+        buffer = std::move(bigger);
+        capacity = grown;
+      }
     }
     boost::system::error_code ec;
     const std::size_t n =
-        co_await in_.async_read_some(asio::buffer(buffer.data() + end, buffer.size() - end),
+        co_await in_.async_read_some(asio::buffer(buffer.get() + end, capacity - end),
                                      asio::redirect_error(asio::use_awaitable, ec));
     if (ec) {
       if (ec == asio::error::eof || ec == asio::error::operation_aborted) {
@@ -43,7 +52,7 @@ asio::awaitable<void> FrameStream::read_loop(FrameSink& sink, bool expect_hello)
     }
     end += n;
     if (!hello_seen) {
-      auto hello = handshake::scan_for_hello(std::span(buffer).subspan(begin, end - begin));
+      auto hello = handshake::scan_for_hello(std::span(buffer.get() + begin, end - begin));
       if (!hello) {
         Error e = hello.error();
         e.host = peer_;
@@ -56,7 +65,7 @@ asio::awaitable<void> FrameStream::read_loop(FrameSink& sink, bool expect_hello)
       sink.on_hello(*hello.value());
     }
     for (;;) {  // the pure decoder does the work; this loop only feeds it
-      auto frame = protocol::decode_frame(std::span(buffer).subspan(begin, end - begin));
+      auto frame = protocol::decode_frame(std::span(buffer.get() + begin, end - begin));
       if (!frame) {
         Error e = frame.error();
         e.host = peer_;
