@@ -348,6 +348,22 @@ class Report:
             return "–"
         return f"{len(lines)}/{len(lines)} runs: 100000000" if not bad else "LOST " + ", ".join(bad)
 
+    def slurm(self):
+        path = os.path.join(self.raw, "slurm.txt")
+        t = load_timed(self.raw, "slurm")
+        if not t:
+            if os.path.exists(path):
+                self.say("## 11. Slurm", "", open(path).read().strip(), "")
+            return
+        ml, srun, srun_ob1 = t.get("ml-srun"), t.get("srun-pmix"), t.get("srun-pmix-ob1")
+        self.say("## 11. Slurm: Open MPI hello `-n 2` inside one allocation (test Slurm, one "
+                 "node)", "")
+        self.say(table(["mpilaunch (agents via srun)", "srun --mpi=pmix",
+                        "srun --mpi=pmix, ranks with OMPI_MCA_pml=ob1", "ml / srun",
+                        "ml / srun (same pml)"],
+                       [[ms(ml), ms(srun), ms(srun_ob1), fmt_ratio(ratio(ml, srun)),
+                         fmt_ratio(ratio(ml, srun_ob1))]]), "")
+
     def verdicts(self):
         self.say("## Targets (issue #6)", "")
         mark = {True: "met", False: "**missed**", None: "not measured"}
@@ -358,7 +374,7 @@ class Report:
         self.say("# mpilaunch benchmark", "")
         for section in (self.machine, self.launch, self.vnodes, self.ssh, self.flood,
                         self.memory, self.failure, self.restart, self.wireup, self.wrap,
-                        self.verdicts):
+                        self.slurm, self.verdicts):
             section()
         return "\n".join(self.lines)
 
