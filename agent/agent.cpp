@@ -186,8 +186,7 @@ void Agent::spawn_rank(std::uint32_t rank) {
   input.virtual_nodes = job_->virtual_nodes;
   auto child = children_.spawn(SpawnRequest{rank, job_->argv, build_rank_env(input), job_->wdir});
   if (!child) {
-    pmix_.deregister_client(job_->nspace, rank);
-    return report_failure(child.error());
+    return report_failure(child.error());  // registered until the namespace goes (maybe_report)
   }
   Rank& r = ranks_[rank];
   r.rank = rank;
@@ -248,7 +247,9 @@ void Agent::maybe_report(Rank& r) {
       r.rank, r.pid, *r.exit,
       r.abort_status ? std::optional<std::int32_t>(*r.abort_status) : std::nullopt, r.connected,
       r.finalized});
-  if (job_) pmix_.deregister_client(job_->nspace, r.rank);
+  // The client stays registered until its namespace goes (next attempt or shutdown): an
+  // asynchronous PMIx_server_deregister_client here raced with the next attempt's
+  // registration and left about one restarted rank in twenty stuck in PMIx_Init.
   maybe_finish();
 }
 

@@ -353,13 +353,6 @@ Result<std::vector<std::string>> PmixHost::register_client(const std::string& ns
   return out;
 }
 
-void PmixHost::deregister_client(const std::string& nspace, std::uint32_t rank) {
-  if (!initialized_) return;
-  pmix_proc_t proc;
-  PMIX_LOAD_PROCID(&proc, nspace.c_str(), rank);
-  PMIx_server_deregister_client(&proc, nullptr, nullptr);
-}
-
 void PmixHost::deregister_namespace(const std::string& nspace) {
   if (!initialized_) return;
   PMIx_server_deregister_nspace(nspace.c_str(), nullptr, nullptr);

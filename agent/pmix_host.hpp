@@ -55,7 +55,6 @@ class PmixHost {
   /// Registers one local rank and returns the environment PMIx wants it to have.
   Result<std::vector<std::string>> register_client(const std::string& nspace, std::uint32_t rank,
                                                    uid_t uid, gid_t gid);
-  void deregister_client(const std::string& nspace, std::uint32_t rank);
   void deregister_namespace(const std::string& nspace);
   /// Asks the local PMIx server for a local rank's modex data, for a peer agent.
   void request_dmodex(const std::string& nspace, std::uint32_t rank, ModexDone done);

@@ -42,6 +42,14 @@ std::string find_agent_binary(const std::string& configured) {
   return {};
 }
 
+void widen_agent_socket(const int (&fds)[2]) {
+  for (int fd : fds) {
+    const int bytes = 2 << 20;
+    (void)::setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes);
+    (void)::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
+  }
+}
+
 Result<AgentProcess> LocalAgentStarter::start(const HostEntry& host) {
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
@@ -49,6 +57,7 @@ Result<AgentProcess> LocalAgentStarter::start(const HostEntry& host) {
                  .host = host.name,
                  .phase = "exec",
                  .detail = fmt::format("socketpair: {}", std::strerror(errno))};
+  widen_agent_socket(sv);
   const std::string path = agent_path_;
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();

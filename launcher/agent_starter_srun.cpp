@@ -88,6 +88,7 @@ Result<AgentProcess> SrunAgentStarter::start(const HostEntry& host) {
   };
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return failed("socketpair");
+  widen_agent_socket(sv);
   int err[2];
   if (::pipe2(err, O_CLOEXEC) != 0) {
     const Error e = failed("pipe");

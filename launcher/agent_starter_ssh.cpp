@@ -38,6 +38,7 @@ Result<AgentProcess> SshAgentStarter::start(const HostEntry& host) {
                  .host = host.name,
                  .phase = "connect",
                  .detail = fmt::format("socketpair: {}", std::strerror(errno))};
+  widen_agent_socket(sv);
   {
     const std::lock_guard lock(mutex_);
     failures_.erase(host.name);  // a restarted agent starts with a clean slate
