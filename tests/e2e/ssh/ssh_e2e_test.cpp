@@ -77,6 +77,31 @@ TEST_CASE("ssh: 6 ranks on 3 nodes through a real sshd") {
   CHECK(wait_until_gone(mark, 3s).empty());
 }
 
+TEST_CASE("ssh: a restart re-spawns the ranks through the agents already up on 3 nodes") {
+  const std::string mark = new_mark();
+  // Rank 4 (on node3) fails on attempt 1; attempt 2 succeeds.
+  const Run run = run_launcher(
+      ssh_args(mark, {"--max-restarts", "2", "--restart-backoff", "0", "-H",
+                      "node1:2,node2:2,node3:2", env_path("FLAKY_BIN"), "2", "4", "3"}));
+  INFO("stderr: " << run.err);
+  CHECK(run.exit_code == 0);
+  REQUIRE(run.failure);  // attempt 1's, the one that was retried
+  CHECK(run.failure->value("kind", "") == "rank-exit-nonzero");
+  CHECK(run.failure->value("host", "") == "node3");
+  for (int rank = 0; rank < 6; ++rank) {
+    CHECK(run.out.find("attempt 1 rank " + std::to_string(rank)) != std::string::npos);
+    CHECK(run.out.find("attempt 2 rank " + std::to_string(rank)) != std::string::npos);
+  }
+  int agents_up = 0, attempts = 0;
+  for (const auto& e : run.events) {
+    agents_up += e.value("event", "") == "agent-up" ? 1 : 0;
+    attempts += e.value("event", "") == "attempt-start" ? 1 : 0;
+  }
+  CHECK(attempts == 2);
+  CHECK(agents_up == 3);  // warm: no agent was started again
+  CHECK(wait_until_gone(mark, 3s).empty());
+}
+
 TEST_CASE("ssh: nothing listens on the port -> phase connect") {
   check_start_failure("badport", "agent-start-failed", "connect");
 }
