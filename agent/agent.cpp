@@ -210,7 +210,7 @@ asio::awaitable<void> Agent::pump(std::uint32_t rank, protocol::Stream stream,
     const std::size_t n = co_await source.async_read_some(
         asio::buffer(buffer.get(), kOutputChunk), asio::redirect_error(asio::use_awaitable, ec));
     if (ec) break;
-    frames_.send(protocol::RankOutput{rank, stream, {buffer.get(), buffer.get() + n}});
+    frames_.send_raw(protocol::encode_rank_output(rank, stream, {buffer.get(), n}));
   }
   Rank& r = ranks_[rank];
   --r.open_streams;

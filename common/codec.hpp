@@ -28,6 +28,7 @@ class Writer {
     u32(static_cast<std::uint32_t>(v.size()));
     for (const auto& s : v) str(s);
   }
+  void reserve(std::size_t n) { out_.reserve(n); }
   std::vector<std::byte>& buffer() { return out_; }
 
  private:

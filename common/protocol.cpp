@@ -289,18 +289,40 @@ MsgType type_of(const Message& message) {
   return static_cast<MsgType>(message.index() + 1);
 }
 
-std::vector<std::byte> encode(const Message& message, std::uint32_t id, std::uint32_t refers_to) {
+namespace {
+
+// One frame: the header, then whatever `body` writes, then the body size patched in.
+template <class Body>
+std::vector<std::byte> frame_of(MsgType type, std::uint32_t id, std::uint32_t refers_to,
+                                std::size_t body_hint, Body&& body) {
   Writer w;
+  w.reserve(kHeaderBytes + body_hint);
   w.u16(kProtocolVersion);
-  w.u16(static_cast<std::uint16_t>(type_of(message)));
+  w.u16(static_cast<std::uint16_t>(type));
   w.u32(id);
   w.u32(refers_to);
   w.u32(0);  // body size, patched below
-  std::visit([&](const auto& m) { put(w, m); }, message);
+  body(w);
   std::vector<std::byte>& out = w.buffer();
-  const auto body = static_cast<std::uint32_t>(out.size() - kHeaderBytes);
-  for (int i = 0; i < 4; ++i) out[12 + i] = static_cast<std::byte>((body >> (8 * i)) & 0xff);
+  const auto size = static_cast<std::uint32_t>(out.size() - kHeaderBytes);
+  for (int i = 0; i < 4; ++i) out[12 + i] = static_cast<std::byte>((size >> (8 * i)) & 0xff);
   return std::move(out);
+}
+
+}  // namespace
+
+std::vector<std::byte> encode(const Message& message, std::uint32_t id, std::uint32_t refers_to) {
+  return frame_of(type_of(message), id, refers_to, 64,
+                  [&](Writer& w) { std::visit([&](const auto& m) { put(w, m); }, message); });
+}
+
+std::vector<std::byte> encode_rank_output(std::uint32_t rank, Stream stream,
+                                          std::span<const std::byte> data) {
+  return frame_of(MsgType::RankOutput, 0, 0, 9 + data.size(), [&](Writer& w) {
+    w.u32(rank);
+    w.u8(static_cast<std::uint8_t>(stream));
+    w.bytes(data);
+  });
 }
 
 Result<std::optional<Frame>> decode_frame(std::span<const std::byte> in) {

@@ -214,6 +214,10 @@ MsgType type_of(const Message& message);
 /// Serialises a message into one frame (header + body), ready to write.
 std::vector<std::byte> encode(const Message& message, std::uint32_t id = 0,
                               std::uint32_t refers_to = 0);
+/// The same bytes as encode(RankOutput{rank, stream, data}), without copying `data` into a
+/// message first: the agent's path for every chunk of rank output.
+std::vector<std::byte> encode_rank_output(std::uint32_t rank, Stream stream,
+                                          std::span<const std::byte> data);
 /// Decodes the frame at the front of `in`. An empty optional means "not enough bytes yet": keep
 /// them and call again after the next read. Never reads past `in`, never throws, never aborts.
 Result<std::optional<Frame>> decode_frame(std::span<const std::byte> in);

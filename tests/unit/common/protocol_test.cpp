@@ -126,3 +126,21 @@ TEST_CASE("an invalid enum value inside a body is rejected") {
   REQUIRE(frame.has_value());
   CHECK_FALSE(decode_message(*frame.value()).has_value());
 }
+
+TEST_CASE("encode_rank_output writes exactly the bytes of encode(RankOutput)") {
+  std::vector<std::byte> data(300'000);
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::byte>(i * 7);
+  for (const Stream s : {Stream::Stdout, Stream::Stderr}) {
+    const auto direct = encode_rank_output(5, s, data);
+    CHECK(direct == encode(RankOutput{5, s, data}));
+    auto frame = decode_frame(direct);
+    REQUIRE(frame.has_value());
+    REQUIRE(frame.value().has_value());
+    auto envelope = decode_message(*frame.value());
+    REQUIRE(envelope.has_value());
+    const auto* out = std::get_if<RankOutput>(&envelope.value().message);
+    REQUIRE(out != nullptr);
+    CHECK(out->data == data);
+  }
+  CHECK(encode_rank_output(0, Stream::Stdout, {}) == encode(RankOutput{0, Stream::Stdout, {}}));
+}
