@@ -7,18 +7,19 @@
 #include <functional>
 
 namespace mpilaunch::launcher {
-namespace {
-
-Error bad(std::string detail) {
+Error bad_option(std::string detail) {
   return Error{.kind = ErrorKind::BadOption, .detail = std::move(detail)};
 }
+
+namespace {
 
 Result<int> positive_int(std::string_view option, std::string_view text) {
   int value = 0;
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || ptr != text.data() + text.size())
-    return bad(fmt::format("{} needs a whole number, not '{}'", option, text));
-  if (value < 1) return bad(fmt::format("{} {}: the value must be at least 1", option, text));
+    return bad_option(fmt::format("{} needs a whole number, not '{}'", option, text));
+  if (value < 1)
+    return bad_option(fmt::format("{} {}: the value must be at least 1", option, text));
   return value;
 }
 
@@ -29,7 +30,7 @@ Result<double> seconds(std::string_view option, std::string_view text) {
     if (used != text.size() || !(v >= 0)) throw std::invalid_argument("bad");
     return v;
   } catch (const std::exception&) {
-    return bad(fmt::format("{} needs a number of seconds, not '{}'", option, text));
+    return bad_option(fmt::format("{} needs a number of seconds, not '{}'", option, text));
   }
 }
 
@@ -80,7 +81,7 @@ const std::vector<OptionSpec>& option_table() {
          } else if (base == "node") {
            o.map_by = MapBy::Node;
          } else {
-           return bad(fmt::format("--map-by {}: the policy must be 'slot' or 'node'", v[0]));
+           return bad_option(fmt::format("--map-by {}: the policy must be 'slot' or 'node'", v[0]));
          }
          return {};
        }},
@@ -96,7 +97,8 @@ const std::vector<OptionSpec>& option_table() {
       {{"--hostfile", "-hostfile", "--machinefile", "-machinefile", "-f"},
        1,
        [](Options& o, const Values& v) -> Status {
-         if (!o.hostfile.empty()) return bad("--hostfile was given twice; give one host file");
+         if (!o.hostfile.empty())
+           return bad_option("--hostfile was given twice; give one host file");
          o.hostfile = std::string(v[0]);
          return {};
        }},
@@ -110,7 +112,7 @@ const std::vector<OptionSpec>& option_table() {
          } else if (v[0] == "srun" || v[0] == "slurm") {
            o.launcher = LauncherKind::Srun;
          } else {
-           return bad(fmt::format("--launcher={}: choose 'local', 'ssh' or 'srun'", v[0]));
+           return bad_option(fmt::format("--launcher={}: choose 'local', 'ssh' or 'srun'", v[0]));
          }
          return {};
        }},
@@ -131,7 +133,7 @@ const std::vector<OptionSpec>& option_table() {
        [](Options& o, const Values& v) -> Status {
          auto s = seconds("--connect-timeout", v[0]);
          if (!s) return s.error();
-         if (s.value() <= 0) return bad("--connect-timeout must be more than 0 seconds");
+         if (s.value() <= 0) return bad_option("--connect-timeout must be more than 0 seconds");
          o.connect_timeout_seconds = s.value();
          return {};
        }},
@@ -140,7 +142,7 @@ const std::vector<OptionSpec>& option_table() {
        [](Options& o, const Values& v) -> Status {
          auto s = seconds("--wait-for-hosts", v[0]);
          if (!s) return s.error();
-         if (s.value() < 0) return bad("--wait-for-hosts must be 0 or more seconds");
+         if (s.value() < 0) return bad_option("--wait-for-hosts must be 0 or more seconds");
          o.wait_for_hosts_seconds = s.value();
          return {};
        }},
@@ -156,14 +158,14 @@ const std::vector<OptionSpec>& option_table() {
        1,
        [](Options& o, const Values& v) -> Status {
          if (v[0].empty() || v[0][0] == '=')
-           return bad(fmt::format("-x '{}': give NAME or NAME=value", v[0]));
+           return bad_option(fmt::format("-x '{}': give NAME or NAME=value", v[0]));
          o.exports.emplace_back(v[0]);
          return {};
        }},
       {{"--mca", "-mca", "--gmca", "-gmca"},
        2,
        [](Options& o, const Values& v) -> Status {
-         if (v[0].empty()) return bad("--mca needs a parameter name and a value");
+         if (v[0].empty()) return bad_option("--mca needs a parameter name and a value");
          o.mca.emplace_back(std::string(v[0]), std::string(v[1]));
          return {};
        }},
@@ -190,7 +192,7 @@ const std::vector<OptionSpec>& option_table() {
        [](Options& o, const Values& v) -> Status {
          auto s = seconds("--timeout", v[0]);
          if (!s) return s.error();
-         if (s.value() <= 0) return bad("--timeout must be more than 0 seconds");
+         if (s.value() <= 0) return bad_option("--timeout must be more than 0 seconds");
          o.timeout_seconds = s.value();
          return {};
        }},
@@ -202,7 +204,7 @@ const std::vector<OptionSpec>& option_table() {
        [](Options& o, const Values& v) -> Status {
          auto s = seconds("--wireup-timeout", v[0]);
          if (!s) return s.error();
-         if (s.value() <= 0) return bad("--wireup-timeout must be more than 0 seconds");
+         if (s.value() <= 0) return bad_option("--wireup-timeout must be more than 0 seconds");
          o.wireup_timeout_seconds = s.value();
          return {};
        }},
@@ -220,7 +222,7 @@ const std::vector<OptionSpec>& option_table() {
          int n = -1;
          const auto [p, ec] = std::from_chars(v[0].data(), v[0].data() + v[0].size(), n);
          if (ec != std::errc() || p != v[0].data() + v[0].size() || n < 0)
-           return bad(
+           return bad_option(
                fmt::format("--max-restarts needs a whole number of at least 0, not '{}'", v[0]));
          o.max_restarts = n;
          return {};
@@ -237,7 +239,7 @@ const std::vector<OptionSpec>& option_table() {
            const std::string_view name = rest.substr(0, comma);
            const auto kind = kind_from_name(name);
            if (!kind)
-             return bad(
+             return bad_option(
                  fmt::format("--restart-on: '{}' is not an error kind (see 'mpilaunch --help' "
                              "and docs/errors.md)",
                              name));
@@ -260,7 +262,7 @@ const std::vector<OptionSpec>& option_table() {
            auto max = seconds("--restart-backoff", text.substr(comma + 1));
            if (!max) return max.error();
            if (max.value() < first.value())
-             return bad("--restart-backoff FIRST,MAX: MAX must not be smaller than FIRST");
+             return bad_option("--restart-backoff FIRST,MAX: MAX must not be smaller than FIRST");
            o.restart_backoff_max_seconds = max.value();
          }
          return {};
@@ -356,19 +358,19 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
     }
     if (spec == nullptr) {
       const std::string suggestion = suggest_option(name);
-      return bad(suggestion.empty()
-                     ? fmt::format("unknown option '{}'", arg)
-                     : fmt::format("unknown option '{}' (did you mean '{}'?)", arg, suggestion));
+      return bad_option(suggestion.empty() ? fmt::format("unknown option '{}'", arg)
+                                           : fmt::format("unknown option '{}' (did you mean '{}'?)",
+                                                         arg, suggestion));
     }
     Values values;
     if (attached) {
-      if (spec->arity != 1) return bad(fmt::format("option '{}' takes no '=' value", name));
+      if (spec->arity != 1) return bad_option(fmt::format("option '{}' takes no '=' value", name));
       values.push_back(*attached);
     }
     while (static_cast<int>(values.size()) < spec->arity) {
       if (++i >= args.size())
-        return bad(fmt::format("option '{}' needs {} value{}", name, spec->arity,
-                               spec->arity > 1 ? "s" : ""));
+        return bad_option(fmt::format("option '{}' needs {} value{}", name, spec->arity,
+                                      spec->arity > 1 ? "s" : ""));
       values.push_back(args[i]);
     }
     if (Status st = spec->apply(o, values); !st) return st.error();
@@ -381,7 +383,7 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
   o.program.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
   if (o.help || o.version) return o;
   if (o.program.empty())
-    return bad("no program to run was given: mpilaunch [options] PROGRAM [ARGS...]");
+    return bad_option("no program to run was given: mpilaunch [options] PROGRAM [ARGS...]");
   return o;
 }
 

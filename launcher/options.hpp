@@ -76,6 +76,8 @@ struct OptionInfo {
   int arity = 0;
 };
 std::vector<OptionInfo> option_infos();
+/// A bad-option error with `detail` (what, where, how to fix).
+Error bad_option(std::string detail);
 /// The entry of `infos` that has `spelling` among its names, or nullptr.
 const OptionInfo* find_option_info(const std::vector<OptionInfo>& infos, std::string_view spelling);
 

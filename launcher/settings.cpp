@@ -12,10 +12,6 @@
 namespace mpilaunch::launcher {
 namespace {
 
-Error bad(std::string detail) {
-  return Error{.kind = ErrorKind::BadOption, .detail = std::move(detail)};
-}
-
 std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
@@ -51,28 +47,28 @@ Result<Setting> make_setting(const OptionInfo& info, std::string spelling, std::
   if (info.arity == 0) {
     const auto on = value.empty() ? std::optional<bool>(true) : switch_value(value);
     if (!on)
-      return bad(fmt::format("{}: {} is a switch: write true or false, not '{}'", s.origin,
-                             s.option, value));
+      return bad_option(fmt::format("{}: {} is a switch: write true or false, not '{}'", s.origin,
+                                    s.option, value));
     s.enabled = *on;
     return s;
   }
   if (info.arity == 2) {
     const std::size_t space = value.find_first_of(" \t");
     if (space == std::string_view::npos)
-      return bad(
+      return bad_option(
           fmt::format("{}: {} needs two values separated by a space, e.g. "
                       "'btl_tcp_if_include lo'",
                       s.origin, s.option));
     s.values = {std::string(value.substr(0, space)), std::string(trim(value.substr(space)))};
   } else {
-    if (value.empty()) return bad(fmt::format("{}: {} needs a value", s.origin, s.option));
+    if (value.empty()) return bad_option(fmt::format("{}: {} needs a value", s.origin, s.option));
     s.values = {std::string(value)};
   }
   std::vector<std::string> probe{s.option};
   probe.insert(probe.end(), s.values.begin(), s.values.end());
   probe.push_back("program");
   if (auto parsed = parse_options(probe); !parsed)
-    return bad(fmt::format("{}: {}", s.origin, parsed.error().detail));
+    return bad_option(fmt::format("{}: {}", s.origin, parsed.error().detail));
   return s;
 }
 
@@ -133,7 +129,8 @@ Result<std::vector<Setting>> parse_config(std::string_view text, std::string_vie
     std::replace(key.begin(), key.end(), '_', '-');
     while (key.starts_with('-')) key.erase(0, 1);
     if (key.empty())
-      return bad(fmt::format("{}: expected 'option = value', e.g. 'max-restarts = 3'", origin));
+      return bad_option(
+          fmt::format("{}: expected 'option = value', e.g. 'max-restarts = 3'", origin));
     std::string spelling = "--" + key;
     int index = option_index(infos, spelling);
     if (index < 0 && key.size() == 1) {
@@ -142,14 +139,15 @@ Result<std::vector<Setting>> parse_config(std::string_view text, std::string_vie
     }
     if (index < 0) {
       const std::string near = suggest_option("--" + key);
-      return bad(fmt::format("{}: unknown option '{}'{}", origin, key,
-                             near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near)));
+      return bad_option(
+          fmt::format("{}: unknown option '{}'{}", origin, key,
+                      near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near)));
     }
     if (!settable(infos[static_cast<std::size_t>(index)].names.front()) || key == "help" ||
         key == "version")
-      return bad(fmt::format("{}: '{}' cannot be set in a config file", origin, key));
+      return bad_option(fmt::format("{}: '{}' cannot be set in a config file", origin, key));
     if (eq == std::string_view::npos && infos[static_cast<std::size_t>(index)].arity > 0)
-      return bad(fmt::format("{}: expected '{} = VALUE'", origin, key));
+      return bad_option(fmt::format("{}: expected '{} = VALUE'", origin, key));
     auto setting = make_setting(infos[static_cast<std::size_t>(index)], spelling, value, origin);
     if (!setting) return setting.error();
     out.push_back(std::move(setting).value());
