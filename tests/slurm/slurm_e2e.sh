@@ -64,9 +64,13 @@ out=$(timeout 60 salloc -N1 -n2 env MPILAUNCH_SRUN=/nonexistent/srun "$mpilaunch
 check "srun's failure is agent-start-failed" 69 $rc "$out" "srun"
 
 # scancel of the job while ranks run: the agent's step dies, the user gets a typed error.
+# The canceller waits until the live status file says every rank runs (the agents have said
+# hello), so the cancellation always lands mid-run rather than during agent bring-up.
+status="$dir/scancel-status.json"
+rm -f "$status"
 out=$(timeout 60 salloc -N1 -n2 -J scancel-me bash -c \
-  "(for _ in \$(seq 150); do squeue -h -s -j \$SLURM_JOB_ID -o %j | grep -q mpilaunch-agent && break; sleep 0.2; done; scancel \$SLURM_JOB_ID) & \
-   exec $mpilaunch $hang" 2>&1); rc=$?
+  "(for _ in \$(seq 300); do grep -q '\"phase\": *\"Running\"' $status 2>/dev/null && break; sleep 0.1; done; scancel \$SLURM_JOB_ID) & \
+   exec $mpilaunch --status $status $hang" 2>&1); rc=$?
 if [ $rc -eq 0 ] || [ $rc -eq 124 ]; then
   echo "FAIL scancel: exit $rc"; echo "$out"; failures=$((failures + 1))
 else
