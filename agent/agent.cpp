@@ -24,6 +24,7 @@ namespace {
 constexpr std::size_t kOutputQueueLimit = 1 << 20;     // bytes of frames queued before readers wait
 constexpr std::size_t kOutputChunk = 256 * 1024;       // one read of a rank's output, one frame
 constexpr auto kDrainGrace = std::chrono::seconds(2);  // output still open after a rank's exit
+constexpr std::uint32_t kPmixRankWildcard = 4294967294u;
 
 template <class... Ts>
 struct Overloaded : Ts... {
@@ -124,7 +125,21 @@ void Agent::handle(const protocol::JobSpec& m) {
     ranks_.clear();
     rank_of_pid_.clear();
   }
+  if (pmi_) pmi_->close_all();
+  pmi_.reset();
   job_ = m;
+  if (m.serve_pmi) {
+    std::vector<std::vector<std::uint32_t>> placement;
+    for (const protocol::NodeRanks& node : m.nodes) placement.push_back(node.ranks);
+    pmi::JobFacts facts{.kvsname = m.nspace,
+                        .size = static_cast<int>(values->job_size),
+                        .appnum = 0,
+                        .process_mapping = pmi::process_mapping(placement),
+                        .local_ranks = {}};
+    for (std::uint32_t r : m.nodes[hello_->node_index].ranks)
+      facts.local_ranks.push_back(static_cast<int>(r));
+    pmi_ = std::make_shared<PmiServer>(io_, *this, std::move(facts));
+  }
   std::error_code ec;
   for (const char* sub : {"pmix", "vader", "ompi"})
     std::filesystem::create_directories(node_dir() + "/" + sub, ec);
@@ -132,6 +147,7 @@ void Agent::handle(const protocol::JobSpec& m) {
     return fail(Error{.kind = ErrorKind::OutOfResources,
                       .host = hello_->node_name,
                       .detail = fmt::format("cannot create {}: {}", node_dir(), ec.message())});
+  if (!m.serve_pmix) return;  // MPICH-only job: no PMIx server needed
   if (!pmix_.initialized()) {
     if (auto st = pmix_.init(hello_->node_name, hello_->node_index, node_dir() + "/pmix"); !st)
       return fail(st.error());
@@ -169,11 +185,18 @@ void Agent::spawn_rank(std::uint32_t rank) {
     r.reported = true;
     frames_.send(protocol::SpawnFailed{std::move(e)});
   };
-  auto pmix_env = pmix_.register_client(job_->nspace, rank, ::getuid(), ::getgid());
-  if (!pmix_env) return report_failure(pmix_env.error());
   RankEnvInput input;
+  if (job_->serve_pmix) {
+    auto pmix_env = pmix_.register_client(job_->nspace, rank, ::getuid(), ::getgid());
+    if (!pmix_env) return report_failure(pmix_env.error());
+    input.pmix = std::move(pmix_env).value();
+  }
+  if (pmi_) {
+    auto fd = pmi_->open(rank);
+    if (!fd) return report_failure(fd.error());
+    input.pmi_fd = fd.value();
+  }
   for (char** e = environ; *e != nullptr; ++e) input.inherited.emplace_back(*e);
-  input.pmix = std::move(pmix_env).value();
   input.job = job_->env;
   input.placement = RankPlacement{static_cast<int>(rank),
                                   static_cast<int>(size),
@@ -184,7 +207,9 @@ void Agent::spawn_rank(std::uint32_t rank) {
   input.vader_dir = node_dir() + "/vader";
   input.ompi_tmpdir = node_dir() + "/ompi";
   input.virtual_nodes = job_->virtual_nodes;
-  auto child = children_.spawn(SpawnRequest{rank, job_->argv, build_rank_env(input), job_->wdir});
+  auto child = children_.spawn(
+      SpawnRequest{rank, job_->argv, build_rank_env(input), job_->wdir, input.pmi_fd});
+  if (pmi_) pmi_->child_started(input.pmi_fd);
   if (!child) {
     return report_failure(child.error());  // registered until the namespace goes (maybe_report)
   }
@@ -274,11 +299,44 @@ Agent::Rank* Agent::find_rank(const std::string& nspace, std::uint32_t rank) {
   return it == ranks_.end() ? nullptr : &it->second;
 }
 
+void Agent::mark_connected(Rank& r) {
+  if (r.connected) return;
+  r.connected = true;
+  frames_.send(protocol::RankConnected{r.rank});
+}
+
 void Agent::on_client_connected(const std::string& nspace, std::uint32_t rank) {
-  if (Rank* r = find_rank(nspace, rank)) {
-    r->connected = true;
-    frames_.send(protocol::RankConnected{rank});
-  }
+  if (Rank* r = find_rank(nspace, rank)) mark_connected(*r);
+}
+
+void Agent::on_pmi_connected(std::uint32_t rank) {
+  if (Rank* r = job_ ? find_rank(job_->nspace, rank) : nullptr) mark_connected(*r);
+}
+
+void Agent::on_pmi_finalized(std::uint32_t rank) {
+  if (Rank* r = job_ ? find_rank(job_->nspace, rank) : nullptr) r->finalized = true;
+}
+
+void Agent::on_pmi_abort(std::uint32_t rank, int exit_code) {
+  Rank* r = job_ ? find_rank(job_->nspace, rank) : nullptr;
+  if (r == nullptr) return;
+  r->abort_status = exit_code;
+  // MPICH's PMI_Abort blocks for an answer (end of file would make MPI_Abort return and the
+  // program go on), so the rank ends here, as under Hydra; its error carries the abort code.
+  if (r->pid > 0 && !r->exit) ::kill(-r->pid, SIGKILL);
+}
+
+void Agent::on_pmi_barrier(std::string blob) {
+  if (!job_ || !pmi_) return;
+  // The same relay as a PMIx fence over the whole namespace: every node's blob, node order.
+  on_fence(job_->nspace, fmt::format("{}:{};", job_->nspace, kPmixRankWildcard), true, 0,
+           to_bytes(blob), [server = pmi_](int status, std::span<const std::byte> data) {
+             if (status == 0) server->release(data);
+           });
+}
+
+void Agent::on_pmi_error(std::uint32_t rank, std::string text) {
+  on_log(job_ ? job_->nspace : std::string(), rank, "mpilaunch-agent: " + text);
 }
 
 void Agent::on_client_finalized(const std::string& nspace, std::uint32_t rank) {
@@ -323,6 +381,7 @@ void Agent::maybe_finish() {
 
 void Agent::finish() {
   finished_ = true;
+  if (pmi_) pmi_->close_all();
   for (auto& [key, done] : pending_fences_) done(-1, {});
   pending_fences_.clear();
   for (auto& [id, done] : pending_dmodex_) done(-1, {});

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "agent/child_set.hpp"
+#include "agent/pmi_server.hpp"
 #include "agent/pmix_host.hpp"
 #include "common/asio.hpp"
 #include "common/frame_stream.hpp"
@@ -17,7 +18,7 @@
 
 namespace mpilaunch::agent {
 
-class Agent final : public FrameSink, public PmixEvents {
+class Agent final : public FrameSink, public PmixEvents, public PmiEvents {
  public:
   /// `in_fd`/`out_fd` carry the protocol (the agent's original stdin and stdout).
   Agent(asio::io_context& io, int in_fd, int out_fd);
@@ -53,6 +54,14 @@ class Agent final : public FrameSink, public PmixEvents {
   void on_log(const std::string& nspace, std::optional<std::uint32_t> rank,
               std::string text) override;
 
+  // PmiEvents (MPICH ranks)
+  void on_pmi_connected(std::uint32_t rank) override;
+  void on_pmi_finalized(std::uint32_t rank) override;
+  void on_pmi_abort(std::uint32_t rank, int exit_code) override;
+  void on_pmi_barrier(std::string blob) override;
+  void on_pmi_error(std::uint32_t rank, std::string text) override;
+  void mark_connected(Rank& r);
+
   void handle(const protocol::LauncherHello& m);
   void handle(const protocol::JobSpec& m);
   void handle(const protocol::Spawn& m);
@@ -74,6 +83,7 @@ class Agent final : public FrameSink, public PmixEvents {
   asio::io_context& io_;
   FrameStream frames_;
   PmixHost pmix_;
+  std::shared_ptr<PmiServer> pmi_;  // the current attempt's, when the job serves PMI
   ChildSet children_;
   std::optional<protocol::LauncherHello> hello_;
   std::optional<protocol::JobSpec> job_;

@@ -22,66 +22,7 @@ struct ExecFailure {
   int err;
 };
 
-std::string env_value(const std::vector<std::string>& env, std::string_view name) {
-  for (const auto& entry : env)
-    if (entry.size() > name.size() && entry.compare(0, name.size(), name) == 0 &&
-        entry[name.size()] == '=')
-      return entry.substr(name.size() + 1);
-  return {};
-}
-
-// Checks one candidate path: 0 if executable, else an errno-like reason.
-int check_candidate(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return errno;
-  if (S_ISDIR(st.st_mode)) return EISDIR;
-  if (::access(path.c_str(), X_OK) != 0) return errno;
-  return 0;
-}
-
-Error exec_error(int err, const std::string& program) {
-  if (err == ENOENT || err == ENOTDIR)
-    return Error{
-        .kind = ErrorKind::ExecutableNotFound, .executable = program, .detail = std::strerror(err)};
-  return Error{.kind = ErrorKind::ExecutableNotExecutable,
-               .executable = program,
-               .detail = std::strerror(err)};
-}
-
 }  // namespace
-
-Result<std::string> resolve_executable(const std::string& program,
-                                       const std::vector<std::string>& env,
-                                       const std::string& wdir) {
-  if (program.empty())
-    return Error{.kind = ErrorKind::ExecutableNotFound, .detail = "empty program name"};
-  if (program.find('/') != std::string::npos) {
-    const std::string path = program[0] == '/' || wdir.empty() ? program : wdir + "/" + program;
-    const int err = check_candidate(path);
-    if (err != 0) return exec_error(err, program);
-    return path;
-  }
-  std::string search = env_value(env, "PATH");
-  if (search.empty()) search = "/usr/local/bin:/usr/bin:/bin";
-  int first_error = ENOENT;
-  std::size_t start = 0;
-  for (;;) {
-    const std::size_t end = search.find(':', start);
-    std::string dir =
-        search.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    if (dir.empty()) dir = ".";
-    if (dir[0] != '/' && !wdir.empty()) dir = wdir + "/" + dir;
-    const std::string candidate = dir + "/" + program;
-    const int err = check_candidate(candidate);
-    if (err == 0) return candidate;
-    if (err != ENOENT && err != ENOTDIR && first_error == ENOENT) first_error = err;
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  Error e = exec_error(first_error, program);
-  if (first_error == ENOENT) e.detail = "not found in PATH";
-  return e;
-}
 
 ChildSet::ChildSet(asio::io_context& io, ReapHandler on_reaped)
     : sigchld_(io, SIGCHLD), on_reaped_(std::move(on_reaped)) {
@@ -144,6 +85,7 @@ Result<SpawnedChild> ChildSet::spawn(const SpawnRequest& request) {
   const pid_t parent = ::getpid();
   const char* wdir = request.wdir.empty() ? nullptr : request.wdir.c_str();
   const std::string& exe = path.value();
+  const int inherit_fd = request.inherit_fd;
 
   const pid_t pid = ::fork();
   if (pid == 0) {
@@ -161,6 +103,7 @@ Result<SpawnedChild> ChildSet::spawn(const SpawnRequest& request) {
       if (s != SIGKILL && s != SIGSTOP) ::signal(s, SIG_DFL);  // the agent ignores some
     if (devnull >= 0) ::dup2(devnull, 0);
     if (::dup2(out[1], 1) < 0 || ::dup2(err[1], 2) < 0) fail('S');
+    if (inherit_fd >= 0 && ::fcntl(inherit_fd, F_SETFD, 0) != 0) fail('S');
     if (wdir != nullptr && ::chdir(wdir) != 0) fail('W');
     ::execve(exe.c_str(), argv.data(), envp.data());
     fail('E');
@@ -190,7 +133,7 @@ Result<SpawnedChild> ChildSet::spawn(const SpawnRequest& request) {
     Error e = failure.stage == 'W'
                   ? Error{.kind = ErrorKind::WdirError,
                           .detail = fmt::format("{}: {}", request.wdir, std::strerror(failure.err))}
-                  : exec_error(failure.err, request.argv[0]);
+                  : executable_error(failure.err, request.argv[0]);
     e.rank = static_cast<int>(request.rank);
     return e;  // the child's exit is reaped and ignored by the caller
   }

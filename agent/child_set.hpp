@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/asio.hpp"
+#include "common/executable_path.hpp"
 #include "common/exit_reason.hpp"
 #include "common/result.hpp"
 
@@ -20,7 +21,8 @@ struct SpawnRequest {
   std::uint32_t rank = 0;
   std::vector<std::string> argv;  // argv[0] is the program as the user wrote it
   std::vector<std::string> env;
-  std::string wdir;  // empty: the agent's own
+  std::string wdir;     // empty: the agent's own
+  int inherit_fd = -1;  // a close-on-exec descriptor the rank keeps, same number (PMI_FD)
 };
 
 struct SpawnedChild {
@@ -28,12 +30,6 @@ struct SpawnedChild {
   int stdout_fd = -1;  // read ends, owned by the caller
   int stderr_fd = -1;
 };
-
-/// Finds the program the way execvp would, relative to `wdir`, using PATH from `env`.
-/// Errors: ExecutableNotFound, ExecutableNotExecutable (detail says why).
-Result<std::string> resolve_executable(const std::string& program,
-                                       const std::vector<std::string>& env,
-                                       const std::string& wdir);
 
 class ChildSet {
  public:

@@ -77,6 +77,14 @@ std::vector<std::string> build_rank_env(const RankEnvInput& in) {
   env.set("MPILAUNCH_ATTEMPT", std::to_string(p.attempt));
   // Keep every shared-memory segment and session file inside the job's directory, so that
   // removing that directory cleans up even after a killed run.
+  if (in.pmi_fd >= 0) {
+    // The PMI-1 "simple" contact of MPICH and other PMI clients (docs/pmi.md).
+    env.set("PMI_FD", std::to_string(in.pmi_fd));
+    env.set("PMI_RANK", std::to_string(p.rank));
+    env.set("PMI_SIZE", std::to_string(p.size));
+    env.set("MPI_LOCALNRANKS", std::to_string(p.local_size));
+    env.set("MPI_LOCALRANKID", std::to_string(p.local_rank));
+  }
   if (!in.vader_dir.empty()) env.set("OMPI_MCA_btl_vader_backing_directory", in.vader_dir);
   if (!in.ompi_tmpdir.empty()) env.set("OMPI_MCA_orte_tmpdir_base", in.ompi_tmpdir);
 

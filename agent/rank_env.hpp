@@ -24,6 +24,7 @@ struct RankEnvInput {
   std::string vader_dir;       // private shared-memory backing directory of this node
   std::string ompi_tmpdir;     // Open MPI's session directory base
   bool virtual_nodes = false;  // several nodes on one machine: keep TCP on loopback
+  int pmi_fd = -1;             // the rank's PMI socket (MPICH): PMI_FD, PMI_RANK, PMI_SIZE
 };
 
 /// The final environment as NAME=value strings, each name once (later sources win).

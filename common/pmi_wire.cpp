@@ -109,8 +109,85 @@ std::string format_pmi2(const Command& c) {
   return std::string(6 - std::min<std::size_t>(6, len.size()), ' ') + len + body;
 }
 
+std::string process_mapping(const std::vector<std::vector<std::uint32_t>>& nodes) {
+  std::size_t size = 0;
+  for (const auto& ranks : nodes) size += ranks.size();
+  std::vector<std::size_t> node_of(size, nodes.size());
+  for (std::size_t n = 0; n < nodes.size(); ++n)
+    for (std::uint32_t r : nodes[n]) {
+      if (r >= size || node_of[r] != nodes.size()) return {};
+      node_of[r] = n;
+    }
+  std::string text = "(vector";
+  std::size_t r = 0;
+  while (r < size) {
+    // A block: `ppn` consecutive ranks on node s, the next `ppn` on s+1, and so on.
+    const std::size_t start = node_of[r];
+    std::size_t ppn = 0;
+    while (r + ppn < size && node_of[r + ppn] == start) ++ppn;
+    std::size_t count = 1;
+    r += ppn;
+    for (;;) {
+      std::size_t run = 0;
+      while (run < ppn && r + run < size && node_of[r + run] == start + count) ++run;
+      if (run != ppn || (r + run < size && node_of[r + run] == start + count)) break;
+      r += ppn;
+      ++count;
+    }
+    text += ",(" + std::to_string(start) + "," + std::to_string(count) + "," + std::to_string(ppn) +
+            ")";
+  }
+  text += ")";
+  // MPICH keeps kvsname + key + value + 30 within a 1024-byte line.
+  if (text.size() > 600) return {};
+  return text;
+}
+
+namespace {
+void put_u32(std::string& out, std::size_t v) {
+  for (int i = 0; i < 4; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
+}
+}  // namespace
+
+std::string encode_puts(const std::map<std::string, std::string>& puts) {
+  std::string out;
+  for (const auto& [k, v] : puts) {
+    put_u32(out, k.size());
+    out += k;
+    put_u32(out, v.size());
+    out += v;
+  }
+  return out;
+}
+
+std::optional<std::map<std::string, std::string>> decode_puts(std::string_view blob) {
+  std::map<std::string, std::string> puts;
+  auto take = [&](std::string& into) {
+    if (blob.size() < 4) return false;
+    std::size_t n = 0;
+    for (int i = 0; i < 4; ++i)
+      n |= static_cast<std::size_t>(static_cast<unsigned char>(blob[i])) << (8 * i);
+    blob.remove_prefix(4);
+    if (n > blob.size()) return false;
+    into.assign(blob.substr(0, n));
+    blob.remove_prefix(n);
+    return true;
+  };
+  while (!blob.empty()) {
+    std::string key, value;
+    if (!take(key) || !take(value)) return std::nullopt;
+    puts[std::move(key)] = std::move(value);
+  }
+  return puts;
+}
+
 ServerCore::ServerCore(JobFacts facts) : facts_(std::move(facts)) {
   for (int r : facts_.local_ranks) conns_[r];
+}
+
+bool ServerCore::connected(int rank) const {
+  const auto it = conns_.find(rank);
+  return it != conns_.end() && it->second.version != 0;
 }
 
 bool ServerCore::finalized(int rank) const {

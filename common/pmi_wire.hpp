@@ -3,6 +3,7 @@
 /// The agent owns the sockets; this file only turns bytes into replies and events.
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -36,6 +37,18 @@ std::string format_pmi1(const Command& c);
 ParseOutcome parse_pmi2_body(std::string_view body);
 std::string format_pmi2(const Command& c);
 
+/// PMI_process_mapping for ranks placed as `nodes[n]` = the ranks of node n:
+/// "(vector,(start_node,node_count,ranks_per_node),...)", blocks covering ranks in order.
+/// Empty when a rank is missing or the text would not fit in one PMI value (MPICH then falls
+/// back to exchanging hostnames).
+std::string process_mapping(const std::vector<std::vector<std::uint32_t>>& nodes);
+
+/// One node's puts between two barriers as a self-delimiting blob (u32 length + bytes, key then
+/// value, little-endian), so that the launcher's fence relay can concatenate nodes' blobs.
+std::string encode_puts(const std::map<std::string, std::string>& puts);
+/// The union of concatenated blobs; nullopt when the bytes are not such a concatenation.
+std::optional<std::map<std::string, std::string>> decode_puts(std::string_view blob);
+
 /// Static facts about the job that every rank may ask for.
 struct JobFacts {
   std::string kvsname;
@@ -63,6 +76,8 @@ class ServerCore {
   /// The launcher released the barrier with the union of every node's puts.
   std::vector<Output> release_barrier(const std::map<std::string, std::string>& all_puts);
   bool finalized(int rank) const;
+  /// The rank has sent its init line (it reached PMI_Init).
+  bool connected(int rank) const;
   const std::map<std::string, std::string>& kvs() const { return kvs_; }
 
  private:

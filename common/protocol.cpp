@@ -79,6 +79,8 @@ void put(Writer& w, const JobSpec& m) {
   w.str(m.wdir);
   w.str(m.tmpdir);
   w.boolean(m.virtual_nodes);
+  w.boolean(m.serve_pmix);
+  w.boolean(m.serve_pmi);
 }
 void put(Writer& w, const Spawn& m) {
   w.str(m.nspace);
@@ -187,6 +189,8 @@ Message get(Reader& r, MsgType type) {
       m.wdir = r.str();
       m.tmpdir = r.str();
       m.virtual_nodes = r.boolean();
+      m.serve_pmix = r.boolean();
+      m.serve_pmi = r.boolean();
       return m;
     }
     case MsgType::Spawn:

@@ -17,7 +17,7 @@
 
 namespace mpilaunch::protocol {
 
-inline constexpr std::uint16_t kProtocolVersion = 2;
+inline constexpr std::uint16_t kProtocolVersion = 3;
 inline constexpr std::size_t kHeaderBytes = 16;  // version, type: u16; id, refers_to, size: u32
 inline constexpr std::uint32_t kMaxBodyBytes = 16u << 20;
 
@@ -80,6 +80,8 @@ struct JobSpec {
   std::string wdir;               // empty: the agent's working directory
   std::string tmpdir;             // base directory for every temporary file of the job
   bool virtual_nodes = false;     // several nodes share this machine
+  bool serve_pmix = true;         // register every rank with the agent's PMIx server
+  bool serve_pmi = false;         // give every rank a PMI-1/PMI-2 socket (PMI_FD), for MPICH
   friend bool operator==(const JobSpec&, const JobSpec&) = default;
 };
 

@@ -96,6 +96,7 @@ std::string render_plan(const LaunchPlan& plan, const std::string& agent_command
                                                                                : "local");
   out += fmt::format("program:    {}\n", fmt::join(plan.argv, " "));
   out += fmt::format("wdir:       {}\n", plan.wdir);
+  out += fmt::format("interface:  {} ({})\n", pmi_label(plan.pmi), plan.pmi.reason);
   out += fmt::format("processes:  {} on {} node{}\n", plan.map.size(), plan.map.node_count(),
                      plan.map.node_count() == 1 ? "" : "s");
   for (int n = 0; n < plan.map.node_count(); ++n) {

@@ -11,6 +11,7 @@
 #include "common/result.hpp"
 #include "launcher/host_entry.hpp"
 #include "launcher/options.hpp"
+#include "launcher/program_pmi.hpp"
 
 namespace mpilaunch::launcher {
 
@@ -31,6 +32,7 @@ struct LaunchPlan {
   std::vector<std::string> env;   // NAME=value for every rank (-x, --mca)
   std::vector<std::string> argv;  // program and arguments
   std::string wdir;               // absolute
+  PmiChoice pmi;                  // filled in by run() from --pmi and the program's libraries
   std::vector<std::string> warnings;
 };
 

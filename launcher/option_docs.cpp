@@ -64,6 +64,14 @@ constexpr OptionDoc kDocs[] = {
      "NAME alone passes this environment's value on."},
     {"--mca", "Environment", "KEY VALUE", "set Open MPI parameter KEY (OMPI_MCA_KEY) in every rank",
      "", ""},
+    {"--pmi", "Environment", "auto|pmix|pmi1|pmi2", "how ranks talk to their agent",
+     "auto: from the program's MPI library",
+     "pmix serves Open MPI (and other PMIx programs) through the agent's PMIx server; pmi1 and "
+     "pmi2 give every rank a PMI_FD socket speaking the PMI-1/PMI-2 wire protocol, as MPICH "
+     "expects (the client's first line picks the version, so the two behave the same). auto "
+     "reads the program's ELF dependencies: libmpich or libmpi.so.12 mean PMI, Open MPI's "
+     "libmpi.so.40 or libpmix mean PMIx; a script or a program linked to neither gets both. "
+     "--dry-run says what was chosen and why (docs/pmi.md)."},
     {"--wdir", "Environment", "DIR", "working directory of the ranks", "the current directory", ""},
     // Output
     {"--tag-output", "Output", "", "prefix lines with [job,rank]<stdout>:", "", ""},

@@ -169,6 +169,23 @@ const std::vector<OptionSpec>& option_table() {
          o.mca.emplace_back(std::string(v[0]), std::string(v[1]));
          return {};
        }},
+      {{"--pmi", "-pmi"},
+       1,
+       [](Options& o, const Values& v) -> Status {
+         if (v[0] == "auto") {
+           o.pmi = PmiKind::Auto;
+         } else if (v[0] == "pmix") {
+           o.pmi = PmiKind::Pmix;
+         } else if (v[0] == "pmi1" || v[0] == "pmi") {
+           o.pmi = PmiKind::Pmi1;
+         } else if (v[0] == "pmi2") {
+           o.pmi = PmiKind::Pmi2;
+         } else {
+           return bad_option(fmt::format(
+               "--pmi={}: choose 'auto', 'pmix' (Open MPI), 'pmi1' or 'pmi2' (MPICH)", v[0]));
+         }
+         return {};
+       }},
       {{"--wdir", "-wdir", "--wd", "-wd"},
        1,
        [](Options& o, const Values& v) -> Status {

@@ -15,6 +15,9 @@
 namespace mpilaunch::launcher {
 
 enum class LauncherKind { Auto, Local, Ssh, Srun };
+/// How ranks reach their agent: PMIx (Open MPI), the PMI-1/PMI-2 wire protocol (MPICH), or
+/// auto: read from the program's linked MPI library (launcher/program_pmi.hpp).
+enum class PmiKind { Auto, Pmix, Pmi1, Pmi2 };
 
 struct Options {
   // Mapping
@@ -35,6 +38,7 @@ struct Options {
   std::vector<std::string> exports;  // -x NAME or NAME=value
   std::vector<std::pair<std::string, std::string>> mca;
   std::string wdir;
+  PmiKind pmi = PmiKind::Auto;
   // Output
   bool tag_output = false;
   bool timestamp_output = false;

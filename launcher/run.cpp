@@ -17,10 +17,12 @@
 
 #include "common/error_catalog.hpp"
 #include "common/error_json.hpp"
+#include "common/executable_path.hpp"
 #include "common/exit_codes.hpp"
 #include "common/protocol.hpp"
 #include "launcher/agent_starter.hpp"
 #include "launcher/doctor_command.hpp"
+#include "launcher/elf_needed.hpp"
 #include "launcher/event_log.hpp"
 #include "launcher/explain_command.hpp"
 #include "launcher/hosts_from_system.hpp"
@@ -206,6 +208,20 @@ int run(const std::vector<std::string>& args) {
   if (!plan) return early_failure(plan.error(), events);
   for (const std::string& w : plan->warnings)
     std::fprintf(stderr, "mpilaunch: warning: %s\n", w.c_str());
+
+  {
+    // --pmi=auto reads the program's MPI library here, where the program is.
+    std::vector<std::string> env = plan->env;  // a -x PATH=... comes first and wins
+    if (const char* path = std::getenv("PATH")) env.push_back(fmt::format("PATH={}", path));
+    const auto program = resolve_executable(plan->argv.at(0), env, plan->wdir);
+    const Result<std::vector<std::string>> needed =
+        program ? elf_needed(program.value())
+                : Result<std::vector<std::string>>(
+                      Error{.kind = ErrorKind::BadOption,
+                            .detail = fmt::format("{} is not on this machine", plan->argv[0])});
+    plan->pmi = choose_pmi(o.pmi, program ? program.value() : plan->argv[0], needed);
+    events.write("interface", {{"interface", pmi_label(plan->pmi)}, {"reason", plan->pmi.reason}});
+  }
 
   // The starter is chosen here, in one visible place: srun inside a Slurm allocation, ssh for
   // remote hosts, else local.

@@ -204,6 +204,8 @@ void Supervisor::spawn_ranks() {
   spec.wdir = plan.wdir;
   spec.tmpdir = config_.tmpdir;
   spec.virtual_nodes = plan.launcher == LauncherKind::Local && plan.map.node_count() > 1;
+  spec.serve_pmix = plan.pmi.pmix;
+  spec.serve_pmi = plan.pmi.pmi;
   // A fresh attempt: new namespace, nothing carried over but the agents.
   for (RankStatus& r : ranks_) r = RankStatus{RankPhase::Spawning, -1};
   relay_ = FenceRelay(plan.map);

@@ -21,10 +21,11 @@ struct Failure {
 // Runs `failer args...` on `ranks` ranks with `options` and checks everything the contract
 // promises about the failure of rank `victim`; returns the job-failed error.
 Json check_failer(const std::vector<std::string>& options, int ranks, int victim,
-                  const std::vector<std::string>& failer_args, const Failure& want) {
+                  const std::vector<std::string>& failer_args, const Failure& want,
+                  const std::string& program = "failer") {
   Job job;
   std::vector<std::string> argv = options;
-  argv.insert(argv.end(), {"-n", std::to_string(ranks), app("failer")});
+  argv.insert(argv.end(), {"-n", std::to_string(ranks), app(program)});
   argv.insert(argv.end(), failer_args.begin(), failer_args.end());
   const Outcome o = job.launch(argv, Millis{60'000});
   check_error_block(o, want.kind, want.status);
@@ -52,6 +53,11 @@ Json check_failer(const std::vector<std::string>& options, int ranks, int victim
 // The usual setup: kRanks ranks in isolated mode, rank kVictim fails.
 void check_failer(const std::vector<std::string>& failer_args, const Failure& want) {
   check_failer({"--oversubscribe"}, kRanks, kVictim, failer_args, want);
+}
+
+// The same with the program built against MPICH (PMI instead of PMIx).
+Json check_failer_mpich(const std::vector<std::string>& failer_args, const Failure& want) {
+  return check_failer({"--oversubscribe"}, kRanks, kVictim, failer_args, want, "failer_mpich");
 }
 
 }  // namespace
@@ -99,6 +105,34 @@ TEST_CASE("failer ok: every rank finalizes, status 0, no job-failed event") {
     CHECK_MESSAGE(exit->value("exit_code", Json()) == Json(0), exit->dump());
   }
   check_nothing_left(job, o);
+}
+
+TEST_CASE("failer MPICH: exit code, abort, signal and missing finalize as for Open MPI") {
+  SUBCASE("exit 7") {
+    check_failer_mpich({"exit", "1", "7"},
+                       {.kind = "rank-exit-nonzero", .status = 7, .exit_code = 7});
+  }
+  SUBCASE("MPI_Abort(5)") {
+    // MPICH's MPI_Abort waits for its launcher to end it, so the rank dies by SIGKILL from
+    // its agent, as under Hydra (its rank-exit says signal 9); the error carries the code.
+    const Json error =
+        check_failer_mpich({"abort", "1", "5"}, {.kind = "rank-called-abort", .status = 5});
+    CHECK_MESSAGE(error.value("exit_code", Json()) == Json(5), error.dump());
+  }
+  SUBCASE("segv") {
+    check_failer_mpich({"segv", "1"}, {.kind = "rank-signaled", .status = 139, .signal = 11});
+  }
+  SUBCASE("exit 0 without MPI_Finalize") {
+    check_failer_mpich({"nofinalize", "1"},
+                       {.kind = "rank-no-finalize", .status = 1, .exit_code = 0});
+  }
+}
+
+TEST_CASE("failer MPICH segv on a virtual node: the other agents' ranks leave their barrier") {
+  const Json error =
+      check_failer({"--launcher=local", "-H", "node1:2,node2:2"}, 4, 3, {"segv", "3"},
+                   {.kind = "rank-signaled", .status = 139, .signal = 11}, "failer_mpich");
+  if (error.contains("host")) CHECK_MESSAGE(error["host"] == Json("node2"), error.dump());
 }
 
 TEST_CASE("failer segv on a virtual node: every agent's ranks are torn down") {

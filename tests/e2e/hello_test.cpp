@@ -12,9 +12,10 @@ namespace {
 
 // Runs hello with `args` and checks one "ok" line per rank with the right size and sum; returns
 // each rank's host.
-std::map<int, std::string> run_hello(Job& job, const std::vector<std::string>& args, int ranks) {
+std::map<int, std::string> run_hello(Job& job, const std::vector<std::string>& args, int ranks,
+                                     const std::string& program = "hello") {
   std::vector<std::string> argv = args;
-  argv.push_back(app("hello"));
+  argv.push_back(app(program));
   const Outcome o = job.launch(argv);
   CHECK_MESSAGE(o.status() == 0, o.summary());
   static const std::regex kLine(R"(hello rank (\d+) of (\d+) host (\S+) sum (-?\d+) ok)");
@@ -38,9 +39,10 @@ std::map<int, std::string> run_hello(Job& job, const std::vector<std::string>& a
   return hosts;
 }
 
-std::map<int, std::string> run_hello(const std::vector<std::string>& args, int ranks) {
+std::map<int, std::string> run_hello(const std::vector<std::string>& args, int ranks,
+                                     const std::string& program = "hello") {
   Job job;
-  return run_hello(job, args, ranks);
+  return run_hello(job, args, ranks, program);
 }
 
 }  // namespace
@@ -59,6 +61,23 @@ TEST_CASE("hello: 4 ranks oversubscribed") {
 
 TEST_CASE("hello: 8 ranks oversubscribed") {
   run_hello({"-np", "8", "--oversubscribe"}, 8);
+}
+
+// MPICH's hello (PMI-1 client, no PMIx): the agent's PMI server gives it PMI_FD.
+TEST_CASE("hello MPICH: 1 rank") {
+  run_hello({"-n", "1"}, 1, "hello_mpich");
+}
+
+TEST_CASE("hello MPICH: 2 ranks") {
+  run_hello({"-n", "2"}, 2, "hello_mpich");
+}
+
+TEST_CASE("hello MPICH: 8 ranks oversubscribed") {
+  run_hello({"-n", "8", "--oversubscribe"}, 8, "hello_mpich");
+}
+
+TEST_CASE("hello MPICH: 3 virtual nodes, the PMI barrier relayed between agents") {
+  run_hello({"--launcher=local", "-H", "node1:1,node2:2,node3:1", "-n", "4"}, 4, "hello_mpich");
 }
 
 TEST_CASE("hello: 2 virtual nodes x 2 ranks, placed by slot") {

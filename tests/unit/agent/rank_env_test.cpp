@@ -58,3 +58,19 @@ TEST_CASE("stale launcher variables are never inherited") {
   CHECK_FALSE(is_stripped_variable("OMPI_MCA_btl"));
   CHECK_FALSE(is_stripped_variable("HOME"));
 }
+
+TEST_CASE("a PMI rank gets its socket, rank, size and local placement; stale PMI_* never leak") {
+  RankEnvInput in;
+  in.inherited = {"PMI_FD=3", "PMI_RANK=7", "PMI_PORT=host:1"};
+  in.placement = {.rank = 5, .size = 8, .local_rank = 1, .local_size = 4};
+  CHECK(count_name(build_rank_env(in), "PMI_FD") == 0);
+  CHECK(count_name(build_rank_env(in), "PMI_PORT") == 0);
+  in.pmi_fd = 9;
+  const auto env = build_rank_env(in);
+  CHECK(has(env, "PMI_FD=9"));
+  CHECK(has(env, "PMI_RANK=5"));
+  CHECK(has(env, "PMI_SIZE=8"));
+  CHECK(has(env, "MPI_LOCALNRANKS=4"));
+  CHECK(has(env, "MPI_LOCALRANKID=1"));
+  CHECK(count_name(env, "PMI_PORT") == 0);
+}

@@ -1,6 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <map>
 #include <string>
+#include <vector>
 
 #include "common/pmi_wire.hpp"
 
@@ -139,4 +141,45 @@ TEST_CASE("PMI-2 session after a PMI-1 init line switches to length-prefixed mes
   const auto bad = s.feed(0, "abcdefcmd=x;");
   REQUIRE(bad.size() == 1);
   CHECK(bad[0].kind == Output::Kind::ProtocolError);
+}
+
+TEST_CASE("PMI_process_mapping: blocks of consecutive ranks per node, in rank order") {
+  using Nodes = std::vector<std::vector<std::uint32_t>>;
+  CHECK(process_mapping(Nodes{{0, 1}, {2, 3}}) == "(vector,(0,2,2))");
+  CHECK(process_mapping(Nodes{{0, 2}, {1, 3}}) == "(vector,(0,2,1),(0,2,1))");
+  CHECK(process_mapping(Nodes{{0, 1, 2}, {3}}) == "(vector,(0,1,3),(1,1,1))");
+  CHECK(process_mapping(Nodes{{0}, {1, 2}}) == "(vector,(0,1,1),(1,1,2))");
+  CHECK(process_mapping(Nodes{{0, 1}, {2, 3}, {4, 5, 6, 7}, {8, 9, 10, 11}}) ==
+        "(vector,(0,2,2),(2,2,4))");
+  CHECK(process_mapping(Nodes{{0, 1, 2, 3, 4, 5, 6, 7}}) == "(vector,(0,1,8))");
+  CHECK(process_mapping(Nodes{{0, 1}, {1}}).empty());  // a rank twice
+  CHECK(process_mapping(Nodes{{0, 5}}).empty());       // a hole
+  Nodes scattered(200);  // 400 ranks dealt over 200 nodes then reversed: too long for a value
+  for (std::uint32_t r = 0; r < 400; ++r) scattered[(r * 7) % 200].push_back(r);
+  CHECK(process_mapping(scattered).empty());
+}
+
+TEST_CASE("node puts travel as self-delimiting blobs that concatenate") {
+  const std::map<std::string, std::string> a{{"-bcast-1-0", "2f6465"}, {"k", ""}};
+  const std::map<std::string, std::string> b{{"-allgather-shm-1-1", std::string(700, 'f')}};
+  const auto both = decode_puts(encode_puts(a) + encode_puts(b) + encode_puts({}));
+  REQUIRE(both);
+  CHECK(both->size() == 3);
+  CHECK(both->at("k").empty());
+  CHECK(both->at("-allgather-shm-1-1").size() == 700);
+  CHECK(decode_puts("")->empty());
+  const std::string blob = encode_puts(a);
+  CHECK_FALSE(decode_puts(blob.substr(0, blob.size() - 1)));
+  CHECK_FALSE(decode_puts(std::string_view("\xff\xff\xff\xff", 4)));
+}
+
+TEST_CASE("a rank counts as connected once its init line arrived") {
+  ServerCore s(facts({0, 1}));
+  CHECK_FALSE(s.connected(0));
+  (void)s.feed(0, "cmd=init pmi_");
+  CHECK_FALSE(s.connected(0));
+  (void)s.feed(0, "version=1 pmi_subversion=1\n");
+  CHECK(s.connected(0));
+  CHECK_FALSE(s.connected(1));
+  CHECK_FALSE(s.connected(7));
 }

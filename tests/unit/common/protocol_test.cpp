@@ -40,6 +40,7 @@ TEST_CASE("every message type round-trips") {
               "/tmp/w",
               "/dev/shm/j",
               true},
+      JobSpec{"job1", "ns", 2, {{"n1", {0}}}, {"./a"}, {}, "", "/tmp/j", false, false, true},
       Spawn{"ns"},
       RankStarted{3, 4242},
       RankOutput{1, Stream::Stderr, bytes("hello\n")},
