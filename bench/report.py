@@ -156,6 +156,18 @@ class Report:
             r = ratio(t.get(f"ml-{key}"), t.get(f"ompi-{key}"))
             self.target(f"Open MPI hello `-n {label}` ≤ 0.8× mpirun", r, 0.8, "low",
                         fmt_ratio(r))
+        # The same MPICH program under mpilaunch's PMI server and under Hydra (issue #7).
+        rows = []
+        for key, label in (("hello2", "`-n 2` MPICH hello"), ("hello8", "`-n 8` MPICH hello")):
+            ml, hy = t.get(f"mlm-{key}"), t.get(f"hydra-{key}")
+            rows.append([label, ms(ml), ms(hy), fmt_ratio(ratio(ml, hy))])
+        if any(t.get(f"mlm-{key}") for key in ("hello2", "hello8")):
+            self.say(table(["MPICH job", "mpilaunch (PMI)", "mpiexec.hydra", "ml / Hydra"], rows),
+                     "")
+        for key, label in (("hello2", "2"), ("hello8", "8")):
+            r = ratio(t.get(f"mlm-{key}"), t.get(f"hydra-{key}"))
+            self.target(f"MPICH hello `-n {label}` ≤ 1.0× mpiexec.hydra (issue #7)", r, 1.0, "low",
+                        fmt_ratio(r))
 
     def vnodes(self):
         t = load_timed(self.raw, "vnodes")

@@ -77,6 +77,22 @@ TEST_CASE("ssh: 6 ranks on 3 nodes through a real sshd") {
   CHECK(wait_until_gone(mark, 3s).empty());
 }
 
+TEST_CASE("ssh: MPICH on 3 nodes, its PMI barriers relayed between the agents") {
+  const std::string mark = new_mark();
+  const Run run =
+      run_launcher(ssh_args(mark, {"-H", "node1:2,node2:2,node3:2", env_path("NODES_MPICH_BIN")}));
+  INFO("stderr: " << run.err);
+  CHECK(run.exit_code == 0);
+  CHECK(!run.failure);
+  // MPICH itself groups the ranks by node, from the agents' PMI_process_mapping.
+  for (int rank = 0; rank < 6; ++rank) {
+    const std::string line = "nodes rank " + std::to_string(rank) + " leader " +
+                             std::to_string(rank / 2 * 2) + " local 2\n";
+    CHECK_MESSAGE(run.out.find(line) != std::string::npos, line, run.out);
+  }
+  CHECK(wait_until_gone(mark, 3s).empty());
+}
+
 TEST_CASE("ssh: a restart re-spawns the ranks through the agents already up on 3 nodes") {
   const std::string mark = new_mark();
   // Rank 4 (on node3) fails on attempt 1; attempt 2 succeeds.
