@@ -44,27 +44,32 @@ std::string_view to_string(DeployMode mode) {
   return "auto";
 }
 
-std::string agent_cache_dir(std::string_view version) {
-  return fmt::format(".cache/mpilaunch/{}", version);
+std::string agent_cache_dir_expression(std::string_view version) {
+  return fmt::format("\"${{XDG_CACHE_HOME:-$HOME/.cache}}\"/mpilaunch/{}", shell_quote(version));
 }
 
-std::string agent_cache_path(std::string_view version) {
-  return agent_cache_dir(version) + "/mpilaunch-agent";
+std::string agent_cache_path(std::string_view cache_dir) {
+  return fmt::format("{}/mpilaunch-agent", cache_dir);
 }
 
-std::string agent_upload_temp_path(std::string_view version, std::string_view token) {
-  return fmt::format("{}/.mpilaunch-agent.{}.tmp", agent_cache_dir(version), token);
+std::string agent_upload_temp_path(std::string_view cache_dir, std::string_view token) {
+  return fmt::format("{}/.mpilaunch-agent.{}.tmp", cache_dir, token);
+}
+
+std::string prepare_command(std::string_view cache_dir) {
+  return fmt::format("umask 077 && mkdir -p {}", shell_quote(cache_dir));
 }
 
 std::string probe_command(std::string_view agent_path, std::string_view version) {
-  const std::string cached = shell_quote(agent_cache_path(version));
   // stderr of --version is kept: a loader failure there is the evidence we report.
   return fmt::format(
       "cd || exit 1; v=$({} --version 2>&1) && echo \"installed: $v\" || "
       "{{ echo 'installed: none'; printf '%s\\n' \"$v\" | sed 's/^/probe: /'; }}; "
-      "if [ -f {} ]; then echo \"cached: $(sha256sum < {} | cut -d' ' -f1)\"; "
+      "d={}; echo \"cachedir: $d\"; "
+      "if [ -f \"$d/mpilaunch-agent\" ]; then "
+      "echo \"cached: $(sha256sum < \"$d/mpilaunch-agent\" | cut -d' ' -f1)\"; "
       "else echo 'cached: none'; fi",
-      shell_quote(agent_path), cached, cached);
+      shell_quote(agent_path), agent_cache_dir_expression(version));
 }
 
 RemoteAgentProbe parse_probe_output(std::string_view out) {
@@ -85,6 +90,9 @@ RemoteAgentProbe parse_probe_output(std::string_view out) {
     } else if (line.starts_with("cached: ")) {
       const std::string_view sum = trim(line.substr(8));
       if (is_sha256_hex(sum)) probe.cached_sha256 = std::string(sum);
+    } else if (line.starts_with("cachedir: ")) {
+      const std::string_view dir = trim(line.substr(10));
+      if (dir.starts_with("/")) probe.cache_dir = std::string(dir);
     } else if (line.starts_with("probe: ")) {
       if (probe.loader_failure.empty() && missing_shared_library(line))
         probe.loader_failure = std::string(trim(line.substr(7)));
@@ -119,11 +127,13 @@ DeployDecision decide_deploy(DeployMode mode, const RemoteAgentProbe& probe,
 std::string publish_command(std::string_view temp_path, std::string_view final_path,
                             std::string_view sha256) {
   const std::string tmp = shell_quote(temp_path);
+  const std::string dst = shell_quote(final_path);
   return fmt::format(
-      "cd || exit 1; chmod 0755 {0} && sync {0} 2>/dev/null; "
-      "if [ \"$(sha256sum < {0} | cut -d' ' -f1)\" = {1} ]; then mv -f {0} {2}; "
+      "chmod 0755 {0} && sync {0} 2>/dev/null; "
+      "if [ \"$(sha256sum < {0} | cut -d' ' -f1)\" = {1} ]; then mv -f {0} {2} && {2} --version "
+      "2>&1; "
       "else rm -f {0}; exit {3}; fi",
-      tmp, shell_quote(sha256), shell_quote(final_path), kPublishChecksumMismatch);
+      tmp, shell_quote(sha256), dst, kPublishChecksumMismatch);
 }
 
 std::optional<std::string> missing_shared_library(std::string_view text) {

@@ -17,23 +17,25 @@ enum class DeployMode { Auto, Always, Never };
 std::optional<DeployMode> parse_deploy_mode(std::string_view word);
 std::string_view to_string(DeployMode mode);
 
-/// The cache directory, relative to the remote home: .cache/mpilaunch/<version>.
-std::string agent_cache_dir(std::string_view version);
-/// The cached agent's path, relative to the remote home.
-std::string agent_cache_path(std::string_view version);
+/// The cache directory as a remote shell expression:
+/// "${XDG_CACHE_HOME:-$HOME/.cache}/mpilaunch/<version>". The probe prints it expanded.
+std::string agent_cache_dir_expression(std::string_view version);
+/// The cached agent's path in the (expanded, absolute) cache directory.
+std::string agent_cache_path(std::string_view cache_dir);
 /// A name in the cache directory no other launcher uses (`token`: e.g. local host name, pid and a
 /// counter): uploads land there and are renamed into place only once complete and checked.
-std::string agent_upload_temp_path(std::string_view version, std::string_view token);
+std::string agent_upload_temp_path(std::string_view cache_dir, std::string_view token);
 
 /// One remote shell command that reports, one fact a line: `installed: <--version output>` of
-/// the agent at `agent_path` (or `installed: none`) and `cached: <sha256>` of the cached copy
-/// (or `cached: none`). Runs in the home directory; needs only sh and sha256sum.
+/// the agent at `agent_path` (or `installed: none`), `cachedir: <absolute directory>` and
+/// `cached: <sha256>` of the cached copy (or `cached: none`). Needs only sh and sha256sum.
 std::string probe_command(std::string_view agent_path, std::string_view version);
 
 /// What the probe found. An agent that does not answer --version counts as not installed.
 struct RemoteAgentProbe {
   std::optional<std::string> installed_version;  // "0.4.0" from "mpilaunch-agent 0.4.0 (...)"
   std::optional<std::string> cached_sha256;      // lower-case hex
+  std::string cache_dir;                         // absolute, from the remote shell
   std::string loader_failure;                    // the dynamic loader's line, if any
 };
 RemoteAgentProbe parse_probe_output(std::string_view out);
@@ -51,9 +53,13 @@ struct DeployDecision {
 DeployDecision decide_deploy(DeployMode mode, const RemoteAgentProbe& probe,
                              std::string_view local_version, std::string_view local_sha256);
 
+/// The remote command that makes the cache directory (mode 0700 for what it creates).
+std::string prepare_command(std::string_view cache_dir);
+
 /// The remote command run after an upload to `temp_path`: chmod 0755, flush to disk, compare
 /// sha256sum with `sha256`, rename over `final_path` (atomic in one directory) or remove the
-/// temp file and exit 3 on a mismatch. Concurrent launchers each rename a complete copy.
+/// temp file and exit 3 on a mismatch; then runs the published agent's --version, so that a
+/// missing shared library shows up here. Concurrent launchers each rename a complete copy.
 std::string publish_command(std::string_view temp_path, std::string_view final_path,
                             std::string_view sha256);
 inline constexpr int kPublishChecksumMismatch = 3;

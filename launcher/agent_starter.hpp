@@ -26,6 +26,12 @@ namespace mpilaunch::launcher {
 /// 330 -> 240 ms wall in local mode). Best effort: a smaller limit only costs speed.
 void widen_agent_socket(const int (&fds)[2]);
 
+/// Something a starter did for a host that belongs in the events file (agent-deployed, ...).
+struct StarterEvent {
+  std::string name;
+  std::map<std::string, std::string> fields;
+};
+
 /// A started agent: one bidirectional descriptor carrying its stdin/stdout, and its local
 /// process (the agent itself locally; -1 when it runs elsewhere).
 struct AgentProcess {
@@ -45,6 +51,11 @@ class AgentStarter {
   virtual std::optional<Error> failure_for(const HostEntry& host) const {
     (void)host;
     return std::nullopt;
+  }
+  /// Events about `host`'s bring-up, asked once its agent said hello.
+  virtual std::vector<StarterEvent> take_events(const HostEntry& host) {
+    (void)host;
+    return {};
   }
 };
 
@@ -71,6 +82,7 @@ class SshAgentStarter final : public AgentStarter {
   Result<AgentProcess> start(const HostEntry& host) override;
   std::string describe() const override;
   std::optional<Error> failure_for(const HostEntry& host) const override;
+  std::vector<StarterEvent> take_events(const HostEntry& host) override;
 
  private:
   void run_session(const HostEntry& host, int fd);
@@ -79,7 +91,8 @@ class SshAgentStarter final : public AgentStarter {
   std::atomic<bool> stop_{false};
   std::counting_semaphore<> slots_;
   mutable std::mutex mutex_;
-  std::map<std::string, Error> failures_;  // by host name; guarded by mutex_
+  std::map<std::string, Error> failures_;                    // by host name; guarded by mutex_
+  std::map<std::string, std::vector<StarterEvent>> events_;  // by host name; guarded by mutex_
   std::vector<std::thread> threads_;
 };
 

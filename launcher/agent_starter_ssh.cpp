@@ -31,6 +31,15 @@ std::optional<Error> SshAgentStarter::failure_for(const HostEntry& host) const {
   return it->second;
 }
 
+std::vector<StarterEvent> SshAgentStarter::take_events(const HostEntry& host) {
+  const std::lock_guard lock(mutex_);
+  const auto it = events_.find(host.name);
+  if (it == events_.end()) return {};
+  std::vector<StarterEvent> taken = std::move(it->second);
+  events_.erase(it);
+  return taken;
+}
+
 Result<AgentProcess> SshAgentStarter::start(const HostEntry& host) {
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
@@ -66,6 +75,13 @@ void SshAgentStarter::run_session(const HostEntry& host, int fd) {
     if (admitted) {
       const Status opened = session.open();
       slots_.release();
+      if (const auto& d = session.deployment();
+          d && (d->action == DeployAction::Upload || d->action == DeployAction::UseCached)) {
+        const std::lock_guard lock(mutex_);
+        events_[host.name].push_back(
+            StarterEvent{d->action == DeployAction::Upload ? "agent-deployed" : "agent-cached",
+                         {{"path", d->path}, {"sha256", d->sha256}, {"reason", d->reason}}});
+      }
       if (!opened) {
         failure = opened.error();
       } else {

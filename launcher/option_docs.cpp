@@ -45,6 +45,13 @@ constexpr OptionDoc kDocs[] = {
      "of the Slurm allocation (docs/slurm.md)."},
     {"--agent-path", "Hosts", "PATH", "mpilaunch-agent on the nodes",
      "next to mpilaunch, else PATH", "Where the agent is on every node."},
+    {"--deploy-agent", "Hosts", "auto|always|never",
+     "copy the agent to ssh hosts that lack this version", "auto",
+     "auto runs the agent at --agent-path when it is this version, else a cached copy in "
+     "${XDG_CACHE_HOME:-~/.cache}/mpilaunch/VERSION/ on that host whose SHA-256 matches, else "
+     "uploads this machine's agent there over the open ssh session (SFTP), checks its SHA-256 "
+     "and renames it into place. always uploads every time; never only uses --agent-path. "
+     "Failures are agent-start-failed, phase deploy (docs/ssh.md)."},
     // SSH
     {"--ssh-config", "SSH", "FILE", "ssh client configuration", "~/.ssh/config",
      "An OpenSSH client config (Host, HostName, Port, User, IdentityFile); then "

@@ -116,6 +116,16 @@ const std::vector<OptionSpec>& option_table() {
          }
          return {};
        }},
+      {{"--deploy-agent"},
+       1,
+       [](Options& o, const Values& v) -> Status {
+         const auto mode = parse_deploy_mode(v[0]);
+         if (!mode)
+           return bad_option(
+               fmt::format("--deploy-agent={}: choose 'auto', 'always' or 'never'", v[0]));
+         o.deploy_agent = *mode;
+         return {};
+       }},
       {{"--agent-path"},
        1,
        [](Options& o, const Values& v) -> Status {

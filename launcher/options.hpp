@@ -11,6 +11,7 @@
 #include "common/error.hpp"
 #include "common/job_map.hpp"
 #include "common/result.hpp"
+#include "launcher/agent_deploy.hpp"
 
 namespace mpilaunch::launcher {
 
@@ -30,10 +31,11 @@ struct Options {
   std::string hostfile;
   LauncherKind launcher = LauncherKind::Auto;
   std::string agent_path;
-  std::string ssh_config;                 // -F/--ssh-config; empty: ~/.ssh/config
-  double connect_timeout_seconds = 10.0;  // per host: resolve, connect, host key, auth, exec
-  double wait_for_hosts_seconds = 0;      // retry resolve/connect this long before failing a host
-  int ssh_fanout = 64;                    // hosts brought up over ssh at the same time
+  DeployMode deploy_agent = DeployMode::Auto;  // ssh: copy the agent where it is missing
+  std::string ssh_config;                      // -F/--ssh-config; empty: ~/.ssh/config
+  double connect_timeout_seconds = 10.0;       // per host: resolve, connect, host key, auth, exec
+  double wait_for_hosts_seconds = 0;  // retry resolve/connect this long before failing a host
+  int ssh_fanout = 64;                // hosts brought up over ssh at the same time
   // Environment
   std::vector<std::string> exports;  // -x NAME or NAME=value
   std::vector<std::pair<std::string, std::string>> mca;

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <set>
 #include <sstream>
@@ -25,6 +26,7 @@
 #include "launcher/elf_needed.hpp"
 #include "launcher/event_log.hpp"
 #include "launcher/explain_command.hpp"
+#include "launcher/file_digest.hpp"
 #include "launcher/hosts_from_system.hpp"
 #include "launcher/launch_plan.hpp"
 #include "launcher/option_manual.hpp"
@@ -236,7 +238,21 @@ int run(const std::vector<std::string>& args) {
             std::chrono::milliseconds(static_cast<std::int64_t>(o.connect_timeout_seconds * 1000)),
         .agent_path = agent.empty() ? "mpilaunch-agent" : agent,
         .wait_for_hosts =
-            std::chrono::milliseconds(static_cast<std::int64_t>(o.wait_for_hosts_seconds * 1000))};
+            std::chrono::milliseconds(static_cast<std::int64_t>(o.wait_for_hosts_seconds * 1000)),
+        .deploy = o.deploy_agent,
+        .local_agent = find_agent_binary(""),
+        .local_agent_sha256 = {}};
+    // The local agent's checksum, computed by the first host that needs it, shared by all.
+    ssh.local_agent_sha256 = [path = ssh.local_agent, once = std::make_shared<std::once_flag>(),
+                              sum = std::make_shared<Result<std::string>>(std::string())]() {
+      std::call_once(*once, [&] {
+        *sum = path.empty() ? Result<std::string>(Error{.kind = ErrorKind::BadOption,
+                                                        .detail = "mpilaunch-agent not found "
+                                                                  "next to mpilaunch or in PATH"})
+                            : file_sha256(path);
+      });
+      return *sum;
+    };
     starter = std::make_unique<SshAgentStarter>(std::move(ssh), o.ssh_fanout);
   } else if (plan->launcher == LauncherKind::Srun) {
     // Every node runs the agent at our absolute path (Slurm clusters share installs).

@@ -69,15 +69,6 @@ void SshSession::wait_socket(Clock::duration at_most, int extra_fd, short extra_
   ::poll(fds, n, ms);
 }
 
-template <class Step>
-int SshSession::until_done(Step step, int again, Clock::time_point deadline) {
-  for (;;) {
-    const int rc = step();
-    if (rc != again || stop_.load() || Clock::now() >= deadline) return rc;
-    wait_socket(deadline - Clock::now());
-  }
-}
-
 std::optional<int> SshSession::resolve_within_deadline() {
   // getaddrinfo() has no timeout and can block for long (a dead name server): it runs on a
   // detached thread sharing only this state, and the session stops waiting at the deadline.
@@ -156,6 +147,8 @@ Status SshSession::open() {
   deadline_ = Clock::now() + settings_.connect_timeout;
   if (Status st = check_host_key(); !st) return st;
   if (Status st = authenticate(); !st) return st;
+  if (settings_.deploy != DeployMode::Never && settings_.agent_mode == "--stdio")
+    if (Status st = deploy(); !st) return st;
   return exec();
 }
 

@@ -6,10 +6,12 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 
 #include "common/result.hpp"
+#include "launcher/agent_deploy.hpp"
 #include "launcher/host_entry.hpp"
 #include "launcher/ssh_failure.hpp"
 
@@ -26,6 +28,19 @@ struct SshSettings {
   /// --wait-for-hosts: a host that does not resolve or accept connections yet is retried, with
   /// backoff, until this much time has passed; one line on stderr says it is being waited for.
   std::chrono::milliseconds wait_for_hosts{0};
+  /// --deploy-agent (docs/ssh.md "Agent deployment"); Never keeps the agent at agent_path.
+  DeployMode deploy = DeployMode::Never;
+  std::string local_agent;  // this machine's agent binary, the copy that gets uploaded
+  /// SHA-256 (hex) of local_agent, computed once when first needed and shared by every host.
+  std::function<Result<std::string>()> local_agent_sha256;
+};
+
+/// What a session did about the agent's binary, for the events file.
+struct DeployOutcome {
+  DeployAction action = DeployAction::UseInstalled;
+  std::string reason;
+  std::string path;    // the agent that was started
+  std::string sha256;  // of the uploaded or cached copy
 };
 
 class SshSession {
@@ -45,6 +60,8 @@ class SshSession {
   RemoteExit pump(int local_fd);
   /// The remote command line, as shown in errors.
   const std::string& command() const { return command_; }
+  /// Set by open() when deployment was on.
+  const std::optional<DeployOutcome>& deployment() const { return deployment_; }
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -58,6 +75,14 @@ class SshSession {
   Status check_host_key();
   Status authenticate();
   Status exec();
+  // Agent deployment (ssh_session_deploy.cpp): probe, decide, upload over SFTP, publish.
+  Status deploy();
+  struct RemoteRun {
+    int exit_status = -1;
+    std::string out;  // stdout and stderr, capped
+  };
+  Result<RemoteRun> run_remote(const std::string& command, Clock::time_point deadline);
+  Status upload(const std::string& remote_path, Clock::time_point deadline);
   // Calls `step` until it stops answering "again", polling the session's socket in between.
   template <class Step>
   int until_done(Step step, int again, Clock::time_point deadline);
@@ -72,6 +97,16 @@ class SshSession {
   Clock::time_point deadline_{};
   ssh_session_struct* session_ = nullptr;
   ssh_channel_struct* channel_ = nullptr;
+  std::optional<DeployOutcome> deployment_;
 };
+
+template <class Step>
+int SshSession::until_done(Step step, int again, Clock::time_point deadline) {
+  for (;;) {
+    const int rc = step();
+    if (rc != again || stop_.load() || Clock::now() >= deadline) return rc;
+    wait_socket(deadline - Clock::now());
+  }
+}
 
 }  // namespace mpilaunch::launcher

@@ -42,6 +42,11 @@ void Supervisor::on_link_message(Link& link, protocol::Envelope envelope) {
                                               {"node", link.node},
                                               {"pid", m.pid},
                                               {"os_hostname", m.os_hostname}});
+                   for (StarterEvent& e : starter_.take_events(link.host)) {
+                     nlohmann::json fields = {{"host", link.host.name}};
+                     for (auto& [k, v] : e.fields) fields[k] = std::move(v);
+                     events_.write(e.name, std::move(fields));
+                   }
                    if (state_ == JobState::StartingAgents) show_progress();
                    if (!all_agents_ready()) return;
                    if (state_ == JobState::StartingAgents) return feed(JobEvent::AgentsReady);

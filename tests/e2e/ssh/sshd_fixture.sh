@@ -54,10 +54,18 @@ MaxSessions 100
 PrintMotd no
 PrintLastLog no
 LogLevel ERROR
+# Agent deployment (--deploy-agent): SFTP for the upload, and a cache under this directory
+# instead of the user's real ~/.cache; on 127.0.0.3 (node3) the cache cannot be created.
+Subsystem sftp internal-sftp
+SetEnv XDG_CACHE_HOME=$dir/cache
+Match LocalAddress 127.0.0.3
+  SetEnv XDG_CACHE_HOME=/proc/mpilaunch-fixture-unwritable
 CONF
 
+# The late sshd offers no SFTP subsystem (the deployment case that needs one to fail).
 sed -e "s/^Port .*/Port $late_port/" -e '/^ListenAddress 127.0.0.[23]$/d' \
-    -e "s|^PidFile .*|PidFile $dir/sshd_late.pid|" sshd_config > sshd_config_late
+    -e "s|^PidFile .*|PidFile $dir/sshd_late.pid|" -e '/^Subsystem /d' \
+    -e '/^Match /,$d' sshd_config > sshd_config_late
 
 hostkey=$(cut -d' ' -f1,2 host_key.pub)
 otherkey=$(cut -d' ' -f1,2 other_host_key.pub)

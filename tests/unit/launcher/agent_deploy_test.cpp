@@ -20,19 +20,27 @@ TEST_CASE("deploy: --deploy-agent words round-trip, anything else is refused") {
   CHECK_FALSE(parse_deploy_mode("Auto"));
 }
 
-TEST_CASE("deploy: the cache lives under .cache/mpilaunch/<version>, uploads beside it") {
-  CHECK(agent_cache_path("1.2.3") == ".cache/mpilaunch/1.2.3/mpilaunch-agent");
-  const std::string a = agent_upload_temp_path("1.2.3", "hostA-17-1");
-  const std::string b = agent_upload_temp_path("1.2.3", "hostA-18-1");
+TEST_CASE("deploy: the cache lives under XDG_CACHE_HOME or ~/.cache, uploads beside it") {
+  CHECK(agent_cache_dir_expression("1.2.3") ==
+        "\"${XDG_CACHE_HOME:-$HOME/.cache}\"/mpilaunch/'1.2.3'");
+  const std::string dir = "/home/u/.cache/mpilaunch/1.2.3";
+  CHECK(agent_cache_path(dir) == dir + "/mpilaunch-agent");
+  const std::string a = agent_upload_temp_path(dir, "hostA-17-1");
+  const std::string b = agent_upload_temp_path(dir, "hostA-18-1");
   CHECK(a != b);
-  CHECK(a.starts_with(agent_cache_dir("1.2.3") + "/"));  // same directory: rename is atomic
-  CHECK(a != agent_cache_path("1.2.3"));
+  CHECK(a.starts_with(dir + "/"));  // same directory: rename is atomic
+  CHECK(a != agent_cache_path(dir));
+  CHECK(prepare_command("/h/it's") == "umask 077 && mkdir -p '/h/it'\\''s'");
 }
 
 TEST_CASE("deploy: the probe output is parsed into facts") {
-  const RemoteAgentProbe found =
-      parse_probe_output("installed: mpilaunch-agent 1.2.3 (protocol 4)\ncached: " + kSum + "\n");
+  const RemoteAgentProbe found = parse_probe_output(
+      "installed: mpilaunch-agent 1.2.3 (protocol 4)\ncachedir: /h/.cache/m\n"
+      "cached: " +
+      kSum + "\n");
   CHECK(found.installed_version == "1.2.3");
+  CHECK(found.cache_dir == "/h/.cache/m");
+  CHECK(parse_probe_output("cachedir: relative/dir\n").cache_dir.empty());
   CHECK(found.cached_sha256 == kSum);
   CHECK(found.loader_failure.empty());
 
@@ -87,15 +95,18 @@ TEST_CASE("deploy: auto uploads when nothing is there, never refuses") {
 TEST_CASE("deploy: remote commands quote every path and checksum") {
   const std::string probe = probe_command("/opt/it's/mpilaunch-agent", "1.2.3");
   CHECK(probe.find("'/opt/it'\\''s/mpilaunch-agent' --version") != std::string::npos);
-  CHECK(probe.find("'.cache/mpilaunch/1.2.3/mpilaunch-agent'") != std::string::npos);
+  CHECK(probe.find("d=\"${XDG_CACHE_HOME:-$HOME/.cache}\"/mpilaunch/'1.2.3'") != std::string::npos);
 
+  const std::string dir = "/h/.cache/mpilaunch/1.2.3";
   const std::string publish =
-      publish_command(agent_upload_temp_path("1.2.3", "t1"), agent_cache_path("1.2.3"), kSum);
+      publish_command(agent_upload_temp_path(dir, "t1"), agent_cache_path(dir), kSum);
   CHECK(publish.find("'" + kSum + "'") != std::string::npos);
   // The rename comes after the check; a mismatch removes the temp file and exits 3.
   CHECK(publish.find("sha256sum") < publish.find("mv -f"));
   CHECK(publish.find("rm -f") != std::string::npos);
   CHECK(publish.find("exit 3") != std::string::npos);
+  // The published copy runs once, so that a missing shared library is seen at deploy time.
+  CHECK(publish.find("'" + agent_cache_path(dir) + "' --version") > publish.find("mv -f"));
 }
 
 TEST_CASE("deploy: a dynamic-loader failure names the missing library") {

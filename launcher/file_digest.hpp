@@ -1,0 +1,13 @@
+#pragma once
+/// [io] SHA-256 of a local file, as lower-case hex (the agent binary that deployment uploads).
+
+#include <string>
+
+#include "common/result.hpp"
+
+namespace mpilaunch::launcher {
+
+/// Errors: BadOption with the path and the reason it could not be read.
+Result<std::string> file_sha256(const std::string& path);
+
+}  // namespace mpilaunch::launcher

@@ -1,0 +1,207 @@
+// SshSession: agent deployment over the session that is already open (docs/ssh.md, "Agent
+// deployment"). The decisions are launcher/agent_deploy.cpp's; this file runs the remote
+// commands on extra channels of the same session and copies the binary over SFTP.
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <vector>
+
+#include <fmt/format.h>
+#include <libssh/libssh.h>
+#include <libssh/sftp.h>
+
+#include "launcher/ssh_failure.hpp"
+#include "launcher/ssh_session.hpp"
+#include "mpilaunch_version.h"
+
+namespace mpilaunch::launcher {
+namespace {
+
+constexpr std::size_t kRemoteOutputCap = 64 * 1024;
+// OpenSSH's sftp-server takes messages up to 256 KiB; each write waits for its status.
+constexpr std::size_t kSftpChunk = 128 * 1024;
+// An upload may take longer than a connection: its own budget, at least this long.
+constexpr auto kUploadBudget = std::chrono::seconds(120);
+
+std::string upload_token() {
+  static std::atomic<unsigned> counter{0};
+  char host[64] = "";
+  ::gethostname(host, sizeof host - 1);
+  std::string safe;
+  for (const char c : std::string_view(host))
+    safe += (std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-') ? c : '_';
+  return fmt::format("{}-{}-{}", safe, ::getpid(), ++counter);
+}
+
+}  // namespace
+
+Result<SshSession::RemoteRun> SshSession::run_remote(const std::string& command,
+                                                     Clock::time_point deadline) {
+  ssh_channel channel = ssh_channel_new(session_);
+  if (channel == nullptr) return failure("deploy", ssh_get_error(session_));
+  struct Closer {
+    ssh_channel c;
+    ~Closer() {
+      ssh_channel_close(c);
+      ssh_channel_free(c);
+    }
+  } closer{channel};
+  int rc = until_done([&] { return ssh_channel_open_session(channel); }, SSH_AGAIN, deadline);
+  if (rc == SSH_OK)
+    rc = until_done([&] { return ssh_channel_request_exec(channel, command.c_str()); }, SSH_AGAIN,
+                    deadline);
+  if (rc != SSH_OK)
+    return failure("deploy", fmt::format("running a deployment command was refused: {}",
+                                         rc == SSH_AGAIN ? "no answer" : ssh_get_error(session_)));
+  RemoteRun run;
+  char buffer[4096];
+  for (;;) {
+    bool progressed = false;
+    for (const int is_stderr : {0, 1}) {
+      const int n = ssh_channel_read_nonblocking(channel, buffer, sizeof buffer, is_stderr);
+      if (n == SSH_ERROR) return failure("deploy", ssh_get_error(session_));
+      if (n > 0) {
+        progressed = true;
+        if (run.out.size() < kRemoteOutputCap) run.out.append(buffer, static_cast<std::size_t>(n));
+      }
+    }
+    if (!progressed && (ssh_channel_is_eof(channel) != 0 || ssh_channel_is_closed(channel) != 0))
+      break;
+    if (stop_.load() || Clock::now() >= deadline)
+      return failure("deploy", "a deployment command did not finish in time");
+    if (!progressed) wait_socket(deadline - Clock::now());
+  }
+  // The exit status may follow the EOF.
+  while ((run.exit_status = ssh_channel_get_exit_status(channel)) == -1 &&
+         ssh_channel_is_closed(channel) == 0 && !stop_.load() && Clock::now() < deadline)
+    wait_socket(deadline - Clock::now());
+  return run;
+}
+
+Status SshSession::upload(const std::string& remote_path, Clock::time_point deadline) {
+  std::ifstream in(settings_.local_agent, std::ios::binary);
+  if (!in)
+    return deploy_error(host_.name, DeployFailure::LocalAgentMissing,
+                        fmt::format("{}: {}", settings_.local_agent, std::strerror(errno)));
+  // libssh's SFTP calls are blocking: bounded by the session timeout instead of poll.
+  const long seconds = std::max<long>(
+      1, std::chrono::duration_cast<std::chrono::seconds>(deadline - Clock::now()).count());
+  ssh_options_set(session_, SSH_OPTIONS_TIMEOUT, &seconds);
+  // One write, one status: without TCP_NODELAY each round trip waits out a delayed ACK.
+  const int nodelay = 1;
+  ssh_options_set(session_, SSH_OPTIONS_NODELAY, &nodelay);
+  ssh_set_blocking(session_, 1);
+  struct Restore {
+    ssh_session s;
+    ~Restore() { ssh_set_blocking(s, 0); }
+  } restore{session_};
+
+  sftp_session sftp = sftp_new(session_);
+  if (sftp == nullptr)
+    return deploy_error(host_.name, DeployFailure::SftpRefused, ssh_get_error(session_));
+  struct SftpFree {
+    sftp_session s;
+    ~SftpFree() { sftp_free(s); }
+  } free_sftp{sftp};
+  if (sftp_init(sftp) != SSH_OK)
+    return deploy_error(host_.name, DeployFailure::SftpRefused,
+                        fmt::format("SFTP subsystem: {} (error {})", ssh_get_error(session_),
+                                    sftp_get_error(sftp)));
+  sftp_file file = sftp_open(sftp, remote_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0700);
+  if (file == nullptr)
+    return deploy_error(host_.name, DeployFailure::NotWritable,
+                        fmt::format("creating {}: {} (SFTP status {})", remote_path,
+                                    ssh_get_error(session_), sftp_get_error(sftp)));
+  std::vector<char> chunk(kSftpChunk);
+  Status written;
+  while (in) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    const auto n = static_cast<std::size_t>(in.gcount());
+    std::size_t done = 0;
+    while (done < n) {
+      const ssize_t w = sftp_write(file, chunk.data() + done, n - done);
+      if (w <= 0) {
+        written = deploy_error(host_.name, DeployFailure::DiskFull,
+                               fmt::format("writing {}: {} (SFTP status {})", remote_path,
+                                           ssh_get_error(session_), sftp_get_error(sftp)));
+        break;
+      }
+      done += static_cast<std::size_t>(w);
+    }
+    if (!written || stop_.load()) break;
+  }
+  if (sftp_close(file) != SSH_OK && written)
+    written = deploy_error(host_.name, DeployFailure::DiskFull,
+                           fmt::format("closing {}: {}", remote_path, ssh_get_error(session_)));
+  if (written && stop_.load()) written = failure("deploy", "stopped during the upload");
+  return written;
+}
+
+Status SshSession::deploy() {
+  const auto probe_run =
+      run_remote(probe_command(settings_.agent_path, MPILAUNCH_VERSION), deadline_);
+  if (!probe_run) return probe_run.error();
+  const RemoteAgentProbe probe = parse_probe_output(probe_run->out);
+  if (!probe.loader_failure.empty() && probe.installed_version == std::nullopt) {
+    // An agent is there but cannot load its libraries: ours would not either.
+    if (auto lib = missing_shared_library(probe.loader_failure))
+      return deploy_error(host_.name, DeployFailure::MissingLibrary, *lib);
+  }
+  std::string local_sha;
+  const bool need_sha = settings_.deploy == DeployMode::Always ||
+                        !(probe.installed_version && *probe.installed_version == MPILAUNCH_VERSION);
+  if (need_sha) {
+    if (!settings_.local_agent_sha256)
+      return deploy_error(host_.name, DeployFailure::LocalAgentMissing, "no local agent");
+    auto sum = settings_.local_agent_sha256();
+    if (!sum) return deploy_error(host_.name, DeployFailure::LocalAgentMissing, sum.error().detail);
+    local_sha = sum.value();
+  }
+  const DeployDecision decision =
+      decide_deploy(settings_.deploy, probe, MPILAUNCH_VERSION, local_sha);
+  DeployOutcome outcome{decision.action, decision.reason, settings_.agent_path, local_sha};
+  if (decision.action == DeployAction::UseInstalled || decision.action == DeployAction::Refuse) {
+    outcome.sha256.clear();
+    deployment_ = outcome;
+    return {};
+  }
+  if (probe.cache_dir.empty())
+    return deploy_error(host_.name, DeployFailure::NotWritable,
+                        fmt::format("the remote shell did not name a cache directory ({})",
+                                    probe_run->out.substr(0, 200)));
+  const std::string final_path = agent_cache_path(probe.cache_dir);
+  if (decision.action == DeployAction::Upload) {
+    const auto upload_deadline = std::max(deadline_, Clock::now() + kUploadBudget);
+    const auto prepared = run_remote(prepare_command(probe.cache_dir), upload_deadline);
+    if (!prepared) return prepared.error();
+    if (prepared->exit_status != 0)
+      return deploy_error(host_.name, DeployFailure::NotWritable,
+                          fmt::format("mkdir -p {}: {}", probe.cache_dir, prepared->out));
+    const std::string temp = agent_upload_temp_path(probe.cache_dir, upload_token());
+    if (Status st = upload(temp, upload_deadline); !st) return st;
+    const auto published =
+        run_remote(publish_command(temp, final_path, local_sha), upload_deadline);
+    if (!published) return published.error();
+    if (published->exit_status == kPublishChecksumMismatch)
+      return deploy_error(host_.name, DeployFailure::ChecksumMismatch, final_path);
+    if (auto lib = missing_shared_library(published->out))
+      return deploy_error(host_.name, DeployFailure::MissingLibrary, *lib);
+    if (published->exit_status != 0)
+      return deploy_error(host_.name, DeployFailure::NotWritable,
+                          fmt::format("publishing {}: {}", final_path, published->out));
+    deadline_ = Clock::now() + settings_.connect_timeout;  // exec gets its usual time
+  }
+  outcome.path = final_path;
+  deployment_ = outcome;
+  command_ = remote_agent_command(final_path, settings_.agent_mode);
+  return {};
+}
+
+}  // namespace mpilaunch::launcher
