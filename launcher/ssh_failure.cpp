@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "launcher/agent_deploy.hpp"
+
 namespace mpilaunch::launcher {
 namespace {
 
@@ -96,6 +98,14 @@ std::optional<Error> classify_remote_exit(const std::string& host, const std::st
                  .host = host,
                  .detail = fmt::format("the ssh connection dropped: {}{}", exit.dropped, said)};
   if (exit.exit_status == 0) return std::nullopt;
+  if (const auto lib = missing_shared_library(exit.stderr_tail)) {
+    // The agent is there but the dynamic loader cannot start it: name the library.
+    Error e = deploy_error(host, DeployFailure::MissingLibrary, *lib);
+    e.phase = "exec";
+    e.exit_code = exit.exit_status;
+    e.detail = fmt::format("{}: {}", command, e.detail);
+    return e;
+  }
   if (exit.exit_status == 127 || exit.exit_status == 126 || says_not_found(exit.stderr_tail))
     return Error{
         .kind = ErrorKind::AgentStartFailed,

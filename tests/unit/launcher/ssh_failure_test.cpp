@@ -43,6 +43,18 @@ TEST_CASE("ssh: how a closed channel is classified") {
   CHECK(missing->phase == "exec");
   CHECK(missing->exit_code == 127);
   CHECK(missing->detail.find("bash: line 1: /x") != std::string::npos);
+  // A loader failure names the library and the package that brings it.
+  const auto loader = classify_remote_exit(
+      "n", cmd,
+      RemoteExit{127,
+                 "/x: error while loading shared libraries: libpmix.so.2: cannot open shared "
+                 "object file: No such file or directory\n",
+                 ""});
+  REQUIRE(loader);
+  CHECK(loader->phase == "exec");
+  CHECK(loader->exit_code == 127);
+  CHECK(loader->detail.find("cannot load the shared library libpmix.so.2") != std::string::npos);
+  CHECK(loader->detail.find("libpmix2") != std::string::npos);
   const auto not_found = classify_remote_exit("n", cmd, RemoteExit{1, "sh: x: not found", ""});
   REQUIRE(not_found);
   CHECK(not_found->phase == "exec");
