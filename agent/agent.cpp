@@ -163,37 +163,61 @@ void Agent::handle(const protocol::Spawn& m) {
   if (!job_ || job_->nspace != m.nspace)
     return fail(
         Error{.kind = ErrorKind::MalformedFrame, .detail = "spawn of an unknown namespace"});
-  for (const protocol::NodeRanks& node : std::span(job_->nodes).subspan(hello_->node_index, 1))
-    for (std::uint32_t rank : node.ranks) {
-      if (shutting_down_) return;
-      spawn_rank(rank);
+  if (shutting_down_) return;
+  // Every rank is forked first and confirmed second, so that their execs overlap instead of
+  // each fork waiting for the previous rank's exec.
+  std::vector<std::pair<std::uint32_t, SpawnedChild>> forked;
+  for (std::uint32_t rank : job_->nodes[hello_->node_index].ranks)
+    if (auto child = fork_rank(rank)) forked.emplace_back(rank, std::move(*child));
+  for (auto& [rank, child] : forked) {
+    if (Status st = children_.confirm_exec(child); !st) {
+      report_spawn_failure(rank, st.error());  // registered until the namespace goes
+      continue;
     }
+    Rank& r = ranks_[rank];
+    r.rank = rank;
+    r.pid = child.pid;
+    r.open_streams = 2;
+    r.out = std::make_unique<asio::posix::stream_descriptor>(io_, child.stdout_fd);
+    r.err = std::make_unique<asio::posix::stream_descriptor>(io_, child.stderr_fd);
+    rank_of_pid_[child.pid] = rank;
+    frames_.send(protocol::RankStarted{rank, child.pid});
+    asio::co_spawn(io_, pump(rank, protocol::Stream::Stdout, *r.out), asio::detached);
+    asio::co_spawn(io_, pump(rank, protocol::Stream::Stderr, *r.err), asio::detached);
+  }
 }
 
-void Agent::spawn_rank(std::uint32_t rank) {
+void Agent::report_spawn_failure(std::uint32_t rank, Error e) {
+  e.host = hello_->node_name;
+  e.rank = static_cast<int>(rank);
+  if (e.phase.empty()) e.phase = "spawn";
+  Rank& r = ranks_[rank];
+  r.rank = rank;
+  r.reported = true;
+  frames_.send(protocol::SpawnFailed{std::move(e)});
+}
+
+std::optional<SpawnedChild> Agent::fork_rank(std::uint32_t rank) {
   const auto& local = job_->nodes[hello_->node_index].ranks;
   const int local_rank =
       static_cast<int>(std::find(local.begin(), local.end(), rank) - local.begin());
   std::size_t size = 0;
   for (const auto& node : job_->nodes) size += node.ranks.size();
-  auto report_failure = [&](Error e) {
-    e.host = hello_->node_name;
-    e.rank = static_cast<int>(rank);
-    if (e.phase.empty()) e.phase = "spawn";
-    Rank& r = ranks_[rank];
-    r.rank = rank;
-    r.reported = true;
-    frames_.send(protocol::SpawnFailed{std::move(e)});
-  };
   RankEnvInput input;
   if (job_->serve_pmix) {
     auto pmix_env = pmix_.register_client(job_->nspace, rank, ::getuid(), ::getgid());
-    if (!pmix_env) return report_failure(pmix_env.error());
+    if (!pmix_env) {
+      report_spawn_failure(rank, pmix_env.error());
+      return std::nullopt;
+    }
     input.pmix = std::move(pmix_env).value();
   }
   if (pmi_) {
     auto fd = pmi_->open(rank);
-    if (!fd) return report_failure(fd.error());
+    if (!fd) {
+      report_spawn_failure(rank, fd.error());
+      return std::nullopt;
+    }
     input.pmi_fd = fd.value();
   }
   for (char** e = environ; *e != nullptr; ++e) input.inherited.emplace_back(*e);
@@ -211,18 +235,10 @@ void Agent::spawn_rank(std::uint32_t rank) {
       SpawnRequest{rank, job_->argv, build_rank_env(input), job_->wdir, input.pmi_fd});
   if (pmi_) pmi_->child_started(input.pmi_fd);
   if (!child) {
-    return report_failure(child.error());  // registered until the namespace goes (maybe_report)
+    report_spawn_failure(rank, child.error());  // registered until the namespace goes
+    return std::nullopt;
   }
-  Rank& r = ranks_[rank];
-  r.rank = rank;
-  r.pid = child->pid;
-  r.open_streams = 2;
-  r.out = std::make_unique<asio::posix::stream_descriptor>(io_, child->stdout_fd);
-  r.err = std::make_unique<asio::posix::stream_descriptor>(io_, child->stderr_fd);
-  rank_of_pid_[child->pid] = rank;
-  frames_.send(protocol::RankStarted{rank, child->pid});
-  asio::co_spawn(io_, pump(rank, protocol::Stream::Stdout, *r.out), asio::detached);
-  asio::co_spawn(io_, pump(rank, protocol::Stream::Stderr, *r.err), asio::detached);
+  return std::move(child).value();
 }
 
 asio::awaitable<void> Agent::pump(std::uint32_t rank, protocol::Stream stream,

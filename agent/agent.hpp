@@ -65,7 +65,9 @@ class Agent final : public FrameSink, public PmixEvents, public PmiEvents {
   void handle(const protocol::LauncherHello& m);
   void handle(const protocol::JobSpec& m);
   void handle(const protocol::Spawn& m);
-  void spawn_rank(std::uint32_t rank);
+  /// Prepares and forks one rank; nullopt when that failed (already reported).
+  std::optional<SpawnedChild> fork_rank(std::uint32_t rank);
+  void report_spawn_failure(std::uint32_t rank, Error e);
   void handle(const protocol::Kill& m);
   void handle(const protocol::Shutdown& m);
   void fail(Error error);

@@ -121,23 +121,28 @@ Result<SpawnedChild> ChildSet::spawn(const SpawnRequest& request) {
   }
   ::setpgid(pid, pid);  // also here, so the group exists before we may signal it
   children_[pid] = request.rank;
+  return SpawnedChild{pid, out[0], err[0], status_pipe[0], request.argv[0], request.wdir};
+}
+
+Status ChildSet::confirm_exec(SpawnedChild& child) {
   // The status pipe closes on a successful exec; a failure report arrives first otherwise.
   ExecFailure failure{};
   ssize_t n;
   do {
-    n = ::read(status_pipe[0], &failure, sizeof failure);
+    n = ::read(child.exec_status_fd, &failure, sizeof failure);
   } while (n < 0 && errno == EINTR);
-  ::close(status_pipe[0]);
-  if (n == static_cast<ssize_t>(sizeof failure)) {
-    ::close(out[0]), ::close(err[0]);
-    Error e = failure.stage == 'W'
-                  ? Error{.kind = ErrorKind::WdirError,
-                          .detail = fmt::format("{}: {}", request.wdir, std::strerror(failure.err))}
-                  : executable_error(failure.err, request.argv[0]);
-    e.rank = static_cast<int>(request.rank);
-    return e;  // the child's exit is reaped and ignored by the caller
-  }
-  return SpawnedChild{pid, out[0], err[0]};
+  ::close(child.exec_status_fd);
+  child.exec_status_fd = -1;
+  if (n != static_cast<ssize_t>(sizeof failure)) return {};
+  ::close(child.stdout_fd);
+  ::close(child.stderr_fd);
+  child.stdout_fd = child.stderr_fd = -1;
+  Error e = failure.stage == 'W'
+                ? Error{.kind = ErrorKind::WdirError,
+                        .detail = fmt::format("{}: {}", child.wdir, std::strerror(failure.err))}
+                : executable_error(failure.err, child.program);
+  e.rank = children_.contains(child.pid) ? static_cast<int>(children_[child.pid]) : -1;
+  return e;
 }
 
 void ChildSet::signal_all(int signal) {

@@ -29,6 +29,9 @@ struct SpawnedChild {
   pid_t pid = -1;
   int stdout_fd = -1;  // read ends, owned by the caller
   int stderr_fd = -1;
+  int exec_status_fd = -1;  // closes when the exec succeeded; confirm_exec() reads it
+  std::string program;      // as the user wrote it, for the exec error
+  std::string wdir;
 };
 
 class ChildSet {
@@ -36,9 +39,13 @@ class ChildSet {
   using ReapHandler = std::function<void(pid_t pid, ExitReason reason)>;
   ChildSet(asio::io_context& io, ReapHandler on_reaped);
 
-  /// Forks and execs one rank with stdout/stderr on fresh pipes. The rank is in its own
-  /// process group, has /dev/null as stdin and is killed if the agent dies.
+  /// Forks one rank, which execs with stdout/stderr on fresh pipes. The rank is in its own
+  /// process group, has /dev/null as stdin and is killed if the agent dies. Returns at once:
+  /// several ranks exec at the same time; confirm_exec() says whether this one did.
   Result<SpawnedChild> spawn(const SpawnRequest& request);
+  /// Waits until `child` has exec'd or failed to. On failure its pipes are closed and the Error
+  /// says why (its exit is reaped and reported like any other; callers ignore that pid).
+  Status confirm_exec(SpawnedChild& child);
   /// Sends `signal` to the process group of every child not yet reaped.
   void signal_all(int signal);
   std::size_t running() const { return children_.size(); }
