@@ -72,6 +72,15 @@ std::string probe_command(std::string_view agent_path, std::string_view version)
       shell_quote(agent_path), agent_cache_dir_expression(version));
 }
 
+std::string exec_or_probe_command(std::string_view agent_path, std::string_view version,
+                                  std::string_view mode) {
+  const std::string agent = shell_quote(agent_path);
+  return fmt::format(
+      "v=$({0} --version 2>/dev/null); case \"$v\" in {1}) exec {0} {2};; esac; echo {3}; {4}",
+      agent, shell_quote(fmt::format("mpilaunch-agent {} ", version)) + "*", mode, kProbeMarker,
+      probe_command(agent_path, version));
+}
+
 RemoteAgentProbe parse_probe_output(std::string_view out) {
   RemoteAgentProbe probe;
   while (!out.empty()) {

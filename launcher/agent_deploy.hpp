@@ -40,6 +40,15 @@ struct RemoteAgentProbe {
 };
 RemoteAgentProbe parse_probe_output(std::string_view out);
 
+/// One remote command for the common case of --deploy-agent=auto: when the agent at
+/// `agent_path` answers --version with `version`, it is exec'd with `mode` (its hello line
+/// follows); otherwise the command prints kProbeMarker on a line of its own, then the
+/// probe_command() facts, and exits. Saves the probe's own round trip (and a remote shell start,
+/// which a heavy ~/.bashrc makes cost hundreds of milliseconds) when the agent is installed.
+std::string exec_or_probe_command(std::string_view agent_path, std::string_view version,
+                                  std::string_view mode);
+inline constexpr std::string_view kProbeMarker = "MPILAUNCH-PROBE";
+
 enum class DeployAction {
   UseInstalled,  // the agent at --agent-path/PATH is our exact version
   UseCached,     // the cache holds a copy whose checksum matches ours: no upload

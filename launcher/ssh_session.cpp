@@ -147,7 +147,9 @@ Status SshSession::open() {
   deadline_ = Clock::now() + settings_.connect_timeout;
   if (Status st = check_host_key(); !st) return st;
   if (Status st = authenticate(); !st) return st;
-  if (settings_.deploy != DeployMode::Never && settings_.agent_mode == "--stdio")
+  if (settings_.agent_mode == "--stdio" && settings_.deploy == DeployMode::Auto)
+    return exec_or_deploy();
+  if (settings_.agent_mode == "--stdio" && settings_.deploy == DeployMode::Always)
     if (Status st = deploy(); !st) return st;
   return exec();
 }

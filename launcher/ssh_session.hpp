@@ -77,6 +77,10 @@ class SshSession {
   Status exec();
   // Agent deployment (ssh_session_deploy.cpp): probe, decide, upload over SFTP, publish.
   Status deploy();
+  /// auto: one exec that runs an installed agent of our version or prints the probe; only in
+  /// the second case does deployment (and a second exec) follow.
+  Status exec_or_deploy();
+  Status deploy_with_probe(const std::string& probe_output);
   struct RemoteRun {
     int exit_status = -1;
     std::string out;  // stdout and stderr, capped
@@ -98,6 +102,7 @@ class SshSession {
   ssh_session_struct* session_ = nullptr;
   ssh_channel_struct* channel_ = nullptr;
   std::optional<DeployOutcome> deployment_;
+  std::string pending_;  // bytes read from the agent's stdout by open(), forwarded first by pump()
 };
 
 template <class Step>

@@ -144,11 +144,48 @@ Status SshSession::upload(const std::string& remote_path, Clock::time_point dead
   return written;
 }
 
+Status SshSession::exec_or_deploy() {
+  const std::string agent_command = command_;
+  command_ = exec_or_probe_command(settings_.agent_path, MPILAUNCH_VERSION, settings_.agent_mode);
+  if (Status st = exec(); !st) return st;
+  command_ = agent_command;  // what errors show from here on
+  // Either the agent's hello line comes (maybe after a shell's banner), or the probe marker.
+  const std::string marker = std::string(kProbeMarker) + "\n";
+  char buffer[4096];
+  for (;;) {
+    const bool probe =
+        pending_.starts_with(marker) || pending_.find("\n" + marker) != std::string::npos;
+    if (!probe && pending_.find("MPILAUNCH-AGENT ") != std::string::npos) return {};
+    const int n = ssh_channel_read_nonblocking(channel_, buffer, sizeof buffer, 0);
+    if (n > 0) {
+      pending_.append(buffer, static_cast<std::size_t>(n));
+      continue;
+    }
+    const bool ended = n < 0 || ssh_channel_is_eof(channel_) != 0;
+    if (ended && !probe) return {};  // pump() and the supervisor say what happened
+    if (ended) break;                // the probe is complete
+    if (stop_.load() || Clock::now() >= deadline_)
+      return probe ? failure("deploy", "the agent probe did not finish in time") : Status{};
+    wait_socket(deadline_ - Clock::now());
+  }
+  std::string probe_output = std::move(pending_);
+  pending_.clear();
+  ssh_channel_close(channel_);
+  ssh_channel_free(channel_);
+  channel_ = nullptr;
+  if (Status st = deploy_with_probe(probe_output); !st) return st;
+  return exec();
+}
+
 Status SshSession::deploy() {
   const auto probe_run =
       run_remote(probe_command(settings_.agent_path, MPILAUNCH_VERSION), deadline_);
   if (!probe_run) return probe_run.error();
-  const RemoteAgentProbe probe = parse_probe_output(probe_run->out);
+  return deploy_with_probe(probe_run->out);
+}
+
+Status SshSession::deploy_with_probe(const std::string& probe_output) {
+  const RemoteAgentProbe probe = parse_probe_output(probe_output);
   if (!probe.loader_failure.empty() && probe.installed_version == std::nullopt) {
     // An agent is there but cannot load its libraries: ours would not either.
     if (auto lib = missing_shared_library(probe.loader_failure))
@@ -175,7 +212,7 @@ Status SshSession::deploy() {
   if (probe.cache_dir.empty())
     return deploy_error(host_.name, DeployFailure::NotWritable,
                         fmt::format("the remote shell did not name a cache directory ({})",
-                                    probe_run->out.substr(0, 200)));
+                                    probe_output.substr(0, 200)));
   const std::string final_path = agent_cache_path(probe.cache_dir);
   if (decision.action == DeployAction::Upload) {
     const auto upload_deadline = std::max(deadline_, Clock::now() + kUploadBudget);

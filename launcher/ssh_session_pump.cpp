@@ -43,6 +43,8 @@ void SshSession::drain_stderr(std::string& tail) {
 RemoteExit SshSession::pump(int local_fd) {
   RemoteExit out;
   ByteQueue to_local, to_remote;
+  to_local.bytes.assign(pending_.begin(), pending_.end());  // read by open() already
+  pending_.clear();
   bool local_eof = false;   // the supervisor closed its end
   bool remote_eof = false;  // the agent's stdout ended (or the connection broke)
   bool eof_sent = false;

@@ -109,6 +109,14 @@ TEST_CASE("deploy: remote commands quote every path and checksum") {
   CHECK(publish.find("'" + agent_cache_path(dir) + "' --version") > publish.find("mv -f"));
 }
 
+TEST_CASE("deploy: auto's first command execs a matching agent, else prints the probe") {
+  const std::string c = exec_or_probe_command("/opt/a b/mpilaunch-agent", "1.2.3", "--stdio");
+  CHECK(c.find("case \"$v\" in 'mpilaunch-agent 1.2.3 '*) exec '/opt/a b/mpilaunch-agent' "
+               "--stdio;;") != std::string::npos);
+  CHECK(c.find("echo MPILAUNCH-PROBE; ") < c.find("installed: "));
+  CHECK(c.ends_with(probe_command("/opt/a b/mpilaunch-agent", "1.2.3")));
+}
+
 TEST_CASE("deploy: a dynamic-loader failure names the missing library") {
   CHECK(missing_shared_library("/home/u/.cache/mpilaunch/1/mpilaunch-agent: error while loading "
                                "shared libraries: libpmix.so.2: cannot open shared object file: "
