@@ -1,0 +1,62 @@
+#include <doctest/doctest.h>
+
+#include "launcher/program_pmi.hpp"
+
+using namespace mpilaunch;
+using namespace mpilaunch::launcher;
+
+namespace {
+Result<std::vector<std::string>> libs(std::vector<std::string> names) {
+  return names;
+}
+Result<std::vector<std::string>> unreadable(std::string why) {
+  return Error{.kind = ErrorKind::BadOption, .detail = std::move(why)};
+}
+}  // namespace
+
+TEST_CASE("--pmi: an explicit choice wins over whatever the program links") {
+  const auto ompi = libs({"libmpi.so.40", "libc.so.6"});
+  CHECK(choose_pmi(PmiKind::Pmix, "/a", libs({"libmpich.so.12"})) ==
+        PmiChoice{true, false, "--pmi=pmix"});
+  CHECK(choose_pmi(PmiKind::Pmi1, "/a", ompi) == PmiChoice{false, true, "--pmi=pmi1"});
+  const PmiChoice pmi2 = choose_pmi(PmiKind::Pmi2, "/a", ompi);
+  CHECK(pmi2.pmi);
+  CHECK_FALSE(pmi2.pmix);
+}
+
+TEST_CASE("--pmi=auto: MPICH's ABI family gets PMI, Open MPI gets PMIx, with the reason") {
+  for (const char* lib : {"libmpich.so.12", "libmpi.so.12", "libpmi.so.0", "libpmi2.so.0"}) {
+    CAPTURE(lib);
+    const PmiChoice c = choose_pmi(PmiKind::Auto, "/bin/app", libs({"libm.so.6", lib}));
+    CHECK(c.pmi);
+    CHECK_FALSE(c.pmix);
+    CHECK(c.reason == std::string("auto: /bin/app links ") + lib + " (MPICH family)");
+    CHECK(pmi_label(c) == "PMI");
+  }
+  for (const char* lib :
+       {"libmpi.so.40", "libpmix.so.2", "libopen-rte.so.40", "libopen-pal.so.40"}) {
+    CAPTURE(lib);
+    const PmiChoice c = choose_pmi(PmiKind::Auto, "/bin/app", libs({lib}));
+    CHECK(c.pmix);
+    CHECK_FALSE(c.pmi);
+    CHECK(pmi_label(c) == "PMIx");
+  }
+  // The first MPI library listed decides.
+  CHECK(choose_pmi(PmiKind::Auto, "/a", libs({"libmpich.so.12", "libpmix.so.2"})).pmi);
+}
+
+TEST_CASE("--pmi=auto: scripts, static and unknown programs get both interfaces") {
+  const PmiChoice none = choose_pmi(PmiKind::Auto, "/usr/bin/python3", libs({"libc.so.6"}));
+  CHECK(none.pmix);
+  CHECK(none.pmi);
+  CHECK(pmi_label(none) == "PMIx and PMI");
+  CHECK(none.reason.find("/usr/bin/python3 links no known MPI library") != std::string::npos);
+  CHECK(choose_pmi(PmiKind::Auto, "/a", libs({})).pmi);  // static: no DT_NEEDED at all
+  const PmiChoice script =
+      choose_pmi(PmiKind::Auto, "/run.sh", unreadable("/run.sh: not an ELF program (a script?)"));
+  CHECK(script.pmix);
+  CHECK(script.pmi);
+  CHECK(script.reason.find("not an ELF program") != std::string::npos);
+  // libmpi.so.4 is neither family: not a prefix match of libmpi.so.40.
+  CHECK(choose_pmi(PmiKind::Auto, "/a", libs({"libmpi.so.4"})).pmi);
+}
