@@ -51,6 +51,15 @@ PmiChoice choose_pmi(PmiKind requested, const std::string& program,
                       program)};
 }
 
+void explain_interface_mismatch(Error& error, const PmiChoice& choice) {
+  if (error.kind != ErrorKind::PmixError || choice.pmix) return;
+  if (!error.detail.empty()) error.detail += "; ";
+  error.detail += fmt::format(
+      "the ranks were given PMI only ({}), but the program looks for a PMIx server: run it with "
+      "--pmi=pmix, or --pmi=auto to read its MPI library",
+      choice.reason);
+}
+
 std::string pmi_label(const PmiChoice& choice) {
   if (choice.pmix && choice.pmi) return "PMIx and PMI";
   return choice.pmi ? "PMI" : "PMIx";

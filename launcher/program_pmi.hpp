@@ -23,6 +23,10 @@ struct PmiChoice {
 PmiChoice choose_pmi(PmiKind requested, const std::string& program,
                      const Result<std::vector<std::string>>& needed);
 
+/// A rank that failed in PMIx while the job gave it PMI only: the error's detail says so and
+/// names the fix (--pmi=pmix or auto). Other errors are left as they are.
+void explain_interface_mismatch(Error& error, const PmiChoice& choice);
+
 /// "PMIx", "PMI" or "PMIx and PMI".
 std::string pmi_label(const PmiChoice& choice);
 

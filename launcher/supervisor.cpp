@@ -245,6 +245,7 @@ void Supervisor::clear_progress() {
 
 void Supervisor::fail(Error error, JobEvent event) {
   clear_progress();
+  explain_interface_mismatch(error, config_.plan.pmi);
   // During a backoff the previous attempt's error is settled; an interrupt or timeout now is
   // the reason the job ends.
   if (!error_ || state_ == JobState::BackingOff) {

@@ -71,6 +71,15 @@ TEST_CASE("--pmi with an unknown value is a bad option that names the choices") 
   CHECK_MESSAGE(o.err.find("--pmi=pmi3: choose 'auto', 'pmix'") != std::string::npos, o.err);
 }
 
+TEST_CASE("an Open MPI program given PMI only fails in PMIx, and the error names --pmi=pmix") {
+  Job job;
+  const Outcome o = job.launch({"--pmi=pmi1", "-n", "2", app("hello")});
+  check_error_block(o, "pmix-error", 70);  // EX_SOFTWARE: the wire-up failed
+  CHECK_MESSAGE(o.err.find("given PMI only (--pmi=pmi1)") != std::string::npos, o.err);
+  CHECK_MESSAGE(o.err.find("run it with --pmi=pmix") != std::string::npos, o.err);
+  check_nothing_left(job, o);
+}
+
 TEST_CASE("a wrapper script gets both interfaces: Open MPI and MPICH programs behind sh run") {
   for (const std::string program : {"hello", "hello_mpich"}) {
     CAPTURE(program);

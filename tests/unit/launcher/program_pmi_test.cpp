@@ -60,3 +60,17 @@ TEST_CASE("--pmi=auto: scripts, static and unknown programs get both interfaces"
   // libmpi.so.4 is neither family: not a prefix match of libmpi.so.40.
   CHECK(choose_pmi(PmiKind::Auto, "/a", libs({"libmpi.so.4"})).pmi);
 }
+
+TEST_CASE("a PMIx failure under --pmi=pmi1 says the program wants PMIx, and how to give it") {
+  const PmiChoice pmi_only{false, true, "--pmi=pmi1"};
+  Error e{.kind = ErrorKind::PmixError, .detail = "PMIx_Init failed"};
+  explain_interface_mismatch(e, pmi_only);
+  CHECK(e.detail.starts_with("PMIx_Init failed; the ranks were given PMI only (--pmi=pmi1)"));
+  CHECK(e.detail.find("--pmi=pmix") != std::string::npos);
+  Error served{.kind = ErrorKind::PmixError, .detail = "x"};
+  explain_interface_mismatch(served, PmiChoice{true, true, "auto"});
+  CHECK(served.detail == "x");
+  Error other{.kind = ErrorKind::RankSignaled, .detail = "y"};
+  explain_interface_mismatch(other, pmi_only);
+  CHECK(other.detail == "y");
+}
