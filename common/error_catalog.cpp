@@ -40,7 +40,8 @@ std::string agent_phase_hint(const std::string& phase) {
   if (phase == "exec")
     return "the agent or daemon could not be started there: install it on that host "
            "(mpilaunch-agent, orted, prted or hydra_pmi_proxy) or pass its path (--agent-path, "
-           "--prefix), and check the path of the remote shell (plm_rsh_agent)";
+           "--prefix), and check the path of the remote shell (plm_rsh_agent); mpilaunch copies "
+           "its own agent over ssh unless --deploy-agent=never";
   if (phase == "deploy")
     return "copying the agent to that host over the ssh session failed (see detail): fix the "
            "cause there, or install mpilaunch-agent on that host and pass --agent-path";
@@ -49,7 +50,7 @@ std::string agent_phase_hint(const std::string& phase) {
            "for commands that read stdin, and the agent's stderr above";
   if (phase == "version")
     return "the agent on that host is another version: install the same mpilaunch version on "
-           "every host";
+           "every host, or let mpilaunch copy its own there (--deploy-agent=auto, the default)";
   if (phase == "pmix")
     return "libpmix does not start a server on that host: install the PMIx 4 library the agent "
            "was built with (and its plugins, e.g. libpmix2 on Debian), or set PMIX_MCA_* to work "
