@@ -24,7 +24,6 @@ namespace {
 constexpr std::size_t kOutputQueueLimit = 1 << 20;     // bytes of frames queued before readers wait
 constexpr std::size_t kOutputChunk = 256 * 1024;       // one read of a rank's output, one frame
 constexpr auto kDrainGrace = std::chrono::seconds(2);  // output still open after a rank's exit
-constexpr std::uint32_t kPmixRankWildcard = 4294967294u;
 
 template <class... Ts>
 struct Overloaded : Ts... {
@@ -309,6 +308,10 @@ void Agent::fail(Error error) {
   frames_.send(protocol::AgentError{std::move(error)});
 }
 
+Agent::Rank* Agent::find_current_rank(std::uint32_t rank) {
+  return job_ ? find_rank(job_->nspace, rank) : nullptr;
+}
+
 Agent::Rank* Agent::find_rank(const std::string& nspace, std::uint32_t rank) {
   if (!job_ || job_->nspace != nspace) return nullptr;
   const auto it = ranks_.find(rank);
@@ -326,15 +329,15 @@ void Agent::on_client_connected(const std::string& nspace, std::uint32_t rank) {
 }
 
 void Agent::on_pmi_connected(std::uint32_t rank) {
-  if (Rank* r = job_ ? find_rank(job_->nspace, rank) : nullptr) mark_connected(*r);
+  if (Rank* r = find_current_rank(rank)) mark_connected(*r);
 }
 
 void Agent::on_pmi_finalized(std::uint32_t rank) {
-  if (Rank* r = job_ ? find_rank(job_->nspace, rank) : nullptr) r->finalized = true;
+  if (Rank* r = find_current_rank(rank)) r->finalized = true;
 }
 
 void Agent::on_pmi_abort(std::uint32_t rank, int exit_code) {
-  Rank* r = job_ ? find_rank(job_->nspace, rank) : nullptr;
+  Rank* r = find_current_rank(rank);
   if (r == nullptr) return;
   r->abort_status = exit_code;
   // MPICH's PMI_Abort blocks for an answer (end of file would make MPI_Abort return and the
@@ -342,11 +345,11 @@ void Agent::on_pmi_abort(std::uint32_t rank, int exit_code) {
   if (r->pid > 0 && !r->exit) ::kill(-r->pid, SIGKILL);
 }
 
-void Agent::on_pmi_barrier(std::string blob) {
+void Agent::on_pmi_barrier(std::vector<std::byte> blob) {
   if (!job_ || !pmi_) return;
   // The same relay as a PMIx fence over the whole namespace: every node's blob, node order.
-  on_fence(job_->nspace, fmt::format("{}:{};", job_->nspace, kPmixRankWildcard), true, 0,
-           to_bytes(blob), [server = pmi_](int status, std::span<const std::byte> data) {
+  on_fence(job_->nspace, fmt::format("{}:{};", job_->nspace, protocol::kWildcardRank), true, 0,
+           std::move(blob), [server = pmi_](int status, std::span<const std::byte> data) {
              if (status == 0) server->release(data);
            });
 }

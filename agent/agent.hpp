@@ -58,7 +58,7 @@ class Agent final : public FrameSink, public PmixEvents, public PmiEvents {
   void on_pmi_connected(std::uint32_t rank) override;
   void on_pmi_finalized(std::uint32_t rank) override;
   void on_pmi_abort(std::uint32_t rank, int exit_code) override;
-  void on_pmi_barrier(std::string blob) override;
+  void on_pmi_barrier(std::vector<std::byte> blob) override;
   void on_pmi_error(std::uint32_t rank, std::string text) override;
   void mark_connected(Rank& r);
 
@@ -73,6 +73,8 @@ class Agent final : public FrameSink, public PmixEvents, public PmiEvents {
   void fail(Error error);
 
   Rank* find_rank(const std::string& nspace, std::uint32_t rank);
+  /// The rank of the current attempt's namespace (PMI ranks carry no namespace).
+  Rank* find_current_rank(std::uint32_t rank);
   asio::awaitable<void> pump(std::uint32_t rank, protocol::Stream stream,
                              asio::posix::stream_descriptor& source);
   void on_reaped(pid_t pid, ExitReason reason);

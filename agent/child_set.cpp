@@ -141,7 +141,6 @@ Status ChildSet::confirm_exec(SpawnedChild& child) {
                 ? Error{.kind = ErrorKind::WdirError,
                         .detail = fmt::format("{}: {}", child.wdir, std::strerror(failure.err))}
                 : executable_error(failure.err, child.program);
-  e.rank = children_.contains(child.pid) ? static_cast<int>(children_[child.pid]) : -1;
   return e;
 }
 

@@ -44,7 +44,8 @@ class ChildSet {
   /// several ranks exec at the same time; confirm_exec() says whether this one did.
   Result<SpawnedChild> spawn(const SpawnRequest& request);
   /// Waits until `child` has exec'd or failed to. On failure its pipes are closed and the Error
-  /// says why (its exit is reaped and reported like any other; callers ignore that pid).
+  /// says why, without host or rank (the caller's to add); its exit is reaped like any other
+  /// and callers ignore that pid.
   Status confirm_exec(SpawnedChild& child);
   /// Sends `signal` to the process group of every child not yet reaped.
   void signal_all(int signal);

@@ -138,8 +138,7 @@ void PmiServer::drop(std::uint32_t rank, std::string text) {
 
 void PmiServer::release(std::span<const std::byte> all) {
   if (closed_) return;
-  const auto puts =
-      pmi::decode_puts(std::string_view(reinterpret_cast<const char*>(all.data()), all.size()));
+  const auto puts = pmi::decode_puts(all);
   if (!puts) {
     // Only a broken peer sends this; the ranks would wait forever, so end their connections.
     std::vector<std::uint32_t> ranks;

@@ -25,7 +25,7 @@ class PmiEvents {
   virtual void on_pmi_abort(std::uint32_t rank, int exit_code) = 0;
   /// Every local rank entered the barrier; `blob` is this node's puts (pmi::encode_puts).
   /// Answer with PmiServer::release() once every node's blobs are known.
-  virtual void on_pmi_barrier(std::string blob) = 0;
+  virtual void on_pmi_barrier(std::vector<std::byte> blob) = 0;
   /// A rank broke the protocol; its connection is closed. `text` is one line for its stderr.
   virtual void on_pmi_error(std::uint32_t rank, std::string text) = 0;
 };

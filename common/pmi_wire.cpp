@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "common/codec.hpp"
+
 namespace mpilaunch::pmi {
 
 std::optional<std::string_view> Command::get(std::string_view key) const {
@@ -143,39 +145,22 @@ std::string process_mapping(const std::vector<std::vector<std::uint32_t>>& nodes
   return text;
 }
 
-namespace {
-void put_u32(std::string& out, std::size_t v) {
-  for (int i = 0; i < 4; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
-}
-}  // namespace
-
-std::string encode_puts(const std::map<std::string, std::string>& puts) {
-  std::string out;
+std::vector<std::byte> encode_puts(const std::map<std::string, std::string>& puts) {
+  codec::Writer w;
   for (const auto& [k, v] : puts) {
-    put_u32(out, k.size());
-    out += k;
-    put_u32(out, v.size());
-    out += v;
+    w.str(k);
+    w.str(v);
   }
-  return out;
+  return std::move(w.buffer());
 }
 
-std::optional<std::map<std::string, std::string>> decode_puts(std::string_view blob) {
+std::optional<std::map<std::string, std::string>> decode_puts(std::span<const std::byte> blob) {
+  codec::Reader r(blob);
   std::map<std::string, std::string> puts;
-  auto take = [&](std::string& into) {
-    if (blob.size() < 4) return false;
-    std::size_t n = 0;
-    for (int i = 0; i < 4; ++i)
-      n |= static_cast<std::size_t>(static_cast<unsigned char>(blob[i])) << (8 * i);
-    blob.remove_prefix(4);
-    if (n > blob.size()) return false;
-    into.assign(blob.substr(0, n));
-    blob.remove_prefix(n);
-    return true;
-  };
-  while (!blob.empty()) {
-    std::string key, value;
-    if (!take(key) || !take(value)) return std::nullopt;
+  while (r.remaining() > 0) {
+    std::string key = r.str();
+    std::string value = r.str();
+    if (!r.ok()) return std::nullopt;
     puts[std::move(key)] = std::move(value);
   }
   return puts;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -43,11 +44,12 @@ std::string format_pmi2(const Command& c);
 /// back to exchanging hostnames).
 std::string process_mapping(const std::vector<std::vector<std::uint32_t>>& nodes);
 
-/// One node's puts between two barriers as a self-delimiting blob (u32 length + bytes, key then
-/// value, little-endian), so that the launcher's fence relay can concatenate nodes' blobs.
-std::string encode_puts(const std::map<std::string, std::string>& puts);
+/// One node's puts between two barriers as a self-delimiting blob (key then value, each a
+/// common/codec.hpp string: u32 little-endian length + bytes), so that the launcher's fence
+/// relay can concatenate nodes' blobs.
+std::vector<std::byte> encode_puts(const std::map<std::string, std::string>& puts);
 /// The union of concatenated blobs; nullopt when the bytes are not such a concatenation.
-std::optional<std::map<std::string, std::string>> decode_puts(std::string_view blob);
+std::optional<std::map<std::string, std::string>> decode_puts(std::span<const std::byte> blob);
 
 /// Static facts about the job that every rank may ask for.
 struct JobFacts {

@@ -107,8 +107,11 @@ struct RankOutput {
   friend bool operator==(const RankOutput&, const RankOutput&) = default;
 };
 
+/// The rank that stands for every rank of a namespace in a fence's proc set (PMIX_RANK_WILDCARD).
+inline constexpr std::uint32_t kWildcardRank = 4294967294u;
+
 /// agent -> launcher: this node's part of fence `seq` over the proc set `procs`
-/// ("nspace:rank;..." as PMIx listed it, the wildcard rank being 4294967294).
+/// ("nspace:rank;..." as PMIx listed it, the wildcard rank being kWildcardRank).
 struct FenceContribute {
   std::string nspace;
   std::string procs;

@@ -17,7 +17,7 @@
 
 namespace mpilaunch::launcher {
 
-inline constexpr std::uint32_t kWildcardRank = 4294967294u;  // PMIX_RANK_WILDCARD
+using protocol::kWildcardRank;
 
 class FenceRelay {
  public:

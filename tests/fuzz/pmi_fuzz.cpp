@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include "common/pmi_wire.hpp"
@@ -20,7 +21,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     in.remove_prefix(1);
   }
   (void)parse_pmi1_line(in);
-  if (auto puts = decode_puts(in)) (void)encode_puts(*puts);
+  if (auto puts = decode_puts(std::as_bytes(std::span(in.data(), in.size()))))
+    (void)encode_puts(*puts);
   if (auto p = parse_pmi2_body(in); p.command) (void)format_pmi2(*p.command);
   ServerCore s(JobFacts{
       .kvsname = "kvs", .size = 2, .process_mapping = "(vector,(0,1,2))", .local_ranks = {0, 1}});

@@ -162,15 +162,19 @@ TEST_CASE("PMI_process_mapping: blocks of consecutive ranks per node, in rank or
 TEST_CASE("node puts travel as self-delimiting blobs that concatenate") {
   const std::map<std::string, std::string> a{{"-bcast-1-0", "2f6465"}, {"k", ""}};
   const std::map<std::string, std::string> b{{"-allgather-shm-1-1", std::string(700, 'f')}};
-  const auto both = decode_puts(encode_puts(a) + encode_puts(b) + encode_puts({}));
+  std::vector<std::byte> blobs = encode_puts(a);
+  for (const auto& more : {encode_puts(b), encode_puts({})})
+    blobs.insert(blobs.end(), more.begin(), more.end());
+  const auto both = decode_puts(blobs);
   REQUIRE(both);
   CHECK(both->size() == 3);
   CHECK(both->at("k").empty());
   CHECK(both->at("-allgather-shm-1-1").size() == 700);
-  CHECK(decode_puts("")->empty());
-  const std::string blob = encode_puts(a);
-  CHECK_FALSE(decode_puts(blob.substr(0, blob.size() - 1)));
-  CHECK_FALSE(decode_puts(std::string_view("\xff\xff\xff\xff", 4)));
+  CHECK(decode_puts({})->empty());
+  const std::vector<std::byte> blob = encode_puts(a);
+  CHECK_FALSE(decode_puts(std::span(blob).first(blob.size() - 1)));
+  const std::byte huge[4] = {std::byte{0xff}, std::byte{0xff}, std::byte{0xff}, std::byte{0xff}};
+  CHECK_FALSE(decode_puts(huge));
 }
 
 TEST_CASE("a rank counts as connected once its init line arrived") {
