@@ -240,7 +240,7 @@ int run(const std::vector<std::string>& args) {
         .wait_for_hosts =
             std::chrono::milliseconds(static_cast<std::int64_t>(o.wait_for_hosts_seconds * 1000)),
         .deploy = o.deploy_agent,
-        .local_agent = find_agent_binary(""),
+        .local_agent = o.agent_path.empty() ? agent : find_agent_binary(""),
         .local_agent_sha256 = {}};
     // The local agent's checksum, computed by the first host that needs it, shared by all.
     ssh.local_agent_sha256 = [path = ssh.local_agent, once = std::make_shared<std::once_flag>(),

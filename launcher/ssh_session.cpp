@@ -256,13 +256,19 @@ Status SshSession::authenticate() {
   return failure("auth", ssh_get_error(session_));
 }
 
+int SshSession::start_command(ssh_channel_struct* channel, const std::string& command,
+                              Clock::time_point deadline) {
+  int rc = until_done([&] { return ssh_channel_open_session(channel); }, SSH_AGAIN, deadline);
+  if (rc == SSH_OK)
+    rc = until_done([&] { return ssh_channel_request_exec(channel, command.c_str()); }, SSH_AGAIN,
+                    deadline);
+  return rc;
+}
+
 Status SshSession::exec() {
   channel_ = ssh_channel_new(session_);
   if (channel_ == nullptr) return failure("exec", ssh_get_error(session_));
-  int rc = until_done([&] { return ssh_channel_open_session(channel_); }, SSH_AGAIN, deadline_);
-  if (rc == SSH_OK)
-    rc = until_done([&] { return ssh_channel_request_exec(channel_, command_.c_str()); }, SSH_AGAIN,
-                    deadline_);
+  const int rc = start_command(channel_, command_, deadline_);
   if (rc == SSH_AGAIN)
     return failure("exec", fmt::format("the server did not start '{}' within {} s", command_,
                                        settings_.connect_timeout.count() / 1000.0));

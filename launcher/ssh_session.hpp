@@ -75,6 +75,15 @@ class SshSession {
   Status check_host_key();
   Status authenticate();
   Status exec();
+  /// Opens a session channel on `channel` and runs `command` there: SSH_OK, SSH_AGAIN when
+  /// `deadline` passed, or libssh's error code.
+  int start_command(ssh_channel_struct* channel, const std::string& command,
+                    Clock::time_point deadline);
+  /// Reads the channel's stdout and stderr into `out` (capped) until it ends; false when the
+  /// connection failed, stop was asked or `deadline` passed.
+  bool read_to_end(ssh_channel_struct* channel, std::string& out, Clock::time_point deadline);
+  /// Why read_to_end() stopped early, as a phase-deploy failure.
+  Error unfinished(Clock::time_point deadline) const;
   // Agent deployment (ssh_session_deploy.cpp): probe, decide, upload over SFTP, publish.
   Status deploy();
   /// auto: one exec that runs an installed agent of our version or prints the probe; only in

@@ -53,36 +53,43 @@ Result<SshSession::RemoteRun> SshSession::run_remote(const std::string& command,
       ssh_channel_free(c);
     }
   } closer{channel};
-  int rc = until_done([&] { return ssh_channel_open_session(channel); }, SSH_AGAIN, deadline);
-  if (rc == SSH_OK)
-    rc = until_done([&] { return ssh_channel_request_exec(channel, command.c_str()); }, SSH_AGAIN,
-                    deadline);
+  const int rc = start_command(channel, command, deadline);
   if (rc != SSH_OK)
     return failure("deploy", fmt::format("running a deployment command was refused: {}",
                                          rc == SSH_AGAIN ? "no answer" : ssh_get_error(session_)));
   RemoteRun run;
-  char buffer[4096];
-  for (;;) {
-    bool progressed = false;
-    for (const int is_stderr : {0, 1}) {
-      const int n = ssh_channel_read_nonblocking(channel, buffer, sizeof buffer, is_stderr);
-      if (n == SSH_ERROR) return failure("deploy", ssh_get_error(session_));
-      if (n > 0) {
-        progressed = true;
-        if (run.out.size() < kRemoteOutputCap) run.out.append(buffer, static_cast<std::size_t>(n));
-      }
-    }
-    if (!progressed && (ssh_channel_is_eof(channel) != 0 || ssh_channel_is_closed(channel) != 0))
-      break;
-    if (stop_.load() || Clock::now() >= deadline)
-      return failure("deploy", "a deployment command did not finish in time");
-    if (!progressed) wait_socket(deadline - Clock::now());
-  }
+  if (!read_to_end(channel, run.out, deadline)) return unfinished(deadline);
   // The exit status may follow the EOF.
   while ((run.exit_status = ssh_channel_get_exit_status(channel)) == -1 &&
          ssh_channel_is_closed(channel) == 0 && !stop_.load() && Clock::now() < deadline)
     wait_socket(deadline - Clock::now());
   return run;
+}
+
+Error SshSession::unfinished(Clock::time_point deadline) const {
+  if (stop_.load() || Clock::now() >= deadline)
+    return failure("deploy", "a deployment command did not finish in time");
+  return failure("deploy", ssh_get_error(session_));
+}
+
+bool SshSession::read_to_end(ssh_channel_struct* channel, std::string& out,
+                             Clock::time_point deadline) {
+  char buffer[4096];
+  for (;;) {
+    bool progressed = false;
+    for (const int is_stderr : {0, 1}) {
+      const int n = ssh_channel_read_nonblocking(channel, buffer, sizeof buffer, is_stderr);
+      if (n == SSH_ERROR) return false;
+      if (n > 0) {
+        progressed = true;
+        if (out.size() < kRemoteOutputCap) out.append(buffer, static_cast<std::size_t>(n));
+      }
+    }
+    if (!progressed && (ssh_channel_is_eof(channel) != 0 || ssh_channel_is_closed(channel) != 0))
+      return true;
+    if (stop_.load() || Clock::now() >= deadline) return false;
+    if (!progressed) wait_socket(deadline - Clock::now());
+  }
 }
 
 Status SshSession::upload(const std::string& remote_path, Clock::time_point deadline) {
@@ -152,22 +159,20 @@ Status SshSession::exec_or_deploy() {
   // Either the agent's hello line comes (maybe after a shell's banner), or the probe marker.
   const std::string marker = std::string(kProbeMarker) + "\n";
   char buffer[4096];
-  for (;;) {
-    const bool probe =
-        pending_.starts_with(marker) || pending_.find("\n" + marker) != std::string::npos;
-    if (!probe && pending_.find("MPILAUNCH-AGENT ") != std::string::npos) return {};
+  while (!pending_.starts_with(marker) && pending_.find("\n" + marker) == std::string::npos) {
+    if (pending_.find("MPILAUNCH-AGENT ") != std::string::npos) return {};
     const int n = ssh_channel_read_nonblocking(channel_, buffer, sizeof buffer, 0);
     if (n > 0) {
       pending_.append(buffer, static_cast<std::size_t>(n));
       continue;
     }
-    const bool ended = n < 0 || ssh_channel_is_eof(channel_) != 0;
-    if (ended && !probe) return {};  // pump() and the supervisor say what happened
-    if (ended) break;                // the probe is complete
-    if (stop_.load() || Clock::now() >= deadline_)
-      return probe ? failure("deploy", "the agent probe did not finish in time") : Status{};
+    // Neither came: pump() and the supervisor say what happened.
+    if (n < 0 || ssh_channel_is_eof(channel_) != 0) return {};
+    if (stop_.load() || Clock::now() >= deadline_) return {};
     wait_socket(deadline_ - Clock::now());
   }
+  // The probe: its facts run to the end of the command.
+  if (!read_to_end(channel_, pending_, deadline_)) return unfinished(deadline_);
   std::string probe_output = std::move(pending_);
   pending_.clear();
   ssh_channel_close(channel_);
