@@ -25,10 +25,14 @@ std::optional<Error> srun_error_line(std::string_view line, const std::string& n
   std::string_view detail = line.substr(kPrefix.size());
   while (!detail.empty() && (detail.back() == '\n' || detail.back() == '\r'))
     detail.remove_suffix(1);
-  return Error{.kind = ErrorKind::AgentStartFailed,
-               .host = node,
-               .phase = "srun",
-               .detail = "srun: " + std::string(detail)};
+  std::string text = "srun: " + std::string(detail);
+  // srun's word for a task killed by SIGTERM. slurmstepd's "CANCELLED AT" banner usually comes
+  // first and names the cause, but not always: then this line is all there is to go on.
+  if (detail.ends_with(": Terminated"))
+    text +=
+        ": the agent got SIGTERM, most likely because Slurm cancelled the job step "
+        "(scancel, preemption or the allocation ending)";
+  return Error{.kind = ErrorKind::AgentStartFailed, .host = node, .phase = "srun", .detail = text};
 }
 
 std::optional<Error> slurm_step_end_line(std::string_view line, const std::string& node) {

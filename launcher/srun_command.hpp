@@ -17,7 +17,8 @@ std::vector<std::string> srun_command(const std::string& srun, const std::string
                                       const std::string& node);
 
 /// One line srun wrote on its stderr: an Error (AgentStartFailed, phase "srun") when it is
-/// srun's own error text ("srun: error: ..."), else nullopt (the agent's own stderr).
+/// srun's own error text ("srun: error: ..."), else nullopt (the agent's own stderr). A task
+/// "Terminated" line says that Slurm most likely cancelled the step.
 std::optional<Error> srun_error_line(std::string_view line, const std::string& node);
 
 /// One line the job step's slurmstepd wrote through srun when Slurm ended the step

@@ -65,7 +65,8 @@ check "srun's failure is agent-start-failed" 69 $rc "$out" "srun"
 
 # scancel of the job while ranks run: the agent's step dies, the user gets a typed error.
 # The canceller waits until the live status file says every rank runs (the agents have said
-# hello), so the cancellation always lands mid-run rather than during agent bring-up.
+# hello), so the cancellation always lands mid-run rather than during agent bring-up. Slurm
+# does not always print slurmstepd's CANCELLED banner; srun's "Terminated" line then names it.
 status="$dir/scancel-status.json"
 rm -f "$status"
 out=$(timeout 60 salloc -N1 -n2 -J scancel-me bash -c \

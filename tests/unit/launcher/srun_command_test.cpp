@@ -37,6 +37,12 @@ TEST_CASE("srun error lines become agent-start-failed in phase srun; other lines
   CHECK(e->host == "n1");
   CHECK(e->detail.find("Unable to create step") != std::string::npos);
   CHECK(e->detail.back() != '\n');
+  // Without slurmstepd's banner, srun's "Terminated" still points at Slurm's cancel.
+  const auto terminated = srun_error_line("srun: error: n1: task 0: Terminated\n", "n1");
+  REQUIRE(terminated.has_value());
+  CHECK(terminated->detail.starts_with("srun: n1: task 0: Terminated: the agent got SIGTERM"));
+  CHECK(terminated->detail.find("Slurm cancelled the job step") != std::string::npos);
+  CHECK(e->detail.find("SIGTERM") == std::string::npos);
   CHECK_FALSE(srun_error_line("hello from the agent\n", "n1").has_value());
   CHECK_FALSE(srun_error_line("srun: job 5 queued and waiting for resources\n", "n1"));
 }
