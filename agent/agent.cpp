@@ -14,6 +14,7 @@
 #include "agent/rank_env.hpp"
 #include "agent/transport_facts.hpp"
 #include "common/handshake.hpp"
+#include "common/os_hostname.hpp"
 #include "mpilaunch_version.h"
 
 extern char** environ;
@@ -29,12 +30,6 @@ template <class... Ts>
 struct Overloaded : Ts... {
   using Ts::operator()...;
 };
-
-std::string os_hostname() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof name - 1) != 0) return "localhost";
-  return name;
-}
 
 std::vector<std::byte> to_bytes(std::string_view s) {
   const auto* p = reinterpret_cast<const std::byte*>(s.data());
@@ -123,6 +118,7 @@ void Agent::handle(const protocol::JobSpec& m) {
     pmix_.deregister_namespace(job_->nspace);
     ranks_.clear();
     rank_of_pid_.clear();
+    children_.release_ended();  // the previous attempt's leftovers
   }
   if (pmi_) pmi_->close_all();
   pmi_.reset();
@@ -400,6 +396,7 @@ void Agent::maybe_finish() {
 
 void Agent::finish() {
   finished_ = true;
+  children_.release_ended();
   if (pmi_) pmi_->close_all();
   for (auto& [key, done] : pending_fences_) done(-1, {});
   pending_fences_.clear();

@@ -38,14 +38,32 @@ void ChildSet::wait_for_sigchld() {
 }
 
 void ChildSet::reap() {
-  for (;;) {
-    int status = 0;
-    const pid_t pid = ::waitpid(-1, &status, WNOHANG);
-    if (pid <= 0) return;
-    if (!WIFEXITED(status) && !WIFSIGNALED(status)) continue;
-    children_.erase(pid);
-    on_reaped_(pid, exit_reason_from_wait_status(status));
+  // WNOWAIT: the status now, the zombie for later (release_ended). Only our own children are
+  // asked for, so a zombie already seen is not seen again.
+  std::vector<std::pair<pid_t, ExitReason>> ended;
+  for (const auto& [pid, rank] : children_) {
+    siginfo_t info{};
+    if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+        info.si_pid != pid)
+      continue;
+    if (info.si_code == CLD_EXITED)
+      ended.emplace_back(pid, Exited{info.si_status});
+    else
+      ended.emplace_back(pid, Signaled{info.si_status, info.si_code == CLD_DUMPED});
   }
+  for (auto& [pid, reason] : ended) {
+    children_.erase(pid);
+    ended_.push_back(pid);
+    on_reaped_(pid, reason);
+  }
+}
+
+void ChildSet::release_ended() {
+  for (const pid_t pid : ended_) {
+    ::kill(-pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);  // a zombie: returns at once
+  }
+  ended_.clear();
 }
 
 Result<SpawnedChild> ChildSet::spawn(const SpawnRequest& request) {
@@ -146,6 +164,7 @@ Status ChildSet::confirm_exec(SpawnedChild& child) {
 
 void ChildSet::signal_all(int signal) {
   for (const auto& [pid, rank] : children_) ::kill(-pid, signal);
+  for (const pid_t pid : ended_) ::kill(-pid, signal);  // ESRCH when nothing is left: fine
 }
 
 }  // namespace mpilaunch::agent

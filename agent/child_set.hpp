@@ -1,6 +1,9 @@
 #pragma once
 /// [io] Forks ranks into their own process groups, owns SIGCHLD and reaps them.
 /// A rank dies with its agent (parent-death signal); exec failures come back as Errors.
+/// An ended rank stays a zombie until release_ended(): as long as its pid is not reused, its
+/// process group can still be signalled, so whatever the rank left running (a child holding
+/// its output, a helper) goes with the job's teardown instead of outliving it.
 
 #include <sys/types.h>
 
@@ -47,8 +50,11 @@ class ChildSet {
   /// says why, without host or rank (the caller's to add); its exit is reaped like any other
   /// and callers ignore that pid.
   Status confirm_exec(SpawnedChild& child);
-  /// Sends `signal` to the process group of every child not yet reaped.
+  /// Sends `signal` to the process group of every child, ended ones included.
   void signal_all(int signal);
+  /// SIGKILLs what is left of ended children's process groups and reaps them: at the end of an
+  /// attempt and of the agent.
+  void release_ended();
   std::size_t running() const { return children_.size(); }
 
  private:
@@ -57,7 +63,8 @@ class ChildSet {
 
   asio::signal_set sigchld_;
   ReapHandler on_reaped_;
-  std::map<pid_t, std::uint32_t> children_;  // pid -> rank
+  std::map<pid_t, std::uint32_t> children_;  // pid -> rank, still running
+  std::vector<pid_t> ended_;                 // zombies kept to pin their process groups
 };
 
 }  // namespace mpilaunch::agent

@@ -1,10 +1,34 @@
 #include "common/rank_exit.hpp"
 
+#include <csignal>
+
 namespace mpilaunch {
 
 std::string rank_phase(bool connected, bool finalized) {
   if (finalized) return "finalize";
   return connected ? "running" : "startup";
+}
+
+bool crashed(const protocol::RankExited& exit) {
+  if (exit.abort_status) return false;
+  const auto* signaled = std::get_if<Signaled>(&exit.reason);
+  if (signaled == nullptr) return false;
+  switch (signaled->signal) {
+    case SIGSEGV:
+    case SIGBUS:
+    case SIGFPE:
+    case SIGILL:
+    case SIGABRT:
+    case SIGSYS:
+    case SIGTRAP:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool displaces(const protocol::RankExited& later, const protocol::RankExited& first) {
+  return first.abort_status.has_value() && crashed(later) && later.rank != first.rank;
 }
 
 std::optional<Error> classify_rank_exit(const protocol::RankExited& exit, const std::string& host) {

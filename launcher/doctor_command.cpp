@@ -21,6 +21,7 @@
 
 #include "common/error_catalog.hpp"
 #include "common/exit_codes.hpp"
+#include "common/os_hostname.hpp"
 #include "common/protocol.hpp"
 #include "launcher/agent_starter.hpp"
 #include "launcher/doctor.hpp"
@@ -40,11 +41,6 @@ constexpr std::size_t kOutputLimit = 64 * 1024;
 
 double wall_now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-std::string this_hostname() {
-  char name[256] = {};
-  return ::gethostname(name, sizeof name - 1) == 0 ? name : "localhost";
 }
 
 // Reads whatever is queued on a non-blocking descriptor.
@@ -189,7 +185,7 @@ int run_doctor(const std::vector<std::string>& args) {
     std::fputs(render_human(hosts.error()).c_str(), stderr);
     return exit_codes::for_error(hosts.error());
   }
-  const std::string hostname = this_hostname();
+  const std::string hostname = os_hostname();
   std::vector<HostEntry> entries = hosts->hosts;
   if (entries.empty())
     entries.push_back(HostEntry{

@@ -107,7 +107,9 @@ Explanation choose_root_cause(const std::vector<Finding>& findings, Runtime runt
   int best_rank = std::numeric_limits<int>::max();
   for (std::size_t i = 0; i < kept.size(); ++i) {
     const int r = cause_rank(*kept[i]);
-    if (r < best_rank) {  // ties go to the earliest line
+    // Ties go to the earliest line, except job-failed events: a later one revises (or, after a
+    // restart, supersedes) the earlier.
+    if (r < best_rank || (r == -1 && best_rank == -1)) {
       best_rank = r;
       best = i;
     }

@@ -20,6 +20,7 @@
 #include "common/error_json.hpp"
 #include "common/executable_path.hpp"
 #include "common/exit_codes.hpp"
+#include "common/os_hostname.hpp"
 #include "common/protocol.hpp"
 #include "launcher/agent_starter.hpp"
 #include "launcher/doctor_command.hpp"
@@ -49,8 +50,7 @@ std::string random_hex(int bytes) {
 
 MachineFacts this_machine() {
   MachineFacts m;
-  char name[256] = {};
-  m.hostname = ::gethostname(name, sizeof name - 1) == 0 ? name : "localhost";
+  m.hostname = os_hostname();
   m.cpus = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
   std::error_code ec;
   m.cwd = std::filesystem::current_path(ec).string();

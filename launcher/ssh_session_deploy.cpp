@@ -17,6 +17,7 @@
 #include <libssh/libssh.h>
 #include <libssh/sftp.h>
 
+#include "common/os_hostname.hpp"
 #include "launcher/ssh_failure.hpp"
 #include "launcher/ssh_session.hpp"
 #include "mpilaunch_version.h"
@@ -32,10 +33,8 @@ constexpr auto kUploadBudget = std::chrono::seconds(120);
 
 std::string upload_token() {
   static std::atomic<unsigned> counter{0};
-  char host[64] = "";
-  ::gethostname(host, sizeof host - 1);
   std::string safe;
-  for (const char c : std::string_view(host))
+  for (const char c : os_hostname())
     safe += (std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-') ? c : '_';
   return fmt::format("{}-{}-{}", safe, ::getpid(), ++counter);
 }

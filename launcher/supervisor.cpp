@@ -211,6 +211,7 @@ void Supervisor::spawn_ranks() {
   relay_ = FenceRelay(plan.map);
   dmodex_.clear();
   error_.reset();
+  error_rank_end_.reset();
   stderr_tails_.clear();
   attempt_started_ = clock_.now();
   if (config_.restart.max_restarts > 0) output_.set_attempt(static_cast<int>(attempt_));
@@ -243,19 +244,30 @@ void Supervisor::clear_progress() {
   progress_shown_ = false;
 }
 
-void Supervisor::fail(Error error, JobEvent event) {
+void Supervisor::fail(Error error, JobEvent event, std::optional<protocol::RankExited> rank_end) {
   clear_progress();
   explain_interface_mismatch(error, config_.plan.pmi);
   // During a backoff the previous attempt's error is settled; an interrupt or timeout now is
   // the reason the job ends.
   if (!error_ || state_ == JobState::BackingOff) {
     error_ = error;
+    error_rank_end_ = std::move(rank_end);
     status_.last_error = error;
     events_.write("job-failed", {{"error", error_to_json(error)}, {"attempt", attempt_}});
   } else {
     events_.write("secondary-error", {{"error", error_to_json(error)}, {"attempt", attempt_}});
   }
   feed(event);
+}
+
+void Supervisor::revise_root_cause(Error error, const protocol::RankExited& rank_end) {
+  events_.write("secondary-error", {{"error", error_to_json(*error_)}, {"attempt", attempt_}});
+  error_ = error;
+  error_rank_end_ = rank_end;
+  status_.last_error = error;
+  events_.write("job-failed",
+                {{"error", error_to_json(error)}, {"attempt", attempt_}, {"revised", true}});
+  update_status();
 }
 
 void Supervisor::kill_ranks(int signal) {

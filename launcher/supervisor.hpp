@@ -71,7 +71,12 @@ class Supervisor {
   void tear_down();
   void finish();
   void complete();
-  void fail(Error error, JobEvent event);
+  /// `rank_end`: the report of the rank whose end is `error`, if it is a rank failure.
+  void fail(Error error, JobEvent event,
+            std::optional<protocol::RankExited> rank_end = std::nullopt);
+  /// A rank failure that reached us during teardown but caused the one that started it (see
+  /// displaces()) becomes the attempt's error; the other one is logged as secondary.
+  void revise_root_cause(Error error, const protocol::RankExited& rank_end);
   /// Rewrites the one "N/M agents up" line (config_.progress only); erased once all are up.
   void show_progress();
   void clear_progress();
@@ -102,7 +107,8 @@ class Supervisor {
       lost_links_;  // kept until exit: their coroutines may still run
   std::vector<RankStatus> ranks_;
   std::optional<Error> error_;
-  std::map<std::uint32_t, std::string> stderr_tails_;              // per rank, for diagnosis
+  std::optional<protocol::RankExited> error_rank_end_;  // the rank end behind error_, if any
+  std::map<std::uint32_t, std::string> stderr_tails_;   // per rank, for diagnosis
   std::map<std::uint32_t, std::pair<int, std::uint32_t>> dmodex_;  // our id -> (node, their id)
   std::uint32_t next_id_ = 1;
   std::uint32_t attempt_ = 1;

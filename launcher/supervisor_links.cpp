@@ -123,10 +123,15 @@ void Supervisor::on_rank_exited(Link& link, const protocol::RankExited& m) {
   --counts.running;
   ++(error ? counts.failed : counts.succeeded);
   update_status();
-  // Ranks killed by our own teardown are consequences, not causes.
-  if (error && state_ != JobState::TearingDown) {
+  if (error) {
     error->executable = config_.plan.argv.empty() ? "" : config_.plan.argv[0];
-    fail(diagnose_rank_failure(*error, stderr_tails_[m.rank]), JobEvent::RankFailed);
+    Error diagnosed = diagnose_rank_failure(*error, stderr_tails_[m.rank]);
+    if (state_ != JobState::TearingDown) {
+      fail(std::move(diagnosed), JobEvent::RankFailed, m);
+    } else if (error_rank_end_ && displaces(m, *error_rank_end_)) {
+      revise_root_cause(std::move(diagnosed), m);
+    }
+    // Any other failure during teardown is a consequence of it (our SIGTERM, a lost peer).
   }
   check_ranks();
 }

@@ -2,7 +2,10 @@
  * MPI_Barrier, so it hangs until the launcher tears the job down.
  * Modes: exit (_exit(VALUE), no finalize), segv (a null write), abort (MPI_Abort(VALUE)),
  * nofinalize (exit(0) without MPI_Finalize), preinit-exit (_exit(VALUE) before MPI_Init),
- * ok (no failure: every rank finalizes and exits 0). VALUE defaults to 3. */
+ * ok (no failure: every rank finalizes and exits 0), segv-peer-aborts (RANK crashes while a child
+ * of it keeps its stdout open, so its agent reports it late; the lowest other rank sees it gone
+ * and calls MPI_Abort(VALUE), which reaches the launcher first, as a rank's reaction to a dead
+ * peer can). VALUE defaults to 3. */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,7 +14,9 @@
 #include <unistd.h>
 
 static int usage(void) {
-  fprintf(stderr, "usage: failer exit|segv|abort|nofinalize|preinit-exit|ok RANK [VALUE]\n");
+  fprintf(stderr,
+          "usage: failer exit|segv|abort|nofinalize|preinit-exit|ok|segv-peer-aborts RANK "
+          "[VALUE]\n");
   return 64;
 }
 
@@ -36,6 +41,50 @@ static int rank_before_init(void) {
   return -1;
 }
 
+/* Whether process `pid` has ended: gone, or a zombie its parent has not reaped. */
+static int dead(int pid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/stat", pid);
+  FILE* f = fopen(path, "r");
+  if (f == NULL) return 1;
+  char line[512] = "";
+  const int got = fgets(line, sizeof line, f) != NULL;
+  fclose(f);
+  const char* paren = strrchr(line, ')');
+  return !got || paren == NULL || paren[1] == '\0' || paren[2] == 'Z' || paren[2] == 'X';
+}
+
+/* segv-peer-aborts, after MPI_Init. */
+static int peer_aborts(int victim, int value) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int watcher = victim == 0 ? 1 : 0;
+  int pid = getpid();
+  int* pids = malloc(sizeof(int) * (size_t)size);
+  MPI_Allgather(&pid, 1, MPI_INT, pids, 1, MPI_INT, MPI_COMM_WORLD);
+  if (rank == victim) {
+    if (fork() == 0) { /* holds the victim's stdout until the teardown's SIGTERM */
+      alarm(60);
+      for (;;) pause();
+    }
+    printf("failer rank %d: segv, a child keeps stdout open\n", rank);
+    fflush(stdout);
+    write_null();
+  }
+  if (rank == watcher) {
+    /* The agent reaps the victim at once; its report waits for the child holding stdout. */
+    for (int i = 0; i < 60000 && !dead(pids[victim]); ++i) usleep(1000);
+    printf("failer rank %d: rank %d is gone, calling MPI_Abort(%d)\n", rank, victim, value);
+    fflush(stdout);
+    MPI_Abort(MPI_COMM_WORLD, value);
+  }
+  free(pids);
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Finalize();
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc < 3) return usage();
   const char* mode = argv[1];
@@ -43,7 +92,7 @@ int main(int argc, char** argv) {
   const int value = argc > 3 ? atoi(argv[3]) : 3;
   const int known = !strcmp(mode, "exit") || !strcmp(mode, "segv") || !strcmp(mode, "abort") ||
                     !strcmp(mode, "nofinalize") || !strcmp(mode, "preinit-exit") ||
-                    !strcmp(mode, "ok");
+                    !strcmp(mode, "ok") || !strcmp(mode, "segv-peer-aborts");
   if (!known) return usage();
 
   if (!strcmp(mode, "preinit-exit") && rank_before_init() == victim) {
@@ -59,6 +108,7 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 0;
   }
+  if (!strcmp(mode, "segv-peer-aborts")) return peer_aborts(victim, value);
   if (rank == victim) {
     printf("failer rank %d: %s %d\n", rank, mode, value);
     fflush(stdout);

@@ -178,4 +178,22 @@ TEST_CASE("PID 1: as a container entrypoint mpilaunch reaps orphans and returns 
   check_nothing_left(job, o);
 }
 
+// A rank that ends while something it started still holds its output: the agent reports the
+// rank after a short drain, and the leftover, in the rank's process group, goes with the job.
+TEST_CASE("leftovers: what an ended rank left running does not outlive the job") {
+  Job job;
+  const Outcome o = job.launch({"-n", "2", "sh", "-c", "sleep 300 & echo started"}, Millis{30'000});
+  CHECK_MESSAGE(o.status() == 0, o.summary());
+  CHECK(count_of(o.out, "started") == 2);
+  check_nothing_left(job, o);
+}
+
+TEST_CASE("leftovers: a failed rank's background child is torn down with the job") {
+  Job job;
+  const Outcome o = job.launch(
+      {"-n", "2", "sh", "-c", "sleep 300 & exit $((OMPI_COMM_WORLD_RANK + 3))"}, Millis{30'000});
+  check_error_block(o, "rank-exit-nonzero", 3);
+  check_nothing_left(job, o);
+}
+
 }  // namespace mpilaunch::e2e

@@ -39,7 +39,9 @@ void check_error_block(const Outcome& outcome, const std::string& kind, int stat
 
 Json check_job_failed(const Job& job, const std::string& kind, int status) {
   const std::vector<Json> events = check_events(job, status);
-  const std::optional<Json> failed = first_event(events, "job-failed");
+  // The last one: a failure that reached mpilaunch late but happened first revises the first.
+  const std::vector<Json> all = events_named(events, "job-failed");
+  const std::optional<Json> failed = all.empty() ? std::nullopt : std::optional(all.back());
   REQUIRE_MESSAGE(failed.has_value(), "no job-failed event");
   const Json error = failed->value("error", Json::object());
   CHECK_MESSAGE(error.value("kind", Json()) == Json(kind), "job-failed: ", failed->dump());

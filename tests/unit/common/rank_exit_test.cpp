@@ -33,3 +33,31 @@ TEST_CASE("rank exits are classified by the documented precedence") {
   CHECK(classify_rank_exit(RankExited{0, 1, Exited{2}, std::nullopt, false, false}, "")->phase ==
         "startup");
 }
+
+TEST_CASE("only a crash displaces an MPI_Abort that was reported first") {
+  const RankExited aborted{0, 10, Signaled{9, false}, 205114895, true, false};  // MPICH: SIGKILLed
+  const RankExited segv{3, 13, Signaled{11, false}, std::nullopt, true, false};
+  const RankExited bus{3, 13, Signaled{7, true}, std::nullopt, true, false};
+  const RankExited sigabrt{3, 13, Signaled{6, true}, std::nullopt, true, false};
+  const RankExited term{3, 13, Signaled{15, false}, std::nullopt, true, false};
+  const RankExited kill{3, 13, Signaled{9, false}, std::nullopt, true, false};
+  const RankExited exit1{3, 13, Exited{1}, std::nullopt, true, false};
+  const RankExited aborted_too{3, 13, Exited{5}, 5, true, false};
+
+  CHECK(crashed(segv));
+  CHECK(crashed(bus));
+  CHECK(crashed(sigabrt));
+  CHECK_FALSE(crashed(term));  // the teardown's own signals
+  CHECK_FALSE(crashed(kill));
+  CHECK_FALSE(crashed(exit1));    // a program's exit: may be its reaction to the teardown
+  CHECK_FALSE(crashed(aborted));  // MPI_Abort, even when the agent SIGKILLed it afterwards
+
+  CHECK(displaces(segv, aborted));
+  CHECK(displaces(sigabrt, aborted));
+  CHECK_FALSE(displaces(term, aborted));
+  CHECK_FALSE(displaces(exit1, aborted));
+  CHECK_FALSE(displaces(aborted_too, aborted));  // the first abort stays the cause
+  CHECK_FALSE(displaces(bus, segv));             // the first crash stays the cause
+  CHECK_FALSE(displaces(aborted, segv));
+  CHECK_FALSE(displaces(exit1, segv));
+}

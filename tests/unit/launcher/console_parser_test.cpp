@@ -178,4 +178,20 @@ TEST_CASE("parser: mpilaunch's own console block and events file") {
   CHECK(x.error->rank == 2);
   REQUIRE(x.secondary.size() == 1);
   CHECK(x.secondary[0].signal == 15);
+
+  // A failure that reached mpilaunch later but happened first revises the job-failed event:
+  // the last one names the job's failure.
+  const std::string revised =
+      R"({"v":1,"time":"t","event":"job-failed","error":{"kind":"rank-called-abort","rank":0,"exit_code":7}})"
+      "\n"
+      R"({"v":1,"time":"t","event":"secondary-error","error":{"kind":"rank-called-abort","rank":0,"exit_code":7}})"
+      "\n"
+      R"({"v":1,"time":"t","event":"job-failed","revised":true,"error":{"kind":"rank-signaled","rank":3,"signal":11}})"
+      "\n"
+      R"({"v":1,"time":"t","event":"job-end","exit_code":139,"status":"failed"})"
+      "\n";
+  x = explain_text(revised, std::nullopt);
+  REQUIRE(x.error);
+  CHECK(x.error->kind == ErrorKind::RankSignaled);
+  CHECK(x.error->rank == 3);
 }
