@@ -159,6 +159,7 @@ void Agent::handle(const protocol::Spawn& m) {
     return fail(
         Error{.kind = ErrorKind::MalformedFrame, .detail = "spawn of an unknown namespace"});
   if (shutting_down_) return;
+  kill_seen_ = false;
   // Every rank is forked first and confirmed second, so that their execs overlap instead of
   // each fork waiting for the previous rank's exec.
   std::vector<std::pair<std::uint32_t, SpawnedChild>> forked;
@@ -258,6 +259,7 @@ void Agent::on_reaped(pid_t pid, ExitReason reason) {
   if (it == rank_of_pid_.end()) return;  // a child whose exec failed: already reported
   Rank& r = ranks_[it->second];
   r.exit = reason;
+  r.ended_before_kill = !kill_seen_;
   maybe_report(r);
 }
 
@@ -282,7 +284,7 @@ void Agent::maybe_report(Rank& r) {
   frames_.send(protocol::RankExited{
       r.rank, r.pid, *r.exit,
       r.abort_status ? std::optional<std::int32_t>(*r.abort_status) : std::nullopt, r.connected,
-      r.finalized});
+      r.finalized, r.ended_before_kill});
   // The client stays registered until its namespace goes (next attempt or shutdown): an
   // asynchronous PMIx_server_deregister_client here raced with the next attempt's
   // registration and left about one restarted rank in twenty stuck in PMIx_Init.
@@ -290,6 +292,7 @@ void Agent::maybe_report(Rank& r) {
 }
 
 void Agent::handle(const protocol::Kill& m) {
+  kill_seen_ = true;
   children_.signal_all(m.signal);
 }
 

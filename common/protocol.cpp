@@ -131,6 +131,7 @@ void put(Writer& w, const RankExited& m) {
   put_opt(w, m.abort_status);
   w.boolean(m.connected);
   w.boolean(m.finalized);
+  w.boolean(m.ended_before_kill);
 }
 void put(Writer& w, const SpawnFailed& m) {
   put_error(w, m.error);
@@ -257,6 +258,7 @@ Message get(Reader& r, MsgType type) {
       m.abort_status = get_opt(r);
       m.connected = r.boolean();
       m.finalized = r.boolean();
+      m.ended_before_kill = r.boolean();
       return m;
     }
     case MsgType::SpawnFailed:

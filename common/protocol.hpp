@@ -17,7 +17,7 @@
 
 namespace mpilaunch::protocol {
 
-inline constexpr std::uint16_t kProtocolVersion = 3;
+inline constexpr std::uint16_t kProtocolVersion = 4;
 inline constexpr std::size_t kHeaderBytes = 16;  // version, type: u16; id, refers_to, size: u32
 inline constexpr std::uint32_t kMaxBodyBytes = 16u << 20;
 
@@ -153,6 +153,7 @@ struct RankExited {
   std::optional<std::int32_t> abort_status;  // set when the rank called PMIx_Abort (MPI_Abort)
   bool connected = false;                    // reached PMIx_Init
   bool finalized = false;                    // reached PMIx_Finalize
+  bool ended_before_kill = true;  // reaped before this attempt's first Kill reached the agent
   friend bool operator==(const RankExited&, const RankExited&) = default;
 };
 

@@ -28,7 +28,8 @@ bool crashed(const protocol::RankExited& exit) {
 }
 
 bool displaces(const protocol::RankExited& later, const protocol::RankExited& first) {
-  return first.abort_status.has_value() && crashed(later) && later.rank != first.rank;
+  if (!first.abort_status || later.abort_status || later.rank == first.rank) return false;
+  return crashed(later) || later.ended_before_kill;
 }
 
 std::optional<Error> classify_rank_exit(const protocol::RankExited& exit, const std::string& host) {

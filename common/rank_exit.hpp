@@ -20,11 +20,14 @@ std::optional<Error> classify_rank_exit(const protocol::RankExited& exit, const 
 /// those, so such an end is never a consequence of the job's teardown.
 bool crashed(const protocol::RankExited& exit);
 
-/// Whether `later`, reaching the launcher while it tears the job down after `first`, is the
-/// real cause. Only a crash displaces an MPI_Abort: ranks abort because a peer died (MPICH's
-/// UCX connecting in MPI_Init, Open MPI's errors-are-fatal on a broken connection), never
-/// the reverse, and a crashed rank is reported once the kernel has torn it down, which can be
-/// after its peer's abort request was served.
+/// Whether the failed rank `later`, reaching the launcher while it tears the job down after
+/// `first`, is the real cause. Only a rank's death displaces, and only an MPI_Abort: ranks
+/// abort because a peer died (MPICH's UCX connecting in MPI_Init, Open MPI's errors-are-fatal
+/// on a broken connection), never the reverse, yet the dead peer's report can arrive second (a
+/// crashed process is reaped once the kernel has torn it down; a report waits for the rank's
+/// output to drain). A crash always displaces (no teardown sends those signals); any other end
+/// only when it came before the teardown reached its agent, as the teardown's SIGTERM makes
+/// some programs exit non-zero.
 bool displaces(const protocol::RankExited& later, const protocol::RankExited& first);
 
 /// "startup" (before PMIx_Init), "running" (after it), "finalize" (after PMIx_Finalize).

@@ -2,10 +2,10 @@
  * MPI_Barrier, so it hangs until the launcher tears the job down.
  * Modes: exit (_exit(VALUE), no finalize), segv (a null write), abort (MPI_Abort(VALUE)),
  * nofinalize (exit(0) without MPI_Finalize), preinit-exit (_exit(VALUE) before MPI_Init),
- * ok (no failure: every rank finalizes and exits 0), segv-peer-aborts (RANK crashes while a child
- * of it keeps its stdout open, so its agent reports it late; the lowest other rank sees it gone
- * and calls MPI_Abort(VALUE), which reaches the launcher first, as a rank's reaction to a dead
- * peer can). VALUE defaults to 3. */
+ * ok (no failure: every rank finalizes and exits 0), segv-peer-aborts and exit-peer-aborts (RANK
+ * crashes, or _exits with 3, while a child of it keeps its stdout open, so its agent reports it
+ * late; the lowest other rank sees it gone and calls MPI_Abort(VALUE), which reaches the
+ * launcher first, as a rank's reaction to a dead peer can). VALUE defaults to 3. */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,8 +15,8 @@
 
 static int usage(void) {
   fprintf(stderr,
-          "usage: failer exit|segv|abort|nofinalize|preinit-exit|ok|segv-peer-aborts RANK "
-          "[VALUE]\n");
+          "usage: failer exit|segv|abort|nofinalize|preinit-exit|ok|segv-peer-aborts|"
+          "exit-peer-aborts RANK [VALUE]\n");
   return 64;
 }
 
@@ -54,8 +54,8 @@ static int dead(int pid) {
   return !got || paren == NULL || paren[1] == '\0' || paren[2] == 'Z' || paren[2] == 'X';
 }
 
-/* segv-peer-aborts, after MPI_Init. */
-static int peer_aborts(int victim, int value) {
+/* segv-peer-aborts (crash) and exit-peer-aborts, after MPI_Init. */
+static int peer_aborts(int victim, int value, int crash) {
   int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -68,9 +68,10 @@ static int peer_aborts(int victim, int value) {
       alarm(60);
       for (;;) pause();
     }
-    printf("failer rank %d: segv, a child keeps stdout open\n", rank);
+    printf("failer rank %d: %s, a child keeps stdout open\n", rank, crash ? "segv" : "exit 3");
     fflush(stdout);
-    write_null();
+    if (crash) write_null();
+    _exit(3);
   }
   if (rank == watcher) {
     /* The agent reaps the victim at once; its report waits for the child holding stdout. */
@@ -92,7 +93,8 @@ int main(int argc, char** argv) {
   const int value = argc > 3 ? atoi(argv[3]) : 3;
   const int known = !strcmp(mode, "exit") || !strcmp(mode, "segv") || !strcmp(mode, "abort") ||
                     !strcmp(mode, "nofinalize") || !strcmp(mode, "preinit-exit") ||
-                    !strcmp(mode, "ok") || !strcmp(mode, "segv-peer-aborts");
+                    !strcmp(mode, "ok") || !strcmp(mode, "segv-peer-aborts") ||
+                    !strcmp(mode, "exit-peer-aborts");
   if (!known) return usage();
 
   if (!strcmp(mode, "preinit-exit") && rank_before_init() == victim) {
@@ -108,7 +110,7 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 0;
   }
-  if (!strcmp(mode, "segv-peer-aborts")) return peer_aborts(victim, value);
+  if (strstr(mode, "-peer-aborts") != NULL) return peer_aborts(victim, value, mode[0] == 's');
   if (rank == victim) {
     printf("failer rank %d: %s %d\n", rank, mode, value);
     fflush(stdout);

@@ -142,19 +142,23 @@ TEST_CASE("failer segv on a virtual node: every agent's ranks are torn down") {
   if (error.contains("host")) CHECK_MESSAGE(error["host"] == Json("node2"), error.dump());
 }
 
-// A crash that reaches the launcher after a peer's reaction to it (an MPI_Abort) is still the
-// job's failure: the agent holds the crashed rank's report while a child keeps its stdout open,
-// so the abort arrives first every time and the launcher must revise its first job-failed.
-void check_crash_displaces_abort(const std::vector<std::string>& options,
-                                 const std::string& program) {
+// A rank's death that reaches the launcher after a peer's reaction to it (an MPI_Abort) is
+// still the job's failure: the agent holds the dead rank's report while a child keeps its
+// stdout open, so the abort arrives first every time and the launcher must revise its first
+// job-failed. `crash`: the rank segfaults, else it exits with 3.
+void check_death_displaces_abort(const std::vector<std::string>& options,
+                                 const std::string& program, bool crash) {
   Job job;
   std::vector<std::string> argv = options;
-  argv.insert(argv.end(), {"-n", "4", app(program), "segv-peer-aborts", "3", "7"});
+  argv.insert(argv.end(),
+              {"-n", "4", app(program), crash ? "segv-peer-aborts" : "exit-peer-aborts", "3", "7"});
   const Outcome o = job.launch(argv, Millis{60'000});
-  check_error_block(o, "rank-signaled", 139);
-  const Json error = check_job_failed(job, "rank-signaled", 139);
+  const std::string kind = crash ? "rank-signaled" : "rank-exit-nonzero";
+  const int status = crash ? 139 : 3;
+  check_error_block(o, kind, status);
+  const Json error = check_job_failed(job, kind, status);
   CHECK_MESSAGE(error.value("rank", Json()) == Json(3), error.dump());
-  CHECK_MESSAGE(error.value("signal", Json()) == Json(11), error.dump());
+  if (crash) CHECK_MESSAGE(error.value("signal", Json()) == Json(11), error.dump());
   const std::vector<Json> events = read_events(job.events_path()).events;
   const std::vector<Json> failed = events_named(events, "job-failed");
   REQUIRE_MESSAGE(failed.size() == 2, "want the abort's job-failed, then the revised one");
@@ -168,11 +172,20 @@ void check_crash_displaces_abort(const std::vector<std::string>& options,
 }
 
 TEST_CASE("a crash reported after the MPI_Abort it caused is the job's failure (Open MPI)") {
-  check_crash_displaces_abort({"--oversubscribe"}, "failer");
+  check_death_displaces_abort({"--oversubscribe"}, "failer", true);
 }
 
 TEST_CASE("a crash reported after the MPI_Abort it caused is the job's failure (MPICH, 2 nodes)") {
-  check_crash_displaces_abort({"--launcher=local", "-H", "node1:2,node2:2"}, "failer_mpich");
+  check_death_displaces_abort({"--launcher=local", "-H", "node1:2,node2:2"}, "failer_mpich", true);
+}
+
+TEST_CASE("an exit reported after the MPI_Abort it caused is the job's failure (MPICH)") {
+  check_death_displaces_abort({"--oversubscribe"}, "failer_mpich", false);
+}
+
+TEST_CASE(
+    "an exit reported after the MPI_Abort it caused is the job's failure (Open MPI, 2 nodes)") {
+  check_death_displaces_abort({"--launcher=local", "-H", "node1:2,node2:2"}, "failer", false);
 }
 
 }  // namespace mpilaunch::e2e

@@ -50,6 +50,7 @@ TEST_CASE("every message type round-trips") {
       DmodexReply{0, bytes("data")},
       RankExited{2, 99, Signaled{11, true}, std::nullopt, true, false},
       RankExited{2, 99, Exited{3}, 7, true, true},
+      RankExited{2, 99, Exited{3}, std::nullopt, true, false, false},
       SpawnFailed{Error{.kind = ErrorKind::ExecutableNotFound,
                         .host = "n1",
                         .rank = 0,

@@ -34,15 +34,19 @@ TEST_CASE("rank exits are classified by the documented precedence") {
         "startup");
 }
 
-TEST_CASE("only a crash displaces an MPI_Abort that was reported first") {
+TEST_CASE("a rank's death displaces an MPI_Abort that was reported first, the teardown's not") {
+  // Ended after the teardown's Kill reached the agent: the last field false.
   const RankExited aborted{0, 10, Signaled{9, false}, 205114895, true, false};  // MPICH: SIGKILLed
-  const RankExited segv{3, 13, Signaled{11, false}, std::nullopt, true, false};
-  const RankExited bus{3, 13, Signaled{7, true}, std::nullopt, true, false};
-  const RankExited sigabrt{3, 13, Signaled{6, true}, std::nullopt, true, false};
-  const RankExited term{3, 13, Signaled{15, false}, std::nullopt, true, false};
-  const RankExited kill{3, 13, Signaled{9, false}, std::nullopt, true, false};
-  const RankExited exit1{3, 13, Exited{1}, std::nullopt, true, false};
+  const RankExited segv{3, 13, Signaled{11, false}, std::nullopt, true, false, false};
+  const RankExited bus{3, 13, Signaled{7, true}, std::nullopt, true, false, false};
+  const RankExited sigabrt{3, 13, Signaled{6, true}, std::nullopt, true, false, false};
+  const RankExited term{3, 13, Signaled{15, false}, std::nullopt, true, false, false};
+  const RankExited kill{3, 13, Signaled{9, false}, std::nullopt, true, false, false};
+  const RankExited exit1{3, 13, Exited{1}, std::nullopt, true, false, false};
   const RankExited aborted_too{3, 13, Exited{5}, 5, true, false};
+  const RankExited exit1_early{3, 13, Exited{1}, std::nullopt, true, false, true};
+  const RankExited nofinalize_early{3, 13, Exited{0}, std::nullopt, true, false, true};
+  const RankExited term_early{3, 13, Signaled{15, false}, std::nullopt, true, false, true};
 
   CHECK(crashed(segv));
   CHECK(crashed(bus));
@@ -52,10 +56,13 @@ TEST_CASE("only a crash displaces an MPI_Abort that was reported first") {
   CHECK_FALSE(crashed(exit1));    // a program's exit: may be its reaction to the teardown
   CHECK_FALSE(crashed(aborted));  // MPI_Abort, even when the agent SIGKILLed it afterwards
 
-  CHECK(displaces(segv, aborted));
+  CHECK(displaces(segv, aborted));  // a crash, even when reaped after the Kill
   CHECK(displaces(sigabrt, aborted));
-  CHECK_FALSE(displaces(term, aborted));
-  CHECK_FALSE(displaces(exit1, aborted));
+  CHECK_FALSE(displaces(term, aborted));   // the teardown's SIGTERM
+  CHECK_FALSE(displaces(exit1, aborted));  // a program's reaction to the teardown
+  CHECK(displaces(exit1_early, aborted));  // ended before the teardown reached its agent
+  CHECK(displaces(nofinalize_early, aborted));
+  CHECK(displaces(term_early, aborted));         // someone else's SIGTERM
   CHECK_FALSE(displaces(aborted_too, aborted));  // the first abort stays the cause
   CHECK_FALSE(displaces(bus, segv));             // the first crash stays the cause
   CHECK_FALSE(displaces(aborted, segv));
