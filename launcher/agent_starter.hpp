@@ -6,14 +6,16 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
-#include <semaphore>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "common/asio.hpp"
 #include "common/result.hpp"
 #include "launcher/host_entry.hpp"
 #include "launcher/ssh_session.hpp"
@@ -70,14 +72,15 @@ class LocalAgentStarter final : public AgentStarter {
   std::string agent_path_;
 };
 
-/// Starts agents over ssh. start() returns at once with one end of a socketpair; a thread per
-/// host (libssh sessions are never shared between threads) connects, checks the host key,
-/// authenticates and execs the agent, at most `fanout` hosts at a time, then bridges the
-/// channel and the socket. A failed bring-up records its Error, then closes the socket.
+/// Starts agents over ssh. start() returns at once with one end of a socketpair; a coroutine per
+/// host on `io` (the supervisor's event loop) connects, checks the host key, authenticates and
+/// execs the agent, at most `fanout` hosts at a time, then bridges the channel and the socket.
+/// A failed bring-up records its Error, then closes the socket. Everything runs on io's thread.
 class SshAgentStarter final : public AgentStarter {
  public:
-  SshAgentStarter(SshSettings settings, int fanout);
-  /// Stops every session (each notices within 100 ms) and joins its thread.
+  SshAgentStarter(asio::io_context& io, SshSettings settings, int fanout);
+  /// Tells every session to stop (each notices within 100 ms when io runs again); sessions
+  /// close when io destroys their coroutines.
   ~SshAgentStarter() override;
   Result<AgentProcess> start(const HostEntry& host) override;
   std::string describe() const override;
@@ -85,15 +88,18 @@ class SshAgentStarter final : public AgentStarter {
   std::vector<StarterEvent> take_events(const HostEntry& host) override;
 
  private:
-  void run_session(const HostEntry& host, int fd);
+  asio::awaitable<void> run_session(HostEntry host, int fd);
+  /// Waits for one of the `fanout` bring-up slots; false when stopping.
+  asio::awaitable<bool> take_slot();
+  void give_back_slot();
 
+  asio::io_context& io_;
   SshSettings settings_;
-  std::atomic<bool> stop_{false};
-  std::counting_semaphore<> slots_;
-  mutable std::mutex mutex_;
-  std::map<std::string, Error> failures_;                    // by host name; guarded by mutex_
-  std::map<std::string, std::vector<StarterEvent>> events_;  // by host name; guarded by mutex_
-  std::vector<std::thread> threads_;
+  std::shared_ptr<std::atomic<bool>> stop_ = std::make_shared<std::atomic<bool>>(false);
+  int free_slots_;
+  std::deque<std::shared_ptr<asio::steady_timer>> waiting_;  // bring-ups waiting for a slot
+  std::map<std::string, Error> failures_;                    // by host name
+  std::map<std::string, std::vector<StarterEvent>> events_;  // by host name
 };
 
 /// Starts agents inside a Slurm allocation: one `srun --nodelist=NODE -N1 -n1 --overlap`

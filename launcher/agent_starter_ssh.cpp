@@ -8,16 +8,16 @@
 #include <fmt/format.h>
 
 #include "launcher/agent_starter.hpp"
+#include "launcher/fd_wait.hpp"
 #include "launcher/ssh_failure.hpp"
 
 namespace mpilaunch::launcher {
 
-SshAgentStarter::SshAgentStarter(SshSettings settings, int fanout)
-    : settings_(std::move(settings)), slots_(std::max(fanout, 1)) {}
+SshAgentStarter::SshAgentStarter(asio::io_context& io, SshSettings settings, int fanout)
+    : io_(io), settings_(std::move(settings)), free_slots_(std::max(fanout, 1)) {}
 
 SshAgentStarter::~SshAgentStarter() {
-  stop_.store(true);
-  for (std::thread& t : threads_) t.join();
+  stop_->store(true);
 }
 
 std::string SshAgentStarter::describe() const {
@@ -25,14 +25,12 @@ std::string SshAgentStarter::describe() const {
 }
 
 std::optional<Error> SshAgentStarter::failure_for(const HostEntry& host) const {
-  const std::lock_guard lock(mutex_);
   const auto it = failures_.find(host.name);
   if (it == failures_.end()) return std::nullopt;
   return it->second;
 }
 
 std::vector<StarterEvent> SshAgentStarter::take_events(const HostEntry& host) {
-  const std::lock_guard lock(mutex_);
   const auto it = events_.find(host.name);
   if (it == events_.end()) return {};
   std::vector<StarterEvent> taken = std::move(it->second);
@@ -48,61 +46,62 @@ Result<AgentProcess> SshAgentStarter::start(const HostEntry& host) {
                  .phase = "connect",
                  .detail = fmt::format("socketpair: {}", std::strerror(errno))};
   widen_agent_socket(sv);
-  {
-    const std::lock_guard lock(mutex_);
-    failures_.erase(host.name);  // a restarted agent starts with a clean slate
-  }
-  try {
-    threads_.emplace_back([this, host, fd = sv[1]] { run_session(host, fd); });
-  } catch (const std::system_error& e) {
-    ::close(sv[0]);
-    ::close(sv[1]);
-    return Error{.kind = ErrorKind::OutOfResources,
-                 .host = host.name,
-                 .detail = fmt::format("no thread for the ssh session: {}", e.what())};
-  }
+  failures_.erase(host.name);  // a restarted agent starts with a clean slate
+  asio::co_spawn(io_, run_session(host, sv[1]), asio::detached);
   return AgentProcess{sv[0], -1};
 }
 
-void SshAgentStarter::run_session(const HostEntry& host, int fd) {
+asio::awaitable<bool> SshAgentStarter::take_slot() {
+  while (free_slots_ == 0) {
+    if (stop_->load()) co_return false;
+    auto turn = std::make_shared<asio::steady_timer>(io_, std::chrono::milliseconds(100));
+    waiting_.push_back(turn);
+    boost::system::error_code ignored;
+    co_await turn->async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+    std::erase(waiting_, turn);
+  }
+  --free_slots_;
+  co_return true;
+}
+
+void SshAgentStarter::give_back_slot() {
+  ++free_slots_;
+  if (!waiting_.empty()) waiting_.front()->cancel();  // the longest waiter goes first
+}
+
+asio::awaitable<void> SshAgentStarter::run_session(HostEntry host, int fd) {
+  // Only the stop flag is shared with the session: io may destroy this coroutine after the
+  // starter is gone (the session then closes), and nothing here touches the starter then.
+  const std::shared_ptr<std::atomic<bool>> stop = stop_;
   std::optional<Error> failure;
   {
-    SshSession session(host, settings_, stop_);
+    SshSession session(host, settings_, stop);
     // The fan-out bound covers bring-up only; an established session just moves bytes.
-    bool admitted = false;
-    while (!stop_.load() && !(admitted = slots_.try_acquire_for(std::chrono::milliseconds(100)))) {
-    }
-    if (admitted) {
-      const Status opened = session.open();
-      slots_.release();
+    if (co_await take_slot()) {
+      const Status opened = co_await session.open();
+      give_back_slot();
       if (const auto& d = session.deployment();
-          d && (d->action == DeployAction::Upload || d->action == DeployAction::UseCached)) {
-        const std::lock_guard lock(mutex_);
+          d && (d->action == DeployAction::Upload || d->action == DeployAction::UseCached))
         events_[host.name].push_back(
             StarterEvent{d->action == DeployAction::Upload ? "agent-deployed" : "agent-cached",
                          {{"path", d->path}, {"sha256", d->sha256}, {"reason", d->reason}}});
-      }
       if (!opened) {
         failure = opened.error();
       } else {
-        failure = classify_remote_exit(host.name, session.command(), session.pump(fd));
+        failure = classify_remote_exit(host.name, session.command(), co_await session.pump(fd));
       }
     }
   }  // the session ends here: the channel closes and the remote agent sees EOF
-  if (failure) {
-    const std::lock_guard lock(mutex_);
-    failures_[host.name] = *failure;
-  }
+  if (failure) failures_[host.name] = *failure;
   // Recorded first, closed second: the supervisor asks failure_for() once it reads EOF.
   // Only our sending side closes; the socket stays open until the supervisor closes its end,
   // so its pending writes (the LauncherHello) land in a buffer instead of raising SIGPIPE.
   ::shutdown(fd, SHUT_WR);
-  pollfd pfd{fd, POLLIN, 0};
-  char sink[4096];
-  while (!stop_.load()) {
-    if (::poll(&pfd, 1, 100) <= 0) continue;
-    const ssize_t n = ::recv(fd, sink, sizeof sink, MSG_DONTWAIT);
+  std::vector<char> sink(4096);
+  while (!stop->load()) {
+    const ssize_t n = ::recv(fd, sink.data(), sink.size(), MSG_DONTWAIT);
     if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) break;
+    if (n < 0) co_await wait_fds(std::chrono::milliseconds(100), FdWait{fd, POLLIN});
   }
   ::close(fd);
 }

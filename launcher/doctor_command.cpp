@@ -116,26 +116,24 @@ void probe_local(const std::string& agent, std::chrono::milliseconds timeout, Do
 }
 
 // `agent --self-check` over ssh.
-void probe_ssh(const HostEntry& host, SshSettings settings, const std::atomic<bool>& stop,
-               DoctorProbe& p) {
-  settings.agent_mode = "--self-check";
-  SshSession session(host, settings, stop);
+// The session's coroutines run on an event loop of this probe's own thread.
+asio::awaitable<void> probe_ssh_on_loop(SshSession& session, DoctorProbe& p) {
   p.agent_command = session.command();
   p.sent_at = wall_now();
-  if (Status st = session.open(); !st) {
+  if (Status st = co_await session.open(); !st) {
     p.bring_up = st.error();
-    return;
+    co_return;
   }
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv) != 0) {
     p.bring_up = Error{.kind = ErrorKind::OutOfResources,
                        .host = p.host,
                        .detail = fmt::format("socketpair: {}", std::strerror(errno))};
-    return;
+    co_return;
   }
   // Nothing is written to sv[0]: the self-check reads no stdin, and pump() ends when the agent's
   // output does. The answer is small: it fits the socket buffer, read after pump() returns.
-  const RemoteExit exit = session.pump(sv[1]);
+  const RemoteExit exit = co_await session.pump(sv[1]);
   p.received_at = wall_now();
   read_available(sv[0], p.output);
   ::close(sv[0]);
@@ -144,6 +142,17 @@ void probe_ssh(const HostEntry& host, SshSettings settings, const std::atomic<bo
   p.stderr_tail = exit.stderr_tail;
   if (!exit.dropped.empty() && p.output.empty())
     p.bring_up = classify_remote_exit(p.host, p.agent_command, exit);
+}
+
+void probe_ssh(const HostEntry& host, SshSettings settings, const std::atomic<bool>& stop,
+               DoctorProbe& p) {
+  settings.agent_mode = "--self-check";
+  // `stop` outlives this call: shared without ownership.
+  SshSession session(host, settings,
+                     std::shared_ptr<const std::atomic<bool>>(std::shared_ptr<void>(), &stop));
+  asio::io_context io(1);
+  asio::co_spawn(io, probe_ssh_on_loop(session, p), asio::detached);
+  io.run();
 }
 
 }  // namespace

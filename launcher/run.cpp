@@ -228,6 +228,9 @@ int run(const std::vector<std::string>& args) {
   // The starter is chosen here, in one visible place: srun inside a Slurm allocation, ssh for
   // remote hosts, else local.
   const std::string agent = find_agent_binary(o.agent_path);
+  // The job's one event loop: the supervisor's, and the ssh sessions' (declared before the
+  // starter, so it outlives it: destroying it closes the sessions still suspended on it).
+  asio::io_context io(1);
   std::unique_ptr<AgentStarter> starter;
   if (plan->launcher == LauncherKind::Ssh) {
     // Remote hosts run the agent at the same absolute path as ours (shared installs and
@@ -253,7 +256,7 @@ int run(const std::vector<std::string>& args) {
       });
       return *sum;
     };
-    starter = std::make_unique<SshAgentStarter>(std::move(ssh), o.ssh_fanout);
+    starter = std::make_unique<SshAgentStarter>(io, std::move(ssh), o.ssh_fanout);
   } else if (plan->launcher == LauncherKind::Srun) {
     // Every node runs the agent at our absolute path (Slurm clusters share installs).
     const char* srun = std::getenv("MPILAUNCH_SRUN");
@@ -331,7 +334,6 @@ int run(const std::vector<std::string>& args) {
         std::chrono::duration<double>(*o.restart_backoff_max_seconds));
   config.restart.max_backoff = std::max(config.restart.max_backoff, config.restart.first_backoff);
 
-  asio::io_context io(1);
   Supervisor supervisor(io, std::move(config), *starter, events, output);
   return supervisor.run();
 }

@@ -1,14 +1,15 @@
 // SshSession: bring-up. Each step is a non-blocking libssh call repeated until it stops
-// answering "again", with poll() on the session's socket in between and one deadline overall.
+// answering "again", the coroutine waiting for the session's socket in between (on the event
+// loop, see fd_wait.hpp), with one deadline overall.
 
 #include "launcher/ssh_session.hpp"
 
 #include <netdb.h>
 #include <poll.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <condition_variable>
 #include <cstdio>
 #include <memory>
 #include <mutex>
@@ -16,6 +17,8 @@
 
 #include <fmt/format.h>
 #include <libssh/libssh.h>
+
+#include "launcher/fd_wait.hpp"
 
 namespace mpilaunch::launcher {
 namespace {
@@ -31,10 +34,11 @@ struct SshChars {
 
 }  // namespace
 
-SshSession::SshSession(HostEntry host, SshSettings settings, const std::atomic<bool>& stop)
+SshSession::SshSession(HostEntry host, SshSettings settings,
+                       std::shared_ptr<const std::atomic<bool>> stop)
     : host_(std::move(host)),
       settings_(std::move(settings)),
-      stop_(stop),
+      stop_(std::move(stop)),
       command_(remote_agent_command(settings_.agent_path, settings_.agent_mode)) {}
 
 SshSession::~SshSession() {
@@ -55,29 +59,32 @@ Error SshSession::failure(std::string_view phase, std::string detail) const {
                .detail = std::move(detail)};
 }
 
-void SshSession::wait_socket(Clock::duration at_most, int extra_fd, short extra_events) {
-  const auto slice = std::clamp<Clock::duration>(at_most, Clock::duration::zero(), kPollSlice);
-  const int ms = static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(slice).count());
-  pollfd fds[2];
-  nfds_t n = 0;
+asio::awaitable<void> SshSession::wait_socket(Clock::duration at_most, int extra_fd,
+                                              short extra_events) {
+  const Clock::duration slice =
+      std::clamp<Clock::duration>(at_most, Clock::duration::zero(), kPollSlice);
   const int fd = session_ != nullptr ? ssh_get_fd(session_) : -1;
-  if (fd >= 0) {
-    const int flags = ssh_get_poll_flags(session_);
-    fds[n++] = {fd, static_cast<short>(POLLIN | ((flags & SSH_WRITE_PENDING) ? POLLOUT : 0)), 0};
-  }
-  if (extra_fd >= 0 && extra_events != 0) fds[n++] = {extra_fd, extra_events, 0};
-  ::poll(fds, n, ms);
+  short events = 0;
+  if (fd >= 0)
+    events = static_cast<short>(
+        POLLIN | ((ssh_get_poll_flags(session_) & SSH_WRITE_PENDING) != 0 ? POLLOUT : 0));
+  co_await wait_fds(slice, FdWait{fd, events}, FdWait{extra_fd, extra_events});
 }
 
-std::optional<int> SshSession::resolve_within_deadline() {
+asio::awaitable<std::optional<int>> SshSession::resolve_within_deadline() {
   // getaddrinfo() has no timeout and can block for long (a dead name server): it runs on a
-  // detached thread sharing only this state, and the session stops waiting at the deadline.
+  // detached thread sharing only this state; its end is signalled on an eventfd the session
+  // waits for, and the session stops waiting at the deadline.
   struct Lookup {
     std::mutex mutex;
-    std::condition_variable done;
     std::optional<int> result;
+    int done = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    ~Lookup() {
+      if (done >= 0) ::close(done);
+    }
   };
   auto lookup = std::make_shared<Lookup>();
+  if (lookup->done < 0) co_return EAI_SYSTEM;
   try {
     std::thread([lookup, name = target_] {
       addrinfo hints{};
@@ -87,15 +94,20 @@ std::optional<int> SshSession::resolve_within_deadline() {
       if (found != nullptr) ::freeaddrinfo(found);
       const std::lock_guard lock(lookup->mutex);
       lookup->result = gai;
-      lookup->done.notify_all();
+      const std::uint64_t one = 1;
+      [[maybe_unused]] const ssize_t n = ::write(lookup->done, &one, sizeof one);
     }).detach();
   } catch (const std::system_error&) {
-    return EAI_SYSTEM;  // no thread: reported as a resolver failure
+    co_return EAI_SYSTEM;  // no thread: reported as a resolver failure
   }
-  std::unique_lock lock(lookup->mutex);
-  while (!lookup->result && !stop_.load() && Clock::now() < deadline_)
-    lookup->done.wait_for(lock, std::min<Clock::duration>(kPollSlice, deadline_ - Clock::now()));
-  return lookup->result;
+  for (;;) {
+    {
+      const std::lock_guard lock(lookup->mutex);
+      if (lookup->result || stopping() || Clock::now() >= deadline_) co_return lookup->result;
+    }
+    co_await wait_fds(std::min<Clock::duration>(kPollSlice, deadline_ - Clock::now()),
+                      FdWait{lookup->done, POLLIN});
+  }
 }
 
 void SshSession::reset() {
@@ -106,7 +118,7 @@ void SshSession::reset() {
   }
 }
 
-Status SshSession::open() {
+asio::awaitable<Status> SshSession::open() {
   // --wait-for-hosts: resolve and connect are retried with backoff until the wait ends; a host
   // that answers but fails later (host key, auth, exec) is never retried.
   const auto wait_end = Clock::now() + settings_.wait_for_hosts;
@@ -114,17 +126,17 @@ Status SshSession::open() {
   bool waited = false;
   for (;;) {
     deadline_ = Clock::now() + settings_.connect_timeout;
-    Status reached = reach();
+    Status reached = co_await reach();
     if (reached) break;
     Error e = reached.error();
     const bool retryable =
         (e.kind == ErrorKind::UnknownHost || e.phase == "resolve" || e.phase == "connect") &&
         !is_reserved_invalid_name(target_);
-    if (!retryable || stop_.load() || Clock::now() + backoff >= wait_end) {
+    if (!retryable || stopping() || Clock::now() + backoff >= wait_end) {
       if (waited)
         e.detail += fmt::format(" (still, after waiting {} s: --wait-for-hosts)",
                                 settings_.wait_for_hosts.count() / 1000.0);
-      return e;
+      co_return e;
     }
     // On a terminal the line first erases the supervisor's "N/M agents up" line.
     const char* erase = ::isatty(STDERR_FILENO) == 1 ? "\r\033[K" : "";
@@ -136,7 +148,7 @@ Status SshSession::open() {
     waited = true;
     reset();
     const auto resume = Clock::now() + backoff;
-    while (!stop_.load() && Clock::now() < resume) wait_socket(resume - Clock::now());
+    while (!stopping() && Clock::now() < resume) co_await wait_socket(resume - Clock::now());
     backoff = std::min(backoff * 2, std::chrono::milliseconds(2000));
   }
   if (waited)
@@ -145,43 +157,44 @@ Status SshSession::open() {
                    .c_str(),
                stderr);
   deadline_ = Clock::now() + settings_.connect_timeout;
-  if (Status st = check_host_key(); !st) return st;
-  if (Status st = authenticate(); !st) return st;
+  if (Status st = check_host_key(); !st) co_return st;
+  if (Status st = co_await authenticate(); !st) co_return st;
   if (settings_.agent_mode == "--stdio" && settings_.deploy == DeployMode::Auto)
-    return exec_or_deploy();
+    co_return co_await exec_or_deploy();
   if (settings_.agent_mode == "--stdio" && settings_.deploy == DeployMode::Always)
-    if (Status st = deploy(); !st) return st;
-  return exec();
+    if (Status st = co_await deploy(); !st) co_return st;
+  co_return co_await exec();
 }
 
-Status SshSession::reach() {
-  if (Status st = configure(); !st) return st;
+asio::awaitable<Status> SshSession::reach() {
+  if (Status st = configure(); !st) co_return st;
   // The name actually dialled (ssh_config's HostName) is resolved here, on this thread, so a
   // name that does not resolve is told apart from a host that does not answer.
   if (is_reserved_invalid_name(target_))
-    return Error{.kind = ErrorKind::UnknownHost,
-                 .host = host_.name,
-                 .phase = "resolve",
-                 .detail = fmt::format("'{}' is a reserved name that never resolves", target_)};
-  const std::optional<int> answer = resolve_within_deadline();
+    co_return Error{.kind = ErrorKind::UnknownHost,
+                    .host = host_.name,
+                    .phase = "resolve",
+                    .detail = fmt::format("'{}' is a reserved name that never resolves", target_)};
+  const std::optional<int> answer = co_await resolve_within_deadline();
   if (!answer)
-    return failure("resolve", fmt::format("the resolver gave no answer for '{}' within {} s",
-                                          target_, settings_.connect_timeout.count() / 1000.0));
+    co_return failure("resolve", fmt::format("the resolver gave no answer for '{}' within {} s",
+                                             target_, settings_.connect_timeout.count() / 1000.0));
   const int gai = *answer;
   if (gai == EAI_NONAME || gai == EAI_NODATA)
-    return Error{.kind = ErrorKind::UnknownHost,
-                 .host = host_.name,
-                 .phase = "resolve",
-                 .detail = fmt::format("'{}' does not resolve: {}", target_, ::gai_strerror(gai))};
+    co_return Error{
+        .kind = ErrorKind::UnknownHost,
+        .host = host_.name,
+        .phase = "resolve",
+        .detail = fmt::format("'{}' does not resolve: {}", target_, ::gai_strerror(gai))};
   if (gai != 0)
-    return failure("resolve", fmt::format("resolving '{}': {}", target_, ::gai_strerror(gai)));
+    co_return failure("resolve", fmt::format("resolving '{}': {}", target_, ::gai_strerror(gai)));
 
-  const int rc = until_done([&] { return ssh_connect(session_); }, SSH_AGAIN, deadline_);
+  const int rc = co_await until_done([&] { return ssh_connect(session_); }, SSH_AGAIN, deadline_);
   if (rc == SSH_AGAIN)
-    return failure("connect", fmt::format("no ssh answer from {} within {} s", target_,
-                                          settings_.connect_timeout.count() / 1000.0));
-  if (rc != SSH_OK) return failure("connect", ssh_get_error(session_));
-  return {};
+    co_return failure("connect", fmt::format("no ssh answer from {} within {} s", target_,
+                                             settings_.connect_timeout.count() / 1000.0));
+  if (rc != SSH_OK) co_return failure("connect", ssh_get_error(session_));
+  co_return Status{};
 }
 
 Status SshSession::configure() {
@@ -235,47 +248,50 @@ Status SshSession::check_host_key() {
   return hostkey_error(host_.name, state, fingerprint, entry);
 }
 
-Status SshSession::authenticate() {
+asio::awaitable<Status> SshSession::authenticate() {
   // Keys from ssh-agent, then IdentityFile and the default identities; no prompts.
-  const int rc = until_done([&] { return ssh_userauth_publickey_auto(session_, nullptr, nullptr); },
-                            SSH_AUTH_AGAIN, deadline_);
-  if (rc == SSH_AUTH_SUCCESS) return {};
+  const int rc =
+      co_await until_done([&] { return ssh_userauth_publickey_auto(session_, nullptr, nullptr); },
+                          SSH_AUTH_AGAIN, deadline_);
+  if (rc == SSH_AUTH_SUCCESS) co_return Status{};
   SshChars user;
   ssh_options_get(session_, SSH_OPTIONS_USER, &user.p);
   if (rc == SSH_AUTH_AGAIN)
-    return failure("auth", fmt::format("no answer to authentication within {} s",
-                                       settings_.connect_timeout.count() / 1000.0));
+    co_return failure("auth", fmt::format("no answer to authentication within {} s",
+                                          settings_.connect_timeout.count() / 1000.0));
   if (rc == SSH_AUTH_DENIED)
-    return failure("auth", fmt::format("the server refused every public key offered for user "
-                                       "'{}' (IdentityFile, default keys, ssh-agent)",
-                                       user.str()));
+    co_return failure("auth", fmt::format("the server refused every public key offered for user "
+                                          "'{}' (IdentityFile, default keys, ssh-agent)",
+                                          user.str()));
   if (rc == SSH_AUTH_PARTIAL)
-    return failure("auth", fmt::format("the key for user '{}' was accepted but the server "
-                                       "requires another method too",
-                                       user.str()));
-  return failure("auth", ssh_get_error(session_));
+    co_return failure("auth", fmt::format("the key for user '{}' was accepted but the server "
+                                          "requires another method too",
+                                          user.str()));
+  co_return failure("auth", ssh_get_error(session_));
 }
 
-int SshSession::start_command(ssh_channel_struct* channel, const std::string& command,
-                              Clock::time_point deadline) {
-  int rc = until_done([&] { return ssh_channel_open_session(channel); }, SSH_AGAIN, deadline);
+asio::awaitable<int> SshSession::start_command(ssh_channel_struct* channel,
+                                               const std::string& command,
+                                               Clock::time_point deadline) {
+  int rc =
+      co_await until_done([&] { return ssh_channel_open_session(channel); }, SSH_AGAIN, deadline);
   if (rc == SSH_OK)
-    rc = until_done([&] { return ssh_channel_request_exec(channel, command.c_str()); }, SSH_AGAIN,
-                    deadline);
-  return rc;
+    rc = co_await until_done([&] { return ssh_channel_request_exec(channel, command.c_str()); },
+                             SSH_AGAIN, deadline);
+  co_return rc;
 }
 
-Status SshSession::exec() {
+asio::awaitable<Status> SshSession::exec() {
   channel_ = ssh_channel_new(session_);
-  if (channel_ == nullptr) return failure("exec", ssh_get_error(session_));
-  const int rc = start_command(channel_, command_, deadline_);
+  if (channel_ == nullptr) co_return failure("exec", ssh_get_error(session_));
+  const int rc = co_await start_command(channel_, command_, deadline_);
   if (rc == SSH_AGAIN)
-    return failure("exec", fmt::format("the server did not start '{}' within {} s", command_,
-                                       settings_.connect_timeout.count() / 1000.0));
+    co_return failure("exec", fmt::format("the server did not start '{}' within {} s", command_,
+                                          settings_.connect_timeout.count() / 1000.0));
   if (rc != SSH_OK)
-    return failure("exec",
-                   fmt::format("running '{}' was refused: {}", command_, ssh_get_error(session_)));
-  return {};
+    co_return failure(
+        "exec", fmt::format("running '{}' was refused: {}", command_, ssh_get_error(session_)));
+  co_return Status{};
 }
 
 }  // namespace mpilaunch::launcher

@@ -1,15 +1,19 @@
 #pragma once
-/// [io] SshSession: one host's libssh session in non-blocking mode, driven by poll() on the
-/// calling thread. open() resolves, connects, checks the host key, authenticates and execs the
-/// agent, all within one deadline; pump() then bridges the channel and a local socket.
-/// Thread: one session per thread; a session is never shared. Every wait is bounded.
+/// [io] SshSession: one host's libssh session in non-blocking mode, driven by coroutines on the
+/// caller's Asio executor: every wait is for the session's socket (and a local descriptor) to
+/// become ready, so any number of sessions share one event loop. open() resolves, connects,
+/// checks the host key, authenticates and execs the agent, all within one deadline; pump() then
+/// bridges the channel and a local socket. Blocking steps (name resolution, SFTP) run on a
+/// helper thread while the coroutine waits; the session is never used by two at once.
 
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
+#include "common/asio.hpp"
 #include "common/result.hpp"
 #include "launcher/agent_deploy.hpp"
 #include "launcher/host_entry.hpp"
@@ -46,18 +50,18 @@ struct DeployOutcome {
 class SshSession {
  public:
   /// `stop` is polled at least every 100 ms: when set, every wait ends and the session closes.
-  SshSession(HostEntry host, SshSettings settings, const std::atomic<bool>& stop);
+  SshSession(HostEntry host, SshSettings settings, std::shared_ptr<const std::atomic<bool>> stop);
   ~SshSession();
   SshSession(const SshSession&) = delete;
   SshSession& operator=(const SshSession&) = delete;
 
   /// Resolve, connect, host key, auth, exec. Errors: UnknownHost, or AgentStartFailed with
   /// phase resolve, connect, hostkey, auth or exec, and libssh's words in detail.
-  Status open();
+  asio::awaitable<Status> open();
   /// Moves bytes both ways between `local_fd` (non-blocking, not owned) and the channel, with
   /// bounded buffers, until the remote side ends or `local_fd` reaches EOF (then the agent gets
   /// EOF on its stdin). Returns what the remote side said on the way out.
-  RemoteExit pump(int local_fd);
+  asio::awaitable<RemoteExit> pump(int local_fd);
   /// The remote command line, as shown in errors.
   const std::string& command() const { return command_; }
   /// Set by open() when deployment was on.
@@ -66,45 +70,52 @@ class SshSession {
  private:
   using Clock = std::chrono::steady_clock;
   Error failure(std::string_view phase, std::string detail) const;
+  bool stopping() const { return stop_->load(); }
   Status configure();
   /// configure, resolve and connect, within deadline_.
-  Status reach();
+  asio::awaitable<Status> reach();
   /// getaddrinfo's answer for target_, or nullopt when none came by deadline_ (or stop).
-  std::optional<int> resolve_within_deadline();
+  asio::awaitable<std::optional<int>> resolve_within_deadline();
   void reset();
   Status check_host_key();
-  Status authenticate();
-  Status exec();
+  asio::awaitable<Status> authenticate();
+  asio::awaitable<Status> exec();
   /// Opens a session channel on `channel` and runs `command` there: SSH_OK, SSH_AGAIN when
   /// `deadline` passed, or libssh's error code.
-  int start_command(ssh_channel_struct* channel, const std::string& command,
-                    Clock::time_point deadline);
+  asio::awaitable<int> start_command(ssh_channel_struct* channel, const std::string& command,
+                                     Clock::time_point deadline);
   /// Reads the channel's stdout and stderr into `out` (capped) until it ends; false when the
   /// connection failed, stop was asked or `deadline` passed.
-  bool read_to_end(ssh_channel_struct* channel, std::string& out, Clock::time_point deadline);
+  asio::awaitable<bool> read_to_end(ssh_channel_struct* channel, std::string& out,
+                                    Clock::time_point deadline);
   /// Why read_to_end() stopped early, as a phase-deploy failure.
   Error unfinished(Clock::time_point deadline) const;
   // Agent deployment (ssh_session_deploy.cpp): probe, decide, upload over SFTP, publish.
-  Status deploy();
+  asio::awaitable<Status> deploy();
   /// auto: one exec that runs an installed agent of our version or prints the probe; only in
   /// the second case does deployment (and a second exec) follow.
-  Status exec_or_deploy();
-  Status deploy_with_probe(const std::string& probe_output);
+  asio::awaitable<Status> exec_or_deploy();
+  asio::awaitable<Status> deploy_with_probe(const std::string& probe_output);
   struct RemoteRun {
     int exit_status = -1;
     std::string out;  // stdout and stderr, capped
   };
-  Result<RemoteRun> run_remote(const std::string& command, Clock::time_point deadline);
+  asio::awaitable<Result<RemoteRun>> run_remote(const std::string& command,
+                                                Clock::time_point deadline);
+  /// Blocking (libssh's SFTP has no non-blocking writes): run off the event loop.
   Status upload(const std::string& remote_path, Clock::time_point deadline);
-  // Calls `step` until it stops answering "again", polling the session's socket in between.
+  // Calls `step` until it stops answering "again", waiting for the session's socket between.
   template <class Step>
-  int until_done(Step step, int again, Clock::time_point deadline);
-  void wait_socket(Clock::duration at_most, int extra_fd = -1, short extra_events = 0);
+  asio::awaitable<int> until_done(Step step, int again, Clock::time_point deadline);
+  /// Until the session's socket is ready for what libssh waits for (or `extra_fd` for
+  /// `extra_events`), at most `at_most` and never more than 100 ms, so stop is seen.
+  asio::awaitable<void> wait_socket(Clock::duration at_most, int extra_fd = -1,
+                                    short extra_events = 0);
   void drain_stderr(std::string& tail);
 
   HostEntry host_;
   SshSettings settings_;
-  const std::atomic<bool>& stop_;
+  std::shared_ptr<const std::atomic<bool>> stop_;
   std::string command_;
   std::string target_;  // the address actually dialled, after ssh_config's HostName
   Clock::time_point deadline_{};
@@ -115,11 +126,11 @@ class SshSession {
 };
 
 template <class Step>
-int SshSession::until_done(Step step, int again, Clock::time_point deadline) {
+asio::awaitable<int> SshSession::until_done(Step step, int again, Clock::time_point deadline) {
   for (;;) {
     const int rc = step();
-    if (rc != again || stop_.load() || Clock::now() >= deadline) return rc;
-    wait_socket(deadline - Clock::now());
+    if (rc != again || stopping() || Clock::now() >= deadline) co_return rc;
+    co_await wait_socket(deadline - Clock::now());
   }
 }
 

@@ -18,6 +18,7 @@
 #include <libssh/sftp.h>
 
 #include "common/os_hostname.hpp"
+#include "launcher/fd_wait.hpp"
 #include "launcher/ssh_failure.hpp"
 #include "launcher/ssh_session.hpp"
 #include "mpilaunch_version.h"
@@ -41,10 +42,10 @@ std::string upload_token() {
 
 }  // namespace
 
-Result<SshSession::RemoteRun> SshSession::run_remote(const std::string& command,
-                                                     Clock::time_point deadline) {
+asio::awaitable<Result<SshSession::RemoteRun>> SshSession::run_remote(const std::string& command,
+                                                                      Clock::time_point deadline) {
   ssh_channel channel = ssh_channel_new(session_);
-  if (channel == nullptr) return failure("deploy", ssh_get_error(session_));
+  if (channel == nullptr) co_return failure("deploy", ssh_get_error(session_));
   struct Closer {
     ssh_channel c;
     ~Closer() {
@@ -52,42 +53,44 @@ Result<SshSession::RemoteRun> SshSession::run_remote(const std::string& command,
       ssh_channel_free(c);
     }
   } closer{channel};
-  const int rc = start_command(channel, command, deadline);
+  const int rc = co_await start_command(channel, command, deadline);
   if (rc != SSH_OK)
-    return failure("deploy", fmt::format("running a deployment command was refused: {}",
-                                         rc == SSH_AGAIN ? "no answer" : ssh_get_error(session_)));
+    co_return failure("deploy",
+                      fmt::format("running a deployment command was refused: {}",
+                                  rc == SSH_AGAIN ? "no answer" : ssh_get_error(session_)));
   RemoteRun run;
-  if (!read_to_end(channel, run.out, deadline)) return unfinished(deadline);
+  if (!co_await read_to_end(channel, run.out, deadline)) co_return unfinished(deadline);
   // The exit status may follow the EOF.
   while ((run.exit_status = ssh_channel_get_exit_status(channel)) == -1 &&
-         ssh_channel_is_closed(channel) == 0 && !stop_.load() && Clock::now() < deadline)
-    wait_socket(deadline - Clock::now());
-  return run;
+         ssh_channel_is_closed(channel) == 0 && !stopping() && Clock::now() < deadline)
+    co_await wait_socket(deadline - Clock::now());
+  co_return run;
 }
 
 Error SshSession::unfinished(Clock::time_point deadline) const {
-  if (stop_.load() || Clock::now() >= deadline)
+  if (stopping() || Clock::now() >= deadline)
     return failure("deploy", "a deployment command did not finish in time");
   return failure("deploy", ssh_get_error(session_));
 }
 
-bool SshSession::read_to_end(ssh_channel_struct* channel, std::string& out,
-                             Clock::time_point deadline) {
-  char buffer[4096];
+asio::awaitable<bool> SshSession::read_to_end(ssh_channel_struct* channel, std::string& out,
+                                              Clock::time_point deadline) {
+  std::vector<char> buffer(4096);
   for (;;) {
     bool progressed = false;
     for (const int is_stderr : {0, 1}) {
-      const int n = ssh_channel_read_nonblocking(channel, buffer, sizeof buffer, is_stderr);
-      if (n == SSH_ERROR) return false;
+      const int n = ssh_channel_read_nonblocking(
+          channel, buffer.data(), static_cast<std::uint32_t>(buffer.size()), is_stderr);
+      if (n == SSH_ERROR) co_return false;
       if (n > 0) {
         progressed = true;
-        if (out.size() < kRemoteOutputCap) out.append(buffer, static_cast<std::size_t>(n));
+        if (out.size() < kRemoteOutputCap) out.append(buffer.data(), static_cast<std::size_t>(n));
       }
     }
     if (!progressed && (ssh_channel_is_eof(channel) != 0 || ssh_channel_is_closed(channel) != 0))
-      return true;
-    if (stop_.load() || Clock::now() >= deadline) return false;
-    if (!progressed) wait_socket(deadline - Clock::now());
+      co_return true;
+    if (stopping() || Clock::now() >= deadline) co_return false;
+    if (!progressed) co_await wait_socket(deadline - Clock::now());
   }
 }
 
@@ -141,68 +144,70 @@ Status SshSession::upload(const std::string& remote_path, Clock::time_point dead
       }
       done += static_cast<std::size_t>(w);
     }
-    if (!written || stop_.load()) break;
+    if (!written || stopping()) break;
   }
   if (sftp_close(file) != SSH_OK && written)
     written = deploy_error(host_.name, DeployFailure::DiskFull,
                            fmt::format("closing {}: {}", remote_path, ssh_get_error(session_)));
-  if (written && stop_.load()) written = failure("deploy", "stopped during the upload");
+  if (written && stopping()) written = failure("deploy", "stopped during the upload");
   return written;
 }
 
-Status SshSession::exec_or_deploy() {
+asio::awaitable<Status> SshSession::exec_or_deploy() {
   const std::string agent_command = command_;
   command_ = exec_or_probe_command(settings_.agent_path, MPILAUNCH_VERSION, settings_.agent_mode);
-  if (Status st = exec(); !st) return st;
+  if (Status st = co_await exec(); !st) co_return st;
   command_ = agent_command;  // what errors show from here on
   // Either the agent's hello line comes (maybe after a shell's banner), or the probe marker.
   const std::string marker = std::string(kProbeMarker) + "\n";
-  char buffer[4096];
+  std::vector<char> buffer(4096);
   while (!pending_.starts_with(marker) && pending_.find("\n" + marker) == std::string::npos) {
-    if (pending_.find("MPILAUNCH-AGENT ") != std::string::npos) return {};
-    const int n = ssh_channel_read_nonblocking(channel_, buffer, sizeof buffer, 0);
+    if (pending_.find("MPILAUNCH-AGENT ") != std::string::npos) co_return Status{};
+    const int n = ssh_channel_read_nonblocking(channel_, buffer.data(),
+                                               static_cast<std::uint32_t>(buffer.size()), 0);
     if (n > 0) {
-      pending_.append(buffer, static_cast<std::size_t>(n));
+      pending_.append(buffer.data(), static_cast<std::size_t>(n));
       continue;
     }
     // Neither came: pump() and the supervisor say what happened.
-    if (n < 0 || ssh_channel_is_eof(channel_) != 0) return {};
-    if (stop_.load() || Clock::now() >= deadline_) return {};
-    wait_socket(deadline_ - Clock::now());
+    if (n < 0 || ssh_channel_is_eof(channel_) != 0) co_return Status{};
+    if (stopping() || Clock::now() >= deadline_) co_return Status{};
+    co_await wait_socket(deadline_ - Clock::now());
   }
   // The probe: its facts run to the end of the command.
-  if (!read_to_end(channel_, pending_, deadline_)) return unfinished(deadline_);
+  if (!co_await read_to_end(channel_, pending_, deadline_)) co_return unfinished(deadline_);
   std::string probe_output = std::move(pending_);
   pending_.clear();
   ssh_channel_close(channel_);
   ssh_channel_free(channel_);
   channel_ = nullptr;
-  if (Status st = deploy_with_probe(probe_output); !st) return st;
-  return exec();
+  if (Status st = co_await deploy_with_probe(probe_output); !st) co_return st;
+  co_return co_await exec();
 }
 
-Status SshSession::deploy() {
+asio::awaitable<Status> SshSession::deploy() {
   const auto probe_run =
-      run_remote(probe_command(settings_.agent_path, MPILAUNCH_VERSION), deadline_);
-  if (!probe_run) return probe_run.error();
-  return deploy_with_probe(probe_run->out);
+      co_await run_remote(probe_command(settings_.agent_path, MPILAUNCH_VERSION), deadline_);
+  if (!probe_run) co_return probe_run.error();
+  co_return co_await deploy_with_probe(probe_run->out);
 }
 
-Status SshSession::deploy_with_probe(const std::string& probe_output) {
+asio::awaitable<Status> SshSession::deploy_with_probe(const std::string& probe_output) {
   const RemoteAgentProbe probe = parse_probe_output(probe_output);
   if (!probe.loader_failure.empty() && probe.installed_version == std::nullopt) {
     // An agent is there but cannot load its libraries: ours would not either.
     if (auto lib = missing_shared_library(probe.loader_failure))
-      return deploy_error(host_.name, DeployFailure::MissingLibrary, *lib);
+      co_return deploy_error(host_.name, DeployFailure::MissingLibrary, *lib);
   }
   std::string local_sha;
   const bool need_sha = settings_.deploy == DeployMode::Always ||
                         !(probe.installed_version && *probe.installed_version == MPILAUNCH_VERSION);
   if (need_sha) {
     if (!settings_.local_agent_sha256)
-      return deploy_error(host_.name, DeployFailure::LocalAgentMissing, "no local agent");
+      co_return deploy_error(host_.name, DeployFailure::LocalAgentMissing, "no local agent");
     auto sum = settings_.local_agent_sha256();
-    if (!sum) return deploy_error(host_.name, DeployFailure::LocalAgentMissing, sum.error().detail);
+    if (!sum)
+      co_return deploy_error(host_.name, DeployFailure::LocalAgentMissing, sum.error().detail);
     local_sha = sum.value();
   }
   const DeployDecision decision =
@@ -211,38 +216,41 @@ Status SshSession::deploy_with_probe(const std::string& probe_output) {
   if (decision.action == DeployAction::UseInstalled || decision.action == DeployAction::Refuse) {
     outcome.sha256.clear();
     deployment_ = outcome;
-    return {};
+    co_return Status{};
   }
   if (probe.cache_dir.empty())
-    return deploy_error(host_.name, DeployFailure::NotWritable,
-                        fmt::format("the remote shell did not name a cache directory ({})",
-                                    probe_output.substr(0, 200)));
+    co_return deploy_error(host_.name, DeployFailure::NotWritable,
+                           fmt::format("the remote shell did not name a cache directory ({})",
+                                       probe_output.substr(0, 200)));
   const std::string final_path = agent_cache_path(probe.cache_dir);
   if (decision.action == DeployAction::Upload) {
     const auto upload_deadline = std::max(deadline_, Clock::now() + kUploadBudget);
-    const auto prepared = run_remote(prepare_command(probe.cache_dir), upload_deadline);
-    if (!prepared) return prepared.error();
+    const auto prepared = co_await run_remote(prepare_command(probe.cache_dir), upload_deadline);
+    if (!prepared) co_return prepared.error();
     if (prepared->exit_status != 0)
-      return deploy_error(host_.name, DeployFailure::NotWritable,
-                          fmt::format("mkdir -p {}: {}", probe.cache_dir, prepared->out));
+      co_return deploy_error(host_.name, DeployFailure::NotWritable,
+                             fmt::format("mkdir -p {}: {}", probe.cache_dir, prepared->out));
     const std::string temp = agent_upload_temp_path(probe.cache_dir, upload_token());
-    if (Status st = upload(temp, upload_deadline); !st) return st;
+    Status uploaded;
+    // libssh's SFTP calls block: a helper thread runs them while this coroutine waits.
+    co_await run_off_loop([&] { uploaded = upload(temp, upload_deadline); });
+    if (!uploaded) co_return uploaded;
     const auto published =
-        run_remote(publish_command(temp, final_path, local_sha), upload_deadline);
-    if (!published) return published.error();
+        co_await run_remote(publish_command(temp, final_path, local_sha), upload_deadline);
+    if (!published) co_return published.error();
     if (published->exit_status == kPublishChecksumMismatch)
-      return deploy_error(host_.name, DeployFailure::ChecksumMismatch, final_path);
+      co_return deploy_error(host_.name, DeployFailure::ChecksumMismatch, final_path);
     if (auto lib = missing_shared_library(published->out))
-      return deploy_error(host_.name, DeployFailure::MissingLibrary, *lib);
+      co_return deploy_error(host_.name, DeployFailure::MissingLibrary, *lib);
     if (published->exit_status != 0)
-      return deploy_error(host_.name, DeployFailure::NotWritable,
-                          fmt::format("publishing {}: {}", final_path, published->out));
+      co_return deploy_error(host_.name, DeployFailure::NotWritable,
+                             fmt::format("publishing {}: {}", final_path, published->out));
     deadline_ = Clock::now() + settings_.connect_timeout;  // exec gets its usual time
   }
   outcome.path = final_path;
   deployment_ = outcome;
   command_ = remote_agent_command(final_path, settings_.agent_mode);
-  return {};
+  co_return Status{};
 }
 
 }  // namespace mpilaunch::launcher

@@ -40,7 +40,7 @@ void SshSession::drain_stderr(std::string& tail) {
   }
 }
 
-RemoteExit SshSession::pump(int local_fd) {
+asio::awaitable<RemoteExit> SshSession::pump(int local_fd) {
   RemoteExit out;
   ByteQueue to_local, to_remote;
   to_local.bytes.assign(pending_.begin(), pending_.end());  // read by open() already
@@ -48,15 +48,17 @@ RemoteExit SshSession::pump(int local_fd) {
   bool local_eof = false;   // the supervisor closed its end
   bool remote_eof = false;  // the agent's stdout ended (or the connection broke)
   bool eof_sent = false;
-  char chunk[64 * 1024];
-  while (!stop_.load()) {
+  std::vector<char> chunk(64 * 1024);
+  int busy_rounds = 0;
+  while (!stopping()) {
     bool progress = false;
     // channel -> buffer, only while there is room: the unread window stalls the agent.
     while (!remote_eof && to_local.room() > 0) {
       const int n = ssh_channel_read_nonblocking(
-          channel_, chunk, static_cast<std::uint32_t>(std::min(sizeof chunk, to_local.room())), 0);
+          channel_, chunk.data(),
+          static_cast<std::uint32_t>(std::min(chunk.size(), to_local.room())), 0);
       if (n > 0) {
-        to_local.bytes.insert(to_local.bytes.end(), chunk, chunk + n);
+        to_local.bytes.insert(to_local.bytes.end(), chunk.data(), chunk.data() + n);
         progress = true;
       } else if (n == SSH_EOF || (n == 0 && ssh_channel_is_eof(channel_) != 0)) {
         remote_eof = true;
@@ -84,9 +86,9 @@ RemoteExit SshSession::pump(int local_fd) {
     // local socket -> buffer
     if (!local_eof && to_remote.room() > 0) {
       const ssize_t n =
-          ::recv(local_fd, chunk, std::min(sizeof chunk, to_remote.room()), MSG_DONTWAIT);
+          ::recv(local_fd, chunk.data(), std::min(chunk.size(), to_remote.room()), MSG_DONTWAIT);
       if (n > 0) {
-        to_remote.bytes.insert(to_remote.bytes.end(), chunk, chunk + n);
+        to_remote.bytes.insert(to_remote.bytes.end(), chunk.data(), chunk.data() + n);
         progress = true;
       } else if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
         local_eof = true;
@@ -97,7 +99,7 @@ RemoteExit SshSession::pump(int local_fd) {
     if (!to_remote.bytes.empty() && !remote_eof) {
       const std::uint32_t window = ssh_channel_window_size(channel_);
       const auto len = static_cast<std::uint32_t>(
-          std::min<std::size_t>({to_remote.bytes.size(), window, sizeof chunk}));
+          std::min<std::size_t>({to_remote.bytes.size(), window, chunk.size()}));
       if (len > 0) {
         const int n = ssh_channel_write(channel_, to_remote.bytes.data(), len);
         if (n > 0) {
@@ -112,27 +114,32 @@ RemoteExit SshSession::pump(int local_fd) {
     if (local_eof && to_remote.bytes.empty() && !eof_sent) {
       ssh_channel_send_eof(channel_);  // the agent reads EOF on stdin: it cleans up and exits
       eof_sent = true;
-      return out;
+      co_return out;
     }
-    if (progress) continue;
+    if (progress) {
+      // Other sessions and the supervisor share this thread: let them in now and then.
+      if (++busy_rounds % 16 == 0)
+        co_await asio::post(co_await asio::this_coro::executor, asio::use_awaitable);
+      continue;
+    }
     short local_events = 0;
     if (!local_eof && to_remote.room() > 0) local_events |= POLLIN;
     if (!to_local.bytes.empty()) local_events |= POLLOUT;
-    wait_socket(std::chrono::milliseconds(100), local_fd, local_events);
+    co_await wait_socket(std::chrono::milliseconds(100), local_fd, local_events);
   }
-  if (!stop_.load() && out.dropped.empty()) {
+  if (!stopping() && out.dropped.empty()) {
     // The agent's output ended: its exit status follows within moments. Keep stderr coming.
     const auto until = Clock::now() + kExitStatusWait;
-    while (ssh_channel_is_closed(channel_) == 0 && Clock::now() < until && !stop_.load()) {
+    while (ssh_channel_is_closed(channel_) == 0 && Clock::now() < until && !stopping()) {
       drain_stderr(out.stderr_tail);
       if (ssh_channel_get_exit_status(channel_) != -1) break;
-      wait_socket(until - Clock::now());
+      co_await wait_socket(until - Clock::now());
     }
     drain_stderr(out.stderr_tail);
     const int status = ssh_channel_get_exit_status(channel_);
     if (status >= 0) out.exit_status = status;
   }
-  return out;
+  co_return out;
 }
 
 }  // namespace mpilaunch::launcher

@@ -34,6 +34,14 @@ closed_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 # The port of a second sshd that a test starts late (--wait-for-hosts): sshd_config_late.
 late_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 
+# Sanitizer settings reach the sessions' processes too (sshd does not pass our environment on):
+# tools/test runs this suite in the ASan build, whose test programs must not fail on leaks
+# inside Open MPI.
+sanitizer_env=""
+for name in ASAN_OPTIONS UBSAN_OPTIONS; do
+  if [ -n "${!name:-}" ]; then sanitizer_env="$sanitizer_env $name=${!name}"; fi
+done
+
 cat > sshd_config <<CONF
 Port $port
 ListenAddress 127.0.0.1
@@ -57,9 +65,9 @@ LogLevel ERROR
 # Agent deployment (--deploy-agent): SFTP for the upload, and a cache under this directory
 # instead of the user's real ~/.cache; on 127.0.0.3 (node3) the cache cannot be created.
 Subsystem sftp internal-sftp
-SetEnv XDG_CACHE_HOME=$dir/cache
+SetEnv XDG_CACHE_HOME=$dir/cache$sanitizer_env
 Match LocalAddress 127.0.0.3
-  SetEnv XDG_CACHE_HOME=/proc/mpilaunch-fixture-unwritable
+  SetEnv XDG_CACHE_HOME=/proc/mpilaunch-fixture-unwritable$sanitizer_env
 CONF
 
 # The late sshd offers no SFTP subsystem (the deployment case that needs one to fail).
