@@ -196,6 +196,21 @@ class Report:
                         "ml / mpirun"], [[ms(ml), ms(om), fmt_ratio(ratio(ml, om))]]), "")
         r = ratio(ml, om)
         self.target("3 ssh nodes ≤ 0.5× mpirun", r, 0.5, "low", fmt_ratio(r))
+        up = load_timed(self.raw, "sshup")
+        if not up:
+            return
+        self.say("### Bring-up scale: `-n N /bin/true`, one rank on each of N ssh hosts", "")
+        rows = []
+        for n in (1, 2, 4, 8):
+            ml, om = up.get(f"ml-up{n}"), up.get(f"ompi-up{n}")
+            rows.append([str(n), ms(ml), ms(om), fmt_ratio(ratio(ml, om)),
+                         fmt_ratio(ratio(ml, up.get("ml-up1"))),
+                         fmt_ratio(ratio(om, up.get("ompi-up1")))])
+        self.say(table(["hosts", "mpilaunch", "mpirun", "ml / mpirun", "ml growth vs 1",
+                        "mpirun growth vs 1"], rows), "")
+        g = ratio(up.get("ml-up8"), up.get("ml-up1"))
+        self.target("ssh bring-up growth 1 → 8 hosts sub-linear (< 8×, issue #4)", g, 8.0, "low",
+                    fmt_ratio(g))
 
     def flood(self):
         t = load_timed(self.raw, "flood")

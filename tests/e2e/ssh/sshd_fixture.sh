@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A throw-away sshd on loopback for the ssh end-to-end tests.
 #   sshd_fixture.sh DIR   generates host and user keys, sshd_config, ssh_config and known_hosts
-#                         in DIR, starts sshd on a free port on 127.0.0.1-3 and waits until it
-#                         accepts connections (deadline 10 s). Prints "port PID" on stdout.
+#                         in DIR, starts sshd on a free port on 127.0.0.1-8 (hosts node1..node8;
+#                         the tests use node1-3, the bench's bring-up scale all eight) and waits
+#                         until it accepts connections (deadline 10 s). Prints "port PID".
 # Stop it with: kill PID. Nothing here contacts an address outside 127.0.0.0/8.
 set -euo pipefail
 dir=$1
@@ -14,14 +15,15 @@ ssh-keygen -q -t ed25519 -N '' -C fixture-user -f user_key
 ssh-keygen -q -t ed25519 -N '' -C fixture-wrong-user -f wrong_key
 cp user_key.pub authorized_keys
 
-# A port that is free on all three addresses (checked by binding; sshd binds right after).
+addrs="127.0.0.1 127.0.0.2 127.0.0.3 127.0.0.4 127.0.0.5 127.0.0.6 127.0.0.7 127.0.0.8"
+# A port that is free on all eight addresses (checked by binding; sshd binds right after).
 port=$(python3 - <<'PY'
 import socket
 for _ in range(200):
     s = socket.socket(); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close()
     try:
         held = []
-        for a in ("127.0.0.1", "127.0.0.2", "127.0.0.3"):
+        for a in ["127.0.0.%d" % i for i in range(1, 9)]:
             t = socket.socket(); t.bind((a, p)); held.append(t)
         for t in held: t.close()
         print(p); break
@@ -44,9 +46,7 @@ done
 
 cat > sshd_config <<CONF
 Port $port
-ListenAddress 127.0.0.1
-ListenAddress 127.0.0.2
-ListenAddress 127.0.0.3
+$(for a in $addrs; do echo "ListenAddress $a"; done)
 HostKey $dir/host_key
 PidFile $dir/sshd.pid
 AuthorizedKeysFile $dir/authorized_keys
@@ -71,30 +71,30 @@ Match LocalAddress 127.0.0.3
 CONF
 
 # The late sshd offers no SFTP subsystem (the deployment case that needs one to fail).
-sed -e "s/^Port .*/Port $late_port/" -e '/^ListenAddress 127.0.0.[23]$/d' \
+sed -e "s/^Port .*/Port $late_port/" -e '/^ListenAddress 127.0.0.[2-8]$/d' \
     -e "s|^PidFile .*|PidFile $dir/sshd_late.pid|" -e '/^Subsystem /d' \
     -e '/^Match /,$d' sshd_config > sshd_config_late
 
 hostkey=$(cut -d' ' -f1,2 host_key.pub)
 otherkey=$(cut -d' ' -f1,2 other_host_key.pub)
 : > known_hosts_empty
-echo "[127.0.0.1]:$port,[127.0.0.2]:$port,[127.0.0.3]:$port,[127.0.0.1]:$late_port $hostkey" > known_hosts
+patterns=""
+for a in $addrs; do patterns="$patterns[$a]:$port,"; done
+echo "$patterns[127.0.0.1]:$late_port $hostkey" > known_hosts
 echo "[127.0.0.3]:$port $otherkey" > known_hosts_changed
 
 common="Port $port
   User root
   IdentityFile $dir/user_key
   UserKnownHostsFile $dir/known_hosts"
-cat > ssh_config <<CONF
-Host node1
-  HostName 127.0.0.1
-  $common
-Host node2
-  HostName 127.0.0.2
-  $common
-Host node3
-  HostName 127.0.0.3
-  $common
+{
+  n=0
+  for a in $addrs; do
+    n=$((n + 1))
+    printf 'Host node%d\n  HostName %s\n  %s\n' "$n" "$a" "$common"
+  done
+} > ssh_config
+cat >> ssh_config <<CONF
 Host late
   HostName 127.0.0.1
   Port $late_port
@@ -130,7 +130,7 @@ CONF
 /usr/sbin/sshd -D -e -f "$dir/sshd_config" < /dev/null > /dev/null 2> "$dir/sshd.log" &
 pid=$!
 deadline=$((SECONDS + 10))
-for addr in 127.0.0.1 127.0.0.2 127.0.0.3; do
+for addr in $addrs; do
   until (exec 3<>"/dev/tcp/$addr/$port") 2>/dev/null; do
     if ! kill -0 $pid 2>/dev/null || [ $SECONDS -ge $deadline ]; then
       echo "sshd did not start:" >&2; cat "$dir/sshd.log" >&2; kill $pid 2>/dev/null || true
