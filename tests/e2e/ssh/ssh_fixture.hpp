@@ -1,5 +1,5 @@
 #pragma once
-/// [io] Support for the ssh end-to-end tests: a throw-away sshd on 127.0.0.1-3 (started by
+/// [io] Support for the ssh end-to-end tests: a throw-away sshd on 127.0.0.1-8 (started by
 /// sshd_fixture.sh), running mpilaunch with a deadline, reading its events file and looking
 /// for job processes left behind. Every wait has a deadline; nothing sleeps for a fixed time.
 
