@@ -94,7 +94,9 @@ constexpr OptionDoc kDocs[] = {
     {"--wireup-timeout", "Fault handling", "SECONDS",
      "once one rank is in MPI_Init, every rank must get there within this long", "300",
      "A rank that never reaches PMIx init, or a fence a dead peer never joins, ends the job "
-     "as timeout with phase wire-up instead of a hang."},
+     "as timeout with phase wire-up instead of a hang. When the program links MPI itself (as "
+     "--pmi=auto reads it), the limit also runs from the ranks' start, so a job none of whose "
+     "ranks reaches MPI_Init fails the same way."},
     {"--kill-grace", "Fault handling", "SECONDS", "SIGTERM to SIGKILL delay at teardown", "3", ""},
     {"--max-restarts", "Fault handling", "N",
      "restart the whole job up to N times after a retryable failure", "0",

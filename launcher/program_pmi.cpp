@@ -41,9 +41,9 @@ PmiChoice choose_pmi(PmiKind requested, const std::string& program,
                         needed.error().detail)};
   for (const std::string& lib : needed.value()) {
     if (is_pmi_library(lib))
-      return {false, true, fmt::format("auto: {} links {} (MPICH family)", program, lib)};
+      return {false, true, fmt::format("auto: {} links {} (MPICH family)", program, lib), true};
     if (is_pmix_library(lib))
-      return {true, false, fmt::format("auto: {} links {} (Open MPI or PMIx)", program, lib)};
+      return {true, false, fmt::format("auto: {} links {} (Open MPI or PMIx)", program, lib), true};
   }
   return {true, true,
           fmt::format("auto: {} links no known MPI library directly; serving both (--pmi=pmix or "

@@ -15,6 +15,9 @@ struct PmiChoice {
   bool pmix = true;    // register ranks with the agents' PMIx servers
   bool pmi = false;    // give every rank a PMI_FD socket
   std::string reason;  // one line for --dry-run and the events file
+  /// The program itself links an MPI or PMIx library (read from its ELF): its ranks will reach
+  /// PMI(x) init, so none doing so in time is a wire-up failure, not a program without MPI.
+  bool links_mpi = false;
   friend bool operator==(const PmiChoice&, const PmiChoice&) = default;
 };
 

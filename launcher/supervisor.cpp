@@ -297,10 +297,21 @@ void Supervisor::on_rank_connected(std::uint32_t rank) {
     wireup_timer_.cancel();
     return;
   }
-  if (!first) return;
   // A rank that never reaches MPI_Init leaves the others waiting in its fences forever.
+  if (first) arm_wireup_timer("of the first rank");
+}
+
+void Supervisor::on_ranks_running() {
+  // A program that links MPI itself reaches MPI_Init; none of its ranks doing so in time is a
+  // wire-up failure (e.g. the PMIx server failed internally), not a program without MPI.
+  if (config_.plan.pmi.links_mpi &&
+      std::none_of(ranks_.begin(), ranks_.end(), [](const RankStatus& r) { return r.connected; }))
+    arm_wireup_timer("of its start (the program links MPI)");
+}
+
+void Supervisor::arm_wireup_timer(std::string since) {
   wireup_timer_.expires_after(seconds(config_.wireup_timeout_seconds));
-  wireup_timer_.async_wait([this](const boost::system::error_code& ec) {
+  wireup_timer_.async_wait([this, since = std::move(since)](const boost::system::error_code& ec) {
     if (ec || state_ != JobState::Running) return;
     std::vector<int> missing;
     for (std::size_t r = 0; r < ranks_.size(); ++r)
@@ -309,9 +320,9 @@ void Supervisor::on_rank_connected(std::uint32_t rank) {
     if (missing.empty()) return;
     Error e{.kind = ErrorKind::Timeout,
             .phase = "wire-up",
-            .detail = fmt::format("rank{} {} did not reach MPI_Init within {} s of the first rank",
+            .detail = fmt::format("rank{} {} did not reach MPI_Init within {} s {}",
                                   missing.size() > 1 ? "s" : "", fmt::join(missing, ","),
-                                  config_.wireup_timeout_seconds)};
+                                  config_.wireup_timeout_seconds, since)};
     e.rank = missing.front();
     e.host = config_.plan.map.node_name(config_.plan.map.node_of(missing.front()));
     fail(e, JobEvent::TimedOut);

@@ -67,6 +67,11 @@ class Supervisor {
   void start_backoff();
   void update_status();
   void on_rank_connected(std::uint32_t rank);
+  /// Every rank of the attempt runs: starts the wire-up limit when the program links MPI.
+  void on_ranks_running();
+  /// Fails the job as timeout (phase wire-up) unless every rank reached PMI(x) init within
+  /// --wireup-timeout; `since` ends the error's detail ("of the first rank", ...).
+  void arm_wireup_timer(std::string since);
   void report_state() const;
   void tear_down();
   void finish();

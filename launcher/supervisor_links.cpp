@@ -68,6 +68,7 @@ void Supervisor::on_link_message(Link& link, protocol::Envelope envelope) {
                                    rfc3339_now());
                    update_status();
                    feed(JobEvent::RanksStarted);
+                   on_ranks_running();
                  },
                  [&](const RankOutput& m) {
                    output_.write(m.rank, m.stream, m.data);

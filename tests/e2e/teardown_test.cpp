@@ -70,6 +70,27 @@ TEST_CASE("timeout: a rank that never reaches MPI_Init is named within the wire-
   check_nothing_left(job, o);
 }
 
+TEST_CASE("timeout: an MPI program none of whose ranks reaches MPI_Init fails within the limit") {
+  // No rank ever connects, so no "first rank" starts the clock: the program links MPI (as
+  // --pmi=auto reads it), so the limit runs from the ranks' start instead of never.
+  Job job;
+  const Outcome o =
+      job.launch({"-n", "1", "--wireup-timeout", "1", app("stall"), "before-init", "0"});
+  check_error_block(o, "timeout", 124);
+  const Json error = check_job_failed(job, "timeout", 124);
+  CHECK(error.value("phase", "") == "wire-up");
+  CHECK(error.value("rank", -1) == 0);
+  CHECK_MESSAGE(error.value("message", "").find("of its start") != std::string::npos, error.dump());
+  check_nothing_left(job, o);
+}
+
+TEST_CASE("timeout: a program without MPI is not held to the wire-up limit") {
+  Job job;
+  const Outcome o = job.launch({"-n", "1", "--wireup-timeout", "1", "sh", "-c", "sleep 2"});
+  CHECK_MESSAGE(o.status() == 0, o.summary());
+  check_nothing_left(job, o);
+}
+
 TEST_CASE("signals: SIGINT and SIGTERM to the launcher end the job with 128+N") {
   for (int sig : {SIGINT, SIGTERM}) {
     CAPTURE(sig);

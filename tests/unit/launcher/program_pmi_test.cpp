@@ -32,6 +32,7 @@ TEST_CASE("--pmi=auto: MPICH's ABI family gets PMI, Open MPI gets PMIx, with the
     CHECK_FALSE(c.pmix);
     CHECK(c.reason == std::string("auto: /bin/app links ") + lib + " (MPICH family)");
     CHECK(pmi_label(c) == "PMI");
+    CHECK(c.links_mpi);
   }
   for (const char* lib :
        {"libmpi.so.40", "libpmix.so.2", "libopen-rte.so.40", "libopen-pal.so.40"}) {
@@ -40,6 +41,7 @@ TEST_CASE("--pmi=auto: MPICH's ABI family gets PMI, Open MPI gets PMIx, with the
     CHECK(c.pmix);
     CHECK_FALSE(c.pmi);
     CHECK(pmi_label(c) == "PMIx");
+    CHECK(c.links_mpi);
   }
   // The first MPI library listed decides.
   CHECK(choose_pmi(PmiKind::Auto, "/a", libs({"libmpich.so.12", "libpmix.so.2"})).pmi);
@@ -50,6 +52,7 @@ TEST_CASE("--pmi=auto: scripts, static and unknown programs get both interfaces"
   CHECK(none.pmix);
   CHECK(none.pmi);
   CHECK(pmi_label(none) == "PMIx and PMI");
+  CHECK_FALSE(none.links_mpi);  // may never call MPI_Init: no wire-up limit from its start
   CHECK(none.reason.find("/usr/bin/python3 links no known MPI library") != std::string::npos);
   CHECK(choose_pmi(PmiKind::Auto, "/a", libs({})).pmi);  // static: no DT_NEEDED at all
   const PmiChoice script =
@@ -57,6 +60,8 @@ TEST_CASE("--pmi=auto: scripts, static and unknown programs get both interfaces"
   CHECK(script.pmix);
   CHECK(script.pmi);
   CHECK(script.reason.find("not an ELF program") != std::string::npos);
+  CHECK_FALSE(script.links_mpi);
+  CHECK_FALSE(choose_pmi(PmiKind::Pmix, "/a", libs({"libmpi.so.40"})).links_mpi);  // not read
   // libmpi.so.4 is neither family: not a prefix match of libmpi.so.40.
   CHECK(choose_pmi(PmiKind::Auto, "/a", libs({"libmpi.so.4"})).pmi);
 }
