@@ -3,8 +3,10 @@
 #include <pmix.h>
 #include <pmix_server.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -230,9 +232,17 @@ pmix_status_t lean_server_init(pmix_server_module_t* module, InfoList& info) {
     ::setenv("HWLOC_PLUGINS_BLACKLIST", "hwloc_xml_libxml,hwloc_gl,hwloc_opencl,hwloc_pci", 1);
   // PMIx's shared-memory store (gds ds21/ds12) maps two 4 MiB segments per server, the larger
   // part of the agent's memory; the hash store keeps job data in the server's heap and sends
-  // each client what it asks for. Left set (unless the user chose a store) so that the ranks,
-  // which inherit the agent's environment, use the same store.
-  if (std::getenv("PMIX_MCA_gds") == nullptr) ::setenv("PMIX_MCA_gds", "hash", 1);
+  // each client what it asks for. Left set so that the ranks, which inherit the agent's
+  // environment, use the same store. A user's other choice is overridden, with one line: with
+  // libpmix 4.2.2 the dstores fail inside this server ("FATAL in dstore_base.c") and the
+  // clients then hang in PMIx_Init after connecting, which no wire-up limit can see.
+  if (const char* gds = std::getenv("PMIX_MCA_gds");
+      gds != nullptr && std::string_view(gds) != "hash")
+    std::fprintf(stderr,
+                 "mpilaunch-agent: PMIX_MCA_gds=%s ignored: PMIx's shared-memory stores do not "
+                 "work in mpilaunch's PMIx server; its ranks use the hash store\n",
+                 gds);
+  ::setenv("PMIX_MCA_gds", "hash", 1);
   const pmix_status_t rc = PMIx_server_init(module, info.data(), info.size());
   if (own_hwloc_setting) ::unsetenv("HWLOC_COMPONENTS");
   if (own_plugin_setting) ::unsetenv("HWLOC_PLUGINS_BLACKLIST");

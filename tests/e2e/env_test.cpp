@@ -72,9 +72,6 @@ TEST_CASE("env: the ranks' PMIx and Open MPI temp dirs lie under MPILAUNCH_TMPDI
   CHECK_MESSAGE(out.find("PMIX_SERVER_TMPDIR=") != std::string::npos, out);
 }
 
-}  // namespace mpilaunch::e2e
-
-namespace mpilaunch::e2e {
 namespace {
 
 // A throw-away root for the agents' fabric probe (MPILAUNCH_FABRIC_ROOT): `devices` are paths
@@ -127,6 +124,22 @@ TEST_CASE("transport: a pml or mtl the user chose is never overridden") {
   check_each_rank_printed(out, "OMPI_MCA_pml unset");
   check_each_rank_printed(out, "OMPI_MCA_mtl=^psm");
   CHECK(transport_pml(job).find("the user chose: OMPI_MCA_mtl=^psm") != std::string::npos);
+}
+
+}  // namespace mpilaunch::e2e
+
+namespace mpilaunch::e2e {
+
+// libpmix 4.2.2's shared-memory stores fail inside the agent's PMIx server and its clients then
+// hang in PMIx_Init: a PMIX_MCA_gds from the site's environment must not hang the job.
+TEST_CASE("env: PMIX_MCA_gds=ds21 from the environment is overridden with one line, no hang") {
+  Job job;
+  job.extra_env = {"PMIX_MCA_gds=ds21"};
+  const Outcome o = job.launch({"-n", "2", app("hello")}, Millis{30'000});
+  CHECK_MESSAGE(o.status() == 0, o.summary());
+  CHECK(count_of(o.out, " ok\n") == 2);
+  CHECK(count_of(o.err, "PMIX_MCA_gds=ds21 ignored") == 1);
+  check_nothing_left(job, o);
 }
 
 }  // namespace mpilaunch::e2e
