@@ -259,7 +259,7 @@ void Agent::on_reaped(pid_t pid, ExitReason reason) {
   if (it == rank_of_pid_.end()) return;  // a child whose exec failed: already reported
   Rank& r = ranks_[it->second];
   r.exit = reason;
-  r.ended_before_kill = !kill_seen_;
+  r.ended_before_kill = !kill_seen_ || r.exiting_at_kill;
   maybe_report(r);
 }
 
@@ -292,6 +292,14 @@ void Agent::maybe_report(Rank& r) {
 }
 
 void Agent::handle(const protocol::Kill& m) {
+  // A rank that ended before this Kill was read counts as ended before the teardown even if
+  // its SIGCHLD is still queued behind the Kill on the loop, or it is still on its way out
+  // (its peers may have seen its sockets close and aborted before it became a zombie):
+  // RankExited.ended_before_kill.
+  children_.reap();
+  if (!kill_seen_)
+    for (auto& [rank, r] : ranks_)
+      if (!r.exit && r.pid > 0 && ChildSet::exiting(r.pid)) r.exiting_at_kill = true;
   kill_seen_ = true;
   children_.signal_all(m.signal);
 }

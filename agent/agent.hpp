@@ -36,6 +36,7 @@ class Agent final : public FrameSink, public PmixEvents, public PmiEvents {
     bool finalized = false;
     bool reported = false;
     bool ended_before_kill = true;
+    bool exiting_at_kill = false;  // already exiting when this attempt's first Kill came
     std::unique_ptr<asio::posix::stream_descriptor> out, err;
     std::unique_ptr<asio::steady_timer> drain;
   };

@@ -8,7 +8,9 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -56,6 +58,26 @@ void ChildSet::reap() {
     ended_.push_back(pid);
     on_reaped_(pid, reason);
   }
+}
+
+bool ChildSet::exiting(pid_t pid) {
+  const std::string path = "/proc/" + std::to_string(pid) + "/stat";
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char buf[512];
+  const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0) return false;
+  buf[n] = '\0';
+  // "pid (comm) state ppid pgrp session tty_nr tpgid flags ...": comm may hold spaces and
+  // parentheses, so fields are counted from the last ')'.
+  const char* p = std::strrchr(buf, ')');
+  if (p == nullptr) return false;
+  char state = 0;
+  unsigned long flags = 0;
+  if (std::sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2) return false;
+  constexpr unsigned long kPfExiting = 0x4;
+  return state == 'Z' || state == 'X' || (flags & kPfExiting) != 0;
 }
 
 void ChildSet::release_ended() {

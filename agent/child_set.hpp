@@ -56,10 +56,15 @@ class ChildSet {
   /// attempt and of the agent.
   void release_ended();
   std::size_t running() const { return children_.size(); }
+  /// Reports every child that has ended by now, without waiting for SIGCHLD's turn on the loop.
+  void reap();
+  /// Whether `pid` is already on its way out (the kernel's PF_EXITING, set as exit begins and
+  /// before its sockets and pipes close) or a zombie: its end is its own, not a signal's we
+  /// send now.
+  static bool exiting(pid_t pid);
 
  private:
   void wait_for_sigchld();
-  void reap();
 
   asio::signal_set sigchld_;
   ReapHandler on_reaped_;
