@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include "agent/rank_env.hpp"
+
 namespace mpilaunch::agent {
 namespace {
 
@@ -233,16 +235,18 @@ pmix_status_t lean_server_init(pmix_server_module_t* module, InfoList& info) {
   // PMIx's shared-memory store (gds ds21/ds12) maps two 4 MiB segments per server, the larger
   // part of the agent's memory; the hash store keeps job data in the server's heap and sends
   // each client what it asks for. Left set so that the ranks, which inherit the agent's
-  // environment, use the same store. A user's other choice is overridden, with one line: with
-  // libpmix 4.2.2 the dstores fail inside this server ("FATAL in dstore_base.c") and the
-  // clients then hang in PMIx_Init after connecting, which no wire-up limit can see.
-  if (const char* gds = std::getenv("PMIX_MCA_gds");
-      gds != nullptr && std::string_view(gds) != "hash")
+  // environment, use the same store. A user's choice stands, but must keep hash (libpmix's own
+  // keys live there; without it the server fails inside and its clients hang in PMIx_Init
+  // after connecting, which no wire-up limit can see): fixed with one line.
+  if (const char* gds = std::getenv("PMIX_MCA_gds"); gds == nullptr) {
+    ::setenv("PMIX_MCA_gds", "hash", 1);
+  } else if (const auto fixed = gds_with_hash(gds)) {
     std::fprintf(stderr,
-                 "mpilaunch-agent: PMIX_MCA_gds=%s ignored: PMIx's shared-memory stores do not "
-                 "work in mpilaunch's PMIx server; its ranks use the hash store\n",
-                 gds);
-  ::setenv("PMIX_MCA_gds", "hash", 1);
+                 "mpilaunch-agent: PMIX_MCA_gds=%s leaves out PMIx's hash store, which libpmix "
+                 "needs for its own keys (without it ranks hang in PMIx_Init); using %s\n",
+                 gds, fixed->c_str());
+    ::setenv("PMIX_MCA_gds", fixed->c_str(), 1);
+  }
   const pmix_status_t rc = PMIx_server_init(module, info.data(), info.size());
   if (own_hwloc_setting) ::unsetenv("HWLOC_COMPONENTS");
   if (own_plugin_setting) ::unsetenv("HWLOC_PLUGINS_BLACKLIST");

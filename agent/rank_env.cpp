@@ -94,4 +94,31 @@ std::vector<std::string> build_rank_env(const RankEnvInput& in) {
   return env.take();
 }
 
+std::optional<std::string> gds_with_hash(std::string_view value) {
+  const bool exclude = value.starts_with('^');
+  if (exclude) value.remove_prefix(1);
+  std::vector<std::string> kept;
+  bool has_hash = false;
+  while (!value.empty()) {
+    const std::size_t comma = value.find(',');
+    const std::string_view item = value.substr(0, comma);
+    if (item == "hash")
+      has_hash = true;
+    else if (!item.empty())
+      kept.emplace_back(item);
+    value.remove_prefix(comma == std::string_view::npos ? value.size() : comma + 1);
+  }
+  if (exclude) {
+    if (!has_hash) return std::nullopt;  // "^ds12": hash stays available
+    if (kept.empty()) return std::string("hash");
+    std::string out = "^";
+    for (std::size_t i = 0; i < kept.size(); ++i) out += (i > 0 ? "," : "") + kept[i];
+    return out;
+  }
+  if (has_hash) return std::nullopt;
+  std::string out;
+  for (const std::string& item : kept) out += item + ",";
+  return out + "hash";
+}
+
 }  // namespace mpilaunch::agent

@@ -2,7 +2,9 @@
 /// Each rank's environment: the agent's own, minus stale launcher variables, plus what PMIx's
 /// setup_fork gives, plus what Open MPI needs for a direct launch, plus the user's -x/--mca.
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mpilaunch::agent {
@@ -33,5 +35,11 @@ std::vector<std::string> build_rank_env(const RankEnvInput& in);
 /// True for variables a rank must not inherit from the agent's own environment: stale PMIx
 /// and PMI contact info, launcher detection switches, other launchers' rank variables.
 bool is_stripped_variable(const std::string& name);
+
+/// PMIX_MCA_gds as the agent's PMIx server and its ranks can use it: libpmix stores its own
+/// keys in the hash store, so a selection without it ("ds21") makes the server fail inside
+/// ("FATAL in dstore_base.c") and its clients hang in PMIx_Init. Returns the value to use
+/// instead ("ds21,hash"; an exclusion of hash is dropped), or nothing when `value` is fine.
+std::optional<std::string> gds_with_hash(std::string_view value);
 
 }  // namespace mpilaunch::agent

@@ -130,15 +130,28 @@ TEST_CASE("transport: a pml or mtl the user chose is never overridden") {
 
 namespace mpilaunch::e2e {
 
-// libpmix 4.2.2's shared-memory stores fail inside the agent's PMIx server and its clients then
-// hang in PMIx_Init: a PMIX_MCA_gds from the site's environment must not hang the job.
-TEST_CASE("env: PMIX_MCA_gds=ds21 from the environment is overridden with one line, no hang") {
+// libpmix keeps its own keys in the hash store: PMIX_MCA_gds=ds21 alone makes the agent's PMIx
+// server fail inside and its clients hang in PMIx_Init (mpirun fails to start with it too). A
+// site's setting must not hang the job: hash is added, with one line; ds21,hash runs as asked.
+TEST_CASE("env: PMIX_MCA_gds=ds21 gets the hash store added, with one line, and no hang") {
   Job job;
   job.extra_env = {"PMIX_MCA_gds=ds21"};
   const Outcome o = job.launch({"-n", "2", app("hello")}, Millis{30'000});
   CHECK_MESSAGE(o.status() == 0, o.summary());
   CHECK(count_of(o.out, " ok\n") == 2);
-  CHECK(count_of(o.err, "PMIX_MCA_gds=ds21 ignored") == 1);
+  CHECK_MESSAGE(count_of(o.err, "PMIX_MCA_gds=ds21 leaves out PMIx's hash store") == 1, o.err);
+  CHECK(count_of(o.err, "using ds21,hash") == 1);
+  check_nothing_left(job, o);
+}
+
+TEST_CASE("env: PMIX_MCA_gds=ds21,hash runs the shared-memory store on virtual nodes, silently") {
+  Job job;
+  job.extra_env = {"PMIX_MCA_gds=ds21,hash"};
+  const Outcome o =
+      job.launch({"--launcher=local", "-H", "a:2,b:2", "-n", "4", app("hello")}, Millis{30'000});
+  CHECK_MESSAGE(o.status() == 0, o.summary());
+  CHECK(count_of(o.out, " ok\n") == 4);
+  CHECK(count_of(o.err, "PMIX_MCA_gds") == 0);
   check_nothing_left(job, o);
 }
 

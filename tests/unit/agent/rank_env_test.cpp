@@ -74,3 +74,15 @@ TEST_CASE("a PMI rank gets its socket, rank, size and local placement; stale PMI
   CHECK(has(env, "MPI_LOCALRANKID=1"));
   CHECK(count_name(env, "PMI_PORT") == 0);
 }
+
+TEST_CASE("PMIX_MCA_gds keeps the hash store libpmix needs for its own keys") {
+  CHECK(gds_with_hash("ds21") == std::optional<std::string>("ds21,hash"));
+  CHECK(gds_with_hash("ds21,ds12") == std::optional<std::string>("ds21,ds12,hash"));
+  CHECK(gds_with_hash("hash") == std::nullopt);
+  CHECK(gds_with_hash("ds21,hash") == std::nullopt);
+  CHECK(gds_with_hash("^ds21") == std::nullopt);  // an exclusion leaves hash available
+  CHECK(gds_with_hash("^hash") == std::optional<std::string>("hash"));
+  CHECK(gds_with_hash("^ds12,hash") == std::optional<std::string>("^ds12"));
+  CHECK(gds_with_hash("") == std::optional<std::string>("hash"));
+  CHECK(gds_with_hash("ds21,") == std::optional<std::string>("ds21,hash"));
+}
