@@ -27,6 +27,12 @@ bool crashed(const protocol::RankExited& exit) {
   }
 }
 
+bool killed_from_outside(const protocol::RankExited& exit) {
+  const auto* signaled = std::get_if<Signaled>(&exit.reason);
+  return signaled != nullptr && !exit.abort_status && exit.ended_before_kill &&
+         (signaled->signal == SIGTERM || signaled->signal == SIGKILL);
+}
+
 bool displaces(const protocol::RankExited& later, const protocol::RankExited& first) {
   if (!first.abort_status || later.abort_status || later.rank == first.rank) return false;
   return crashed(later) || later.ended_before_kill;

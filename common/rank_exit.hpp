@@ -30,6 +30,11 @@ bool crashed(const protocol::RankExited& exit);
 /// some programs exit non-zero.
 bool displaces(const protocol::RankExited& later, const protocol::RankExited& first);
 
+/// Whether the rank was killed by SIGTERM or SIGKILL that the job's teardown did not send (it
+/// ended before the teardown reached its agent) and not after MPI_Abort: someone outside the
+/// job killed it, e.g. Slurm ending the job step, which takes the agent down at the same time.
+bool killed_from_outside(const protocol::RankExited& exit);
+
 /// "startup" (before PMIx_Init), "running" (after it), "finalize" (after PMIx_Finalize).
 std::string rank_phase(bool connected, bool finalized);
 

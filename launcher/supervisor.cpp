@@ -260,10 +260,10 @@ void Supervisor::fail(Error error, JobEvent event, std::optional<protocol::RankE
   feed(event);
 }
 
-void Supervisor::revise_root_cause(Error error, const protocol::RankExited& rank_end) {
+void Supervisor::revise_root_cause(Error error, std::optional<protocol::RankExited> rank_end) {
   events_.write("secondary-error", {{"error", error_to_json(*error_)}, {"attempt", attempt_}});
   error_ = error;
-  error_rank_end_ = rank_end;
+  error_rank_end_ = std::move(rank_end);
   status_.last_error = error;
   events_.write("job-failed",
                 {{"error", error_to_json(error)}, {"attempt", attempt_}, {"revised", true}});

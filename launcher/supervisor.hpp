@@ -81,7 +81,7 @@ class Supervisor {
             std::optional<protocol::RankExited> rank_end = std::nullopt);
   /// A rank failure that reached us during teardown but caused the one that started it (see
   /// displaces()) becomes the attempt's error; the other one is logged as secondary.
-  void revise_root_cause(Error error, const protocol::RankExited& rank_end);
+  void revise_root_cause(Error error, std::optional<protocol::RankExited> rank_end);
   /// Rewrites the one "N/M agents up" line (config_.progress only); erased once all are up.
   void show_progress();
   void clear_progress();

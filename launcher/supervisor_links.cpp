@@ -189,9 +189,13 @@ void Supervisor::on_link_closed(Link& link, std::optional<Error> why) {
     Error e = why.value_or(Error{});
     // EOF or a reset says little; the starter may know why (ssh: phase, remote exit, stderr).
     // What the agent itself sent wrong (a bad frame, another version) stays the cause.
+    bool starter_knows = false;
     if (!why ||
         (why->kind != ErrorKind::MalformedFrame && why->kind != ErrorKind::ProtocolMismatch))
-      if (auto known = starter_.failure_for(link.host)) e = std::move(*known);
+      if (auto known = starter_.failure_for(link.host)) {
+        e = std::move(*known);
+        starter_knows = true;
+      }
     e.host = link.host.name;
     if (e.detail.empty()) e.detail = status.empty() ? "the connection closed" : status;
     if (!link.ready) {
@@ -205,7 +209,17 @@ void Supervisor::on_link_closed(Link& link, std::optional<Error> why) {
       e.kind = ErrorKind::AgentLost;
       e.phase.clear();
     }
-    if (!finishing_) fail(e, JobEvent::AgentFailed);
+    // Killed from outside together with its ranks (Slurm ending the step: SIGTERM to every
+    // process of it): a rank's SIGTERM may be reported before its agent is lost, but the
+    // agent's loss, with what its starter knows of it, says why.
+    const bool same_kill = starter_knows && state_ == JobState::TearingDown && error_ &&
+                           error_rank_end_ && killed_from_outside(*error_rank_end_) &&
+                           error_->host == link.host.name &&
+                           (e.kind == ErrorKind::AgentLost || e.kind == ErrorKind::Timeout);
+    if (same_kill)
+      revise_root_cause(std::move(e), std::nullopt);
+    else if (!finishing_)
+      fail(e, JobEvent::AgentFailed);
   }
   if (finishing_) {
     for (const auto& l : links_)

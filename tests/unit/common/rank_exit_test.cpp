@@ -68,3 +68,14 @@ TEST_CASE("a rank's death displaces an MPI_Abort that was reported first, the te
   CHECK_FALSE(displaces(aborted, segv));
   CHECK_FALSE(displaces(exit1, segv));
 }
+
+TEST_CASE("a SIGTERM or SIGKILL the teardown did not send is a kill from outside") {
+  CHECK(killed_from_outside(RankExited{0, 1, Signaled{15, false}, std::nullopt, false, false}));
+  CHECK(killed_from_outside(RankExited{0, 1, Signaled{9, false}, std::nullopt, true, false}));
+  CHECK_FALSE(
+      killed_from_outside(RankExited{0, 1, Signaled{15, false}, std::nullopt, true, false, false}));
+  CHECK_FALSE(killed_from_outside(RankExited{0, 1, Signaled{9, false}, 3, true, false}));
+  CHECK_FALSE(
+      killed_from_outside(RankExited{0, 1, Signaled{11, false}, std::nullopt, true, false}));
+  CHECK_FALSE(killed_from_outside(RankExited{0, 1, Exited{1}, std::nullopt, true, false}));
+}
