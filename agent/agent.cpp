@@ -259,7 +259,6 @@ void Agent::on_reaped(pid_t pid, ExitReason reason) {
   if (it == rank_of_pid_.end()) return;  // a child whose exec failed: already reported
   Rank& r = ranks_[it->second];
   r.exit = reason;
-  r.ended_before_kill = !kill_seen_ || r.exiting_at_kill;
   maybe_report(r);
 }
 
@@ -299,7 +298,7 @@ void Agent::handle(const protocol::Kill& m) {
   children_.reap();
   if (!kill_seen_)
     for (auto& [rank, r] : ranks_)
-      if (!r.exit && r.pid > 0 && ChildSet::exiting(r.pid)) r.exiting_at_kill = true;
+      if (!r.exit && r.pid > 0) r.ended_before_kill = ChildSet::exiting(r.pid);
   kill_seen_ = true;
   children_.signal_all(m.signal);
 }

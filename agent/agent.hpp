@@ -35,8 +35,7 @@ class Agent final : public FrameSink, public PmixEvents, public PmiEvents {
     bool connected = false;
     bool finalized = false;
     bool reported = false;
-    bool ended_before_kill = true;
-    bool exiting_at_kill = false;  // already exiting when this attempt's first Kill came
+    bool ended_before_kill = true;  // false once this attempt's first Kill found it running
     std::unique_ptr<asio::posix::stream_descriptor> out, err;
     std::unique_ptr<asio::steady_timer> drain;
   };
@@ -100,7 +99,7 @@ class Agent final : public FrameSink, public PmixEvents, public PmiEvents {
   std::map<std::uint32_t, ModexDone> pending_dmodex_;
   std::uint32_t next_request_id_ = 1;
   bool shutting_down_ = false;
-  bool kill_seen_ = false;  // a Kill came during this attempt: later ends are the teardown's
+  bool kill_seen_ = false;  // this attempt's first Kill came: ranks running then were marked
   bool launcher_gone_ = false;
   bool finished_ = false;
   int exit_code_ = 0;
