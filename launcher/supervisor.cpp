@@ -250,10 +250,7 @@ void Supervisor::fail(Error error, JobEvent event, std::optional<protocol::RankE
   // During a backoff the previous attempt's error is settled; an interrupt or timeout now is
   // the reason the job ends.
   if (!error_ || state_ == JobState::BackingOff) {
-    error_ = error;
-    error_rank_end_ = std::move(rank_end);
-    status_.last_error = error;
-    events_.write("job-failed", {{"error", error_to_json(error)}, {"attempt", attempt_}});
+    record_cause(std::move(error), std::move(rank_end), false);
   } else {
     events_.write("secondary-error", {{"error", error_to_json(error)}, {"attempt", attempt_}});
   }
@@ -262,12 +259,18 @@ void Supervisor::fail(Error error, JobEvent event, std::optional<protocol::RankE
 
 void Supervisor::revise_root_cause(Error error, std::optional<protocol::RankExited> rank_end) {
   events_.write("secondary-error", {{"error", error_to_json(*error_)}, {"attempt", attempt_}});
-  error_ = error;
-  error_rank_end_ = std::move(rank_end);
-  status_.last_error = error;
-  events_.write("job-failed",
-                {{"error", error_to_json(error)}, {"attempt", attempt_}, {"revised", true}});
+  record_cause(std::move(error), std::move(rank_end), true);
   update_status();
+}
+
+void Supervisor::record_cause(Error error, std::optional<protocol::RankExited> rank_end,
+                              bool revised) {
+  nlohmann::json fields = {{"error", error_to_json(error)}, {"attempt", attempt_}};
+  if (revised) fields["revised"] = true;
+  events_.write("job-failed", std::move(fields));
+  status_.last_error = error;
+  error_ = std::move(error);
+  error_rank_end_ = std::move(rank_end);
 }
 
 void Supervisor::kill_ranks(int signal) {

@@ -82,6 +82,8 @@ class Supervisor {
   /// A rank failure that reached us during teardown but caused the one that started it (see
   /// displaces()) becomes the attempt's error; the other one is logged as secondary.
   void revise_root_cause(Error error, std::optional<protocol::RankExited> rank_end);
+  /// Makes `error` the attempt's error and writes its job-failed event.
+  void record_cause(Error error, std::optional<protocol::RankExited> rank_end, bool revised);
   /// Rewrites the one "N/M agents up" line (config_.progress only); erased once all are up.
   void show_progress();
   void clear_progress();
