@@ -3,6 +3,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -53,26 +54,34 @@ asio::awaitable<void> wait_fds(std::chrono::steady_clock::duration at_most, FdWa
   // Leaving ends the other waits (Borrowed gives each descriptor back unclosed).
 }
 
+DoneSignal::DoneSignal() : fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
+
+DoneSignal::~DoneSignal() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void DoneSignal::raise() {
+  const std::uint64_t one = 1;
+  [[maybe_unused]] const ssize_t n = ::write(fd_, &one, sizeof one);
+}
+
+asio::awaitable<void> DoneSignal::wait(std::chrono::steady_clock::duration at_most) {
+  co_await wait_fds(at_most, FdWait{fd_, POLLIN});  // stays readable once raised
+}
+
 asio::awaitable<void> run_off_loop(std::function<void()> work) {
-  const int done = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (done < 0) {  // no eventfd: run it here, blocking the loop, rather than not at all
+  DoneSignal done;
+  if (!done.usable()) {  // no eventfd: run it here, blocking the loop, rather than not at all
     work();
     co_return;
   }
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{done};
-  std::jthread helper([&work, done] {
+  std::atomic<bool> finished{false};
+  std::jthread helper([&] {
     work();
-    const std::uint64_t one = 1;
-    [[maybe_unused]] const ssize_t n = ::write(done, &one, sizeof one);
+    finished = true;
+    done.raise();
   });
-  for (;;) {
-    std::uint64_t value = 0;
-    if (::read(done, &value, sizeof value) == static_cast<ssize_t>(sizeof value)) break;
-    co_await wait_fds(std::chrono::seconds(1), FdWait{done, POLLIN});
-  }
+  while (!finished) co_await done.wait(std::chrono::seconds(1));
 }
 
 }  // namespace mpilaunch::launcher

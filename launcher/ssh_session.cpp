@@ -6,7 +6,6 @@
 
 #include <netdb.h>
 #include <poll.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -78,13 +77,10 @@ asio::awaitable<std::optional<int>> SshSession::resolve_within_deadline() {
   struct Lookup {
     std::mutex mutex;
     std::optional<int> result;
-    int done = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    ~Lookup() {
-      if (done >= 0) ::close(done);
-    }
+    DoneSignal done;
   };
   auto lookup = std::make_shared<Lookup>();
-  if (lookup->done < 0) co_return EAI_SYSTEM;
+  if (!lookup->done.usable()) co_return EAI_SYSTEM;
   try {
     std::thread([lookup, name = target_] {
       addrinfo hints{};
@@ -94,8 +90,7 @@ asio::awaitable<std::optional<int>> SshSession::resolve_within_deadline() {
       if (found != nullptr) ::freeaddrinfo(found);
       const std::lock_guard lock(lookup->mutex);
       lookup->result = gai;
-      const std::uint64_t one = 1;
-      [[maybe_unused]] const ssize_t n = ::write(lookup->done, &one, sizeof one);
+      lookup->done.raise();
     }).detach();
   } catch (const std::system_error&) {
     co_return EAI_SYSTEM;  // no thread: reported as a resolver failure
@@ -105,8 +100,7 @@ asio::awaitable<std::optional<int>> SshSession::resolve_within_deadline() {
       const std::lock_guard lock(lookup->mutex);
       if (lookup->result || stopping() || Clock::now() >= deadline_) co_return lookup->result;
     }
-    co_await wait_fds(std::min<Clock::duration>(kPollSlice, deadline_ - Clock::now()),
-                      FdWait{lookup->done, POLLIN});
+    co_await lookup->done.wait(std::min<Clock::duration>(kPollSlice, deadline_ - Clock::now()));
   }
 }
 
