@@ -211,9 +211,10 @@ void Supervisor::on_link_closed(Link& link, std::optional<Error> why) {
     }
     // Killed from outside together with its ranks (Slurm ending the step: SIGTERM to every
     // process of it): a rank's SIGTERM may be reported before its agent is lost, but the
-    // agent's loss, with what its starter knows of it, says why.
-    const bool same_kill = starter_knows && state_ == JobState::TearingDown && error_ &&
-                           error_rank_end_ && killed_from_outside(*error_rank_end_) &&
+    // agent's loss, with what its starter knows of it, says why — also when the teardown is
+    // over and the job is finishing: the error is printed only once every link has closed.
+    const bool same_kill = starter_knows && (state_ == JobState::TearingDown || finishing_) &&
+                           error_ && error_rank_end_ && killed_from_outside(*error_rank_end_) &&
                            error_->host == link.host.name &&
                            (e.kind == ErrorKind::AgentLost || e.kind == ErrorKind::Timeout);
     if (same_kill)
