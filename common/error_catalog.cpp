@@ -31,6 +31,10 @@ std::string agent_phase_hint(const std::string& phase) {
   if (phase == "connect")
     return "nothing accepted the connection: check that sshd runs on that host and port and that "
            "no firewall blocks it";
+  if (phase == "libssh")
+    return "mpilaunch could not load libssh, which it needs for ssh hosts: install it (Debian: "
+           "apt-get install libssh-4) or point MPILAUNCH_LIBSSH at it; a job on this machine "
+           "alone needs no ssh (--launcher=local)";
   if (phase == "auth")
     return "ssh authentication was refused: check the user, the key (IdentityFile or ssh-agent) "
            "and the modes of ~/.ssh on that host";

@@ -18,6 +18,7 @@
 #include <libssh/libssh.h>
 
 #include "launcher/fd_wait.hpp"
+#include "launcher/libssh_loader.hpp"
 
 namespace mpilaunch::launcher {
 namespace {
@@ -192,6 +193,11 @@ asio::awaitable<Status> SshSession::reach() {
 }
 
 Status SshSession::configure() {
+  if (Status loaded = load_libssh(); !loaded) {
+    Error e = loaded.error();
+    e.host = host_.name;
+    return e;
+  }
   session_ = ssh_new();
   if (session_ == nullptr) return failure("connect", "libssh could not allocate a session");
   ssh_options_set(session_, SSH_OPTIONS_HOST, host_.name.c_str());

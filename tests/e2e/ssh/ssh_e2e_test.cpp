@@ -122,6 +122,22 @@ TEST_CASE("ssh: nothing listens on the port -> phase connect") {
   check_start_failure("badport", "agent-start-failed", "connect");
 }
 
+TEST_CASE("ssh: libssh that cannot be loaded -> phase libssh, naming the library and the fix") {
+  // The launcher loads libssh on its first ssh session; MPILAUNCH_LIBSSH points it elsewhere.
+  ::setenv("MPILAUNCH_LIBSSH", "/nonexistent/libssh.so.4", 1);
+  const std::string mark = new_mark();
+  const Run run = run_launcher(ssh_args(mark, {"-H", "node1,node2", env_path("HELLO_BIN")}));
+  ::unsetenv("MPILAUNCH_LIBSSH");
+  INFO("stderr: " << run.err);
+  CHECK(run.exit_code == 69);
+  REQUIRE(run.failure);
+  CHECK(run.failure->value("kind", "") == "agent-start-failed");
+  CHECK(run.failure->value("phase", "") == "libssh");
+  CHECK(run.failure->value("detail", "").find("/nonexistent/libssh.so.4") != std::string::npos);
+  CHECK(run.err.find("apt-get install libssh-4") != std::string::npos);
+  CHECK(wait_until_gone(mark, 3s).empty());
+}
+
 TEST_CASE("ssh: a name that cannot resolve fails locally -> unknown-host") {
   check_start_failure("nosuch.invalid", "unknown-host", "resolve");
 }

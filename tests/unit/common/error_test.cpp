@@ -47,6 +47,8 @@ TEST_CASE("retry classes follow the documented policy") {
   CHECK(is_retryable(Error{.kind = ErrorKind::AgentLost}));
   CHECK(retry_class(Error{.kind = ErrorKind::AgentStartFailed, .phase = "auth"}) ==
         RetryClass::Never);
+  CHECK(retry_class(Error{.kind = ErrorKind::AgentStartFailed, .phase = "libssh"}) ==
+        RetryClass::Never);
   CHECK(retry_class(Error{.kind = ErrorKind::AgentStartFailed, .phase = "connect"}) ==
         RetryClass::UntilStartDeadline);
   CHECK(retry_class(Error{.kind = ErrorKind::Timeout, .phase = "job"}) == RetryClass::NoRestart);

@@ -1,0 +1,152 @@
+#include "launcher/libssh_loader.hpp"
+
+#include <dlfcn.h>
+#include <libssh/libssh.h>
+#include <libssh/sftp.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+
+#include <fmt/format.h>
+
+// Every libssh function the launcher calls: return type, name, parameters, arguments. A call
+// to one not listed here fails to link, since the launcher does not link libssh.
+#define MPILAUNCH_LIBSSH_FUNCTIONS(X)                                                              \
+  X(ssh_session, ssh_new, (void), ())                                                              \
+  X(void, ssh_free, (ssh_session s), (s))                                                          \
+  X(const char*, ssh_get_error, (void* error), (error))                                            \
+  X(int, ssh_options_set, (ssh_session s, enum ssh_options_e type, const void* value),             \
+    (s, type, value))                                                                              \
+  X(int, ssh_options_get, (ssh_session s, enum ssh_options_e type, char** value),                  \
+    (s, type, value))                                                                              \
+  X(int, ssh_options_get_port, (ssh_session s, unsigned int* port), (s, port))                     \
+  X(int, ssh_options_parse_config, (ssh_session s, const char* file), (s, file))                   \
+  X(void, ssh_set_blocking, (ssh_session s, int blocking), (s, blocking))                          \
+  X(int, ssh_connect, (ssh_session s), (s))                                                        \
+  X(void, ssh_disconnect, (ssh_session s), (s))                                                    \
+  X(socket_t, ssh_get_fd, (ssh_session s), (s))                                                    \
+  X(int, ssh_get_poll_flags, (ssh_session s), (s))                                                 \
+  X(void, ssh_string_free_char, (char* text), (text))                                              \
+  X(enum ssh_known_hosts_e, ssh_session_is_known_server, (ssh_session s), (s))                     \
+  X(int, ssh_get_server_publickey, (ssh_session s, ssh_key * key), (s, key))                       \
+  X(enum ssh_keytypes_e, ssh_key_type, (const ssh_key key), (key))                                 \
+  X(const char*, ssh_key_type_to_char, (enum ssh_keytypes_e type), (type))                         \
+  X(void, ssh_key_free, (ssh_key key), (key))                                                      \
+  X(int, ssh_get_publickey_hash,                                                                   \
+    (const ssh_key key, enum ssh_publickey_hash_type type, unsigned char** hash, size_t* len),     \
+    (key, type, hash, len))                                                                        \
+  X(char*, ssh_get_fingerprint_hash,                                                               \
+    (enum ssh_publickey_hash_type type, unsigned char* hash, size_t len), (type, hash, len))       \
+  X(void, ssh_clean_pubkey_hash, (unsigned char** hash), (hash))                                   \
+  X(int, ssh_userauth_publickey_auto, (ssh_session s, const char* user, const char* passphrase),   \
+    (s, user, passphrase))                                                                         \
+  X(ssh_channel, ssh_channel_new, (ssh_session s), (s))                                            \
+  X(void, ssh_channel_free, (ssh_channel c), (c))                                                  \
+  X(int, ssh_channel_open_session, (ssh_channel c), (c))                                           \
+  X(int, ssh_channel_request_exec, (ssh_channel c, const char* command), (c, command))             \
+  X(int, ssh_channel_read_nonblocking, (ssh_channel c, void* dest, uint32_t count, int is_stderr), \
+    (c, dest, count, is_stderr))                                                                   \
+  X(int, ssh_channel_write, (ssh_channel c, const void* data, uint32_t len), (c, data, len))       \
+  X(uint32_t, ssh_channel_window_size, (ssh_channel c), (c))                                       \
+  X(int, ssh_channel_send_eof, (ssh_channel c), (c))                                               \
+  X(int, ssh_channel_is_eof, (ssh_channel c), (c))                                                 \
+  X(int, ssh_channel_is_closed, (ssh_channel c), (c))                                              \
+  X(int, ssh_channel_get_exit_status, (ssh_channel c), (c))                                        \
+  X(int, ssh_channel_close, (ssh_channel c), (c))                                                  \
+  X(sftp_session, sftp_new, (ssh_session s), (s))                                                  \
+  X(int, sftp_init, (sftp_session sftp), (sftp))                                                   \
+  X(void, sftp_free, (sftp_session sftp), (sftp))                                                  \
+  X(int, sftp_get_error, (sftp_session sftp), (sftp))                                              \
+  X(sftp_file, sftp_open, (sftp_session sftp, const char* file, int access, mode_t mode),          \
+    (sftp, file, access, mode))                                                                    \
+  X(ssize_t, sftp_write, (sftp_file file, const void* data, size_t count), (file, data, count))    \
+  X(int, sftp_close, (sftp_file file), (file))
+
+namespace mpilaunch::launcher {
+namespace {
+
+// MPILAUNCH_LIBSSH names another build of libssh (a path, or a soname the loader finds).
+std::string library_name() {
+  const char* env = std::getenv("MPILAUNCH_LIBSSH");
+  return env != nullptr && *env != '\0' ? env : "libssh.so.4";
+}
+
+enum Function : std::size_t {
+#define MPILAUNCH_LIBSSH_INDEX(ret, name, params, args) k_##name,
+  MPILAUNCH_LIBSSH_FUNCTIONS(MPILAUNCH_LIBSSH_INDEX)
+#undef MPILAUNCH_LIBSSH_INDEX
+      kFunctionCount
+};
+
+constexpr std::array<const char*, kFunctionCount> kNames = {
+#define MPILAUNCH_LIBSSH_NAME(ret, name, params, args) #name,
+    MPILAUNCH_LIBSSH_FUNCTIONS(MPILAUNCH_LIBSSH_NAME)
+#undef MPILAUNCH_LIBSSH_NAME
+};
+
+struct Loaded {
+  std::array<void*, kFunctionCount> functions{};
+  Status outcome;
+};
+
+Loaded& loaded() {
+  static Loaded state;
+  return state;
+}
+
+Status open_library(Loaded& state) {
+  auto failure = [](std::string detail) {
+    return Error{
+        .kind = ErrorKind::AgentStartFailed, .phase = "libssh", .detail = std::move(detail)};
+  };
+  // Local: libssh's symbols must not take the place of the launcher's forwarders or of any
+  // other library's symbols.
+  const std::string library = library_name();
+  void* handle = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) return failure(fmt::format("libssh could not be loaded: {}", ::dlerror()));
+  for (std::size_t i = 0; i < kFunctionCount; ++i) {
+    state.functions[i] = ::dlsym(handle, kNames[i]);
+    if (state.functions[i] == nullptr)
+      return failure(
+          fmt::format("{} has no {} (libssh 0.9 or later is needed)", library, kNames[i]));
+  }
+  return {};
+}
+
+template <class Fn>
+Fn* function(Function f) {
+  Loaded& state = loaded();
+  if (state.functions[f] == nullptr) {
+    // Only a caller that skipped load_libssh() gets here, and only if loading fails.
+    if (Status st = load_libssh(); !st) {
+      std::fprintf(stderr, "mpilaunch: %s\n", st.error().detail.c_str());
+      std::abort();
+    }
+  }
+  return reinterpret_cast<Fn*>(state.functions[f]);
+}
+
+}  // namespace
+
+Status load_libssh() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    Loaded& state = loaded();
+    state.outcome = open_library(state);
+  });
+  return loaded().outcome;
+}
+
+}  // namespace mpilaunch::launcher
+
+// The forwarders, with libssh's own names and types (checked against its headers).
+#define MPILAUNCH_LIBSSH_FORWARD(ret, name, params, args)                                       \
+  extern "C" ret name params {                                                                  \
+    using mpilaunch::launcher::function;                                                        \
+    return mpilaunch::launcher::function<decltype(::name)>(mpilaunch::launcher::k_##name) args; \
+  }
+MPILAUNCH_LIBSSH_FUNCTIONS(MPILAUNCH_LIBSSH_FORWARD)
+#undef MPILAUNCH_LIBSSH_FORWARD

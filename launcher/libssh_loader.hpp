@@ -1,0 +1,17 @@
+#pragma once
+/// [io] libssh is loaded on the first ssh session, not at start-up: a local job never needs it,
+/// and mapping libssh with its libcrypto and Kerberos chain cost every launch a few ms of
+/// dynamic linking (measured in bench case 1). The launcher defines libssh's functions itself
+/// as forwarders to the loaded library (libssh_loader.cpp), so callers include <libssh/...>
+/// and call ssh_*() as usual, once load_libssh() has succeeded.
+
+#include "common/result.hpp"
+
+namespace mpilaunch::launcher {
+
+/// Loads libssh.so.4 (or $MPILAUNCH_LIBSSH) and resolves every function the launcher calls; later
+/// calls return the first outcome. Thread-safe. Errors: AgentStartFailed, phase "libssh" (never
+/// retried), with the loader's reason.
+Status load_libssh();
+
+}  // namespace mpilaunch::launcher
