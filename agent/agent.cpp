@@ -160,11 +160,15 @@ void Agent::handle(const protocol::Spawn& m) {
         Error{.kind = ErrorKind::MalformedFrame, .detail = "spawn of an unknown namespace"});
   if (shutting_down_) return;
   kill_seen_ = false;
-  // Every rank is forked first and confirmed second, so that their execs overlap instead of
-  // each fork waiting for the previous rank's exec.
-  std::vector<std::pair<std::uint32_t, SpawnedChild>> forked;
+  // Every rank is prepared first (PMIx registration, environment), then all are forked back to
+  // back, then confirmed: a rank's exec and the next rank's PMIx registration would otherwise
+  // compete for the CPUs, and every fork would wait for the previous rank's exec.
+  std::vector<SpawnRequest> prepared;
   for (std::uint32_t rank : job_->nodes[hello_->node_index].ranks)
-    if (auto child = fork_rank(rank)) forked.emplace_back(rank, std::move(*child));
+    if (auto request = prepare_rank(rank)) prepared.push_back(std::move(*request));
+  std::vector<std::pair<std::uint32_t, SpawnedChild>> forked;
+  for (const SpawnRequest& request : prepared)
+    if (auto child = fork_rank(request)) forked.emplace_back(request.rank, std::move(*child));
   for (auto& [rank, child] : forked) {
     if (Status st = children_.confirm_exec(child); !st) {
       report_spawn_failure(rank, st.error());  // registered until the namespace goes
@@ -193,7 +197,7 @@ void Agent::report_spawn_failure(std::uint32_t rank, Error e) {
   frames_.send(protocol::SpawnFailed{std::move(e)});
 }
 
-std::optional<SpawnedChild> Agent::fork_rank(std::uint32_t rank) {
+std::optional<SpawnRequest> Agent::prepare_rank(std::uint32_t rank) {
   const auto& local = job_->nodes[hello_->node_index].ranks;
   const int local_rank =
       static_cast<int>(std::find(local.begin(), local.end(), rank) - local.begin());
@@ -227,11 +231,14 @@ std::optional<SpawnedChild> Agent::fork_rank(std::uint32_t rank) {
   input.vader_dir = node_dir() + "/vader";
   input.ompi_tmpdir = node_dir() + "/ompi";
   input.virtual_nodes = job_->virtual_nodes;
-  auto child = children_.spawn(
-      SpawnRequest{rank, job_->argv, build_rank_env(input), job_->wdir, input.pmi_fd});
-  if (pmi_) pmi_->child_started(input.pmi_fd);
+  return SpawnRequest{rank, job_->argv, build_rank_env(input), job_->wdir, input.pmi_fd};
+}
+
+std::optional<SpawnedChild> Agent::fork_rank(const SpawnRequest& request) {
+  auto child = children_.spawn(request);
+  if (pmi_) pmi_->child_started(request.inherit_fd);
   if (!child) {
-    report_spawn_failure(rank, child.error());  // registered until the namespace goes
+    report_spawn_failure(request.rank, child.error());  // registered until the namespace goes
     return std::nullopt;
   }
   return std::move(child).value();

@@ -67,7 +67,10 @@ class Agent final : public FrameSink, public PmixEvents, public PmiEvents {
   void handle(const protocol::JobSpec& m);
   void handle(const protocol::Spawn& m);
   /// Prepares and forks one rank; nullopt when that failed (already reported).
-  std::optional<SpawnedChild> fork_rank(std::uint32_t rank);
+  /// Registers the rank with the PMIx server, opens its PMI socket and builds its environment;
+  /// nullopt once the failure is reported.
+  std::optional<SpawnRequest> prepare_rank(std::uint32_t rank);
+  std::optional<SpawnedChild> fork_rank(const SpawnRequest& request);
   void report_spawn_failure(std::uint32_t rank, Error e);
   void handle(const protocol::Kill& m);
   void handle(const protocol::Shutdown& m);
