@@ -94,7 +94,13 @@ void Supervisor::on_link_message(Link& link, protocol::Envelope envelope) {
                  [&](const DmodexRequest& m) { on_dmodex_request(link, id, m); },
                  [&](const DmodexReply& m) { on_dmodex_reply(refers_to, m); },
                  [&](const AgentError& m) { fail(m.error, JobEvent::AgentFailed); },
-                 [&](const AgentBye&) { link.bye = true; },
+                 [&](const AgentBye&) {
+                   // The agent's last word, sent once its ranks are reaped and its files are
+                   // gone: the link ends here, without waiting for the agent's own teardown
+                   // (libraries, destructors) to close the stream.
+                   link.bye = true;
+                   on_link_closed(link, std::nullopt);
+                 },
                  [&](const auto&) {
                    fail(Error{.kind = ErrorKind::MalformedFrame,
                               .host = link.host.name,
