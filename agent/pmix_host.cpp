@@ -1,5 +1,7 @@
 #include "agent/pmix_host.hpp"
 
+#include <hwloc.h>
+
 #include <pmix.h>
 #include <pmix_server.h>
 
@@ -11,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "agent/rank_env.hpp"
+#include "agent/topology_cache.hpp"
 
 namespace mpilaunch::agent {
 namespace {
@@ -24,7 +27,19 @@ class InfoList {
   InfoList(const InfoList&) = delete;
   InfoList& operator=(const InfoList&) = delete;
   ~InfoList() {
-    for (auto& info : items_) PMIX_INFO_DESTRUCT(&info);
+    for (auto& info : items_) {
+      // A topology is only ever lent (add_topology): libpmix would destroy and free it.
+      if (info.value.type == PMIX_TOPO) info.value.data.topo = nullptr;
+      PMIX_INFO_DESTRUCT(&info);
+    }
+  }
+  /// Lends `topology`: it must outlive the call the list is given to.
+  void add_topology(const char* key, pmix_topology_t* topology) {
+    items_.emplace_back();
+    PMIX_INFO_CONSTRUCT(&items_.back());
+    PMIX_LOAD_KEY(items_.back().key, key);
+    items_.back().value.type = PMIX_TOPO;
+    items_.back().value.data.topo = topology;
   }
   template <class T>
   void add(const char* key, const T& value, pmix_data_type_t type) {
@@ -226,12 +241,18 @@ void add_server_info(InfoList& info, const std::string& tmpdir) {
 // forked, so ranks see the full topology. The same holds for hwloc's plugins: loading them
 // maps libxml2, ICU, X11 and OpenCL into the agent (about 1.5 MiB of its RSS) and the GL one
 // probes X displays (a connect per display) for discovery the server does not need.
-pmix_status_t lean_server_init(pmix_server_module_t* module, InfoList& info) {
+pmix_status_t lean_server_init(pmix_server_module_t* module, InfoList& info,
+                               hwloc_topology** topology = nullptr) {
   const bool own_hwloc_setting = std::getenv("HWLOC_COMPONENTS") == nullptr;
   const bool own_plugin_setting = std::getenv("HWLOC_PLUGINS_BLACKLIST") == nullptr;
-  if (own_hwloc_setting) ::setenv("HWLOC_COMPONENTS", "-linuxio,-pci", 1);
   if (own_plugin_setting)
     ::setenv("HWLOC_PLUGINS_BLACKLIST", "hwloc_xml_libxml,hwloc_gl,hwloc_opencl,hwloc_pci", 1);
+  // Read before HWLOC_COMPONENTS is set here: the cache steps aside for a user's HWLOC_*.
+  hwloc_topology* const cached = topology != nullptr ? load_cached_topology() : nullptr;
+  // libpmix copies the fields; the hwloc topology itself must outlive the server.
+  pmix_topology_t lent{.source = const_cast<char*>("hwloc:" HWLOC_VERSION), .topology = cached};
+  if (cached != nullptr) info.add_topology(PMIX_TOPOLOGY2, &lent);
+  if (own_hwloc_setting) ::setenv("HWLOC_COMPONENTS", "-linuxio,-pci", 1);
   // PMIx's shared-memory store (gds ds21/ds12) maps two 4 MiB segments per server, the larger
   // part of the agent's memory; the hash store keeps job data in the server's heap and sends
   // each client what it asks for. Left set so that the ranks, which inherit the agent's
@@ -250,6 +271,8 @@ pmix_status_t lean_server_init(pmix_server_module_t* module, InfoList& info) {
   const pmix_status_t rc = PMIx_server_init(module, info.data(), info.size());
   if (own_hwloc_setting) ::unsetenv("HWLOC_COMPONENTS");
   if (own_plugin_setting) ::unsetenv("HWLOC_PLUGINS_BLACKLIST");
+  if (rc != PMIX_SUCCESS && cached != nullptr) hwloc_topology_destroy(cached);
+  if (topology != nullptr) *topology = rc == PMIX_SUCCESS ? cached : nullptr;
   return rc;
 }
 
@@ -283,7 +306,7 @@ Status PmixHost::init(const std::string& hostname, std::uint32_t node_id,
   add_server_info(info, tmpdir);
   info.add_string(PMIX_HOSTNAME, hostname);
   info.add(PMIX_NODEID, node_id, PMIX_UINT32);
-  const pmix_status_t rc = lean_server_init(&g_module, info);
+  const pmix_status_t rc = lean_server_init(&g_module, info, &topology_);
   if (rc != PMIX_SUCCESS) return pmix_failure("PMIx_server_init", rc);
   initialized_ = true;
   return {};
@@ -397,6 +420,8 @@ void PmixHost::finalize() {
   if (!initialized_) return;
   initialized_ = false;
   PMIx_server_finalize();
+  if (topology_ != nullptr) hwloc_topology_destroy(topology_);
+  topology_ = nullptr;
 }
 
 }  // namespace mpilaunch::agent

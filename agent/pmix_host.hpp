@@ -18,6 +18,8 @@
 #include "common/asio.hpp"
 #include "common/result.hpp"
 
+struct hwloc_topology;
+
 namespace mpilaunch::agent {
 
 /// Completes a fence or a direct-modex request: status is a PMIx status code.
@@ -68,6 +70,7 @@ class PmixHost {
   asio::io_context& io_;
   PmixEvents& events_;
   bool initialized_ = false;
+  hwloc_topology* topology_ = nullptr;  // lent to libpmix until PMIx_server_finalize
 };
 
 /// libpmix's version string ("OpenPMIx 4.2.2, ...").

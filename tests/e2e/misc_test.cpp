@@ -5,7 +5,10 @@
 #include <fstream>
 #include <regex>
 
+#include <sys/stat.h>
+
 #include "tests/e2e/support/checks.hpp"
+#include "tests/e2e/support/temp_dir.hpp"
 
 namespace mpilaunch::e2e {
 
@@ -98,6 +101,66 @@ TEST_CASE("misc: a bad config line is one bad-option error naming file:line, not
   CHECK_MESSAGE(o.err.find("did you mean '--oversubscribe'") != std::string::npos, o.err);
   CHECK(o.out.find("hello rank") == std::string::npos);
   check_nothing_left(job, o);
+}
+
+namespace {
+
+std::vector<std::filesystem::path> topology_files(const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    if (entry.path().filename().string().starts_with("topology-")) files.push_back(entry.path());
+  return files;
+}
+
+std::string first_line(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+// One hello through a topology cache directory; the job must succeed either way.
+void hello_with_cache(const std::string& setting, std::vector<std::string> more_env = {}) {
+  Job job;
+  job.extra_env = {"MPILAUNCH_TOPOLOGY_CACHE=" + setting};
+  job.extra_env.insert(job.extra_env.end(), more_env.begin(), more_env.end());
+  const Outcome o = job.launch({"-n", "2", app("hello")});
+  CHECK_MESSAGE(o.status() == 0, o.summary());
+  CHECK(count_of(o.out, " ok\n") == 2);
+  check_nothing_left(job, o);
+}
+
+}  // namespace
+
+TEST_CASE("misc: the agent caches the topology for its PMIx server and reuses it") {
+  TempDir cache("topology-cache");
+  hello_with_cache(cache.path().string());
+  auto files = topology_files(cache.path());
+  REQUIRE(files.size() == 1);
+  CHECK(first_line(files[0]).starts_with("<?xml"));
+  struct stat first {};
+  REQUIRE(::stat(files[0].c_str(), &first) == 0);
+
+  // Reused, not written again: the same file (a rewrite renames a new one into place).
+  hello_with_cache(cache.path().string());
+  files = topology_files(cache.path());
+  REQUIRE(files.size() == 1);
+  struct stat second {};
+  REQUIRE(::stat(files[0].c_str(), &second) == 0);
+  CHECK(second.st_ino == first.st_ino);
+
+  // A damaged file is discovered again and replaced; the job does not notice.
+  { std::ofstream(files[0], std::ios::trunc) << "<topology broken"; }
+  hello_with_cache(cache.path().string());
+  files = topology_files(cache.path());
+  REQUIRE(files.size() == 1);
+  CHECK(first_line(files[0]).starts_with("<?xml"));
+}
+
+TEST_CASE("misc: no topology cache when the user steers hwloc (HWLOC_*)") {
+  TempDir cache("topology-cache");
+  hello_with_cache(cache.path().string(), {"HWLOC_HIDE_ERRORS=1"});
+  CHECK(topology_files(cache.path()).empty());
 }
 
 }  // namespace mpilaunch::e2e

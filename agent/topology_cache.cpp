@@ -1,0 +1,119 @@
+#include "agent/topology_cache.hpp"
+
+#include <fcntl.h>
+#include <hwloc.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "agent/topology_key.hpp"
+
+extern char** environ;
+
+namespace mpilaunch::agent {
+namespace {
+
+std::string slurp(const char* path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TopologyFacts read_facts() {
+  const std::string status = slurp("/proc/self/status");
+  const unsigned version = hwloc_get_api_version();
+  return TopologyFacts{.boot_id = slurp("/proc/sys/kernel/random/boot_id"),
+                       .cgroup = slurp("/proc/self/cgroup"),
+                       .cpus_online = slurp("/sys/devices/system/cpu/online"),
+                       .cpus_allowed = status_field(status, "Cpus_allowed_list"),
+                       .mems_allowed = status_field(status, "Mems_allowed_list"),
+                       .hwloc = fmt::format("{:x}", version)};
+}
+
+// Ours and not a symlink; the default place must also be closed to others.
+bool usable_dir(const std::string& dir, bool private_only) {
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return false;
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid())
+    return false;
+  return !private_only || (st.st_mode & 077) == 0;
+}
+
+hwloc_topology_t load_xml(const std::string& path) {
+  hwloc_topology_t topology = nullptr;
+  if (hwloc_topology_init(&topology) != 0) return nullptr;
+  // The XML describes this very machine: binding and cpuset queries stay valid.
+  if (hwloc_topology_set_xml(topology, path.c_str()) != 0 ||
+      hwloc_topology_set_flags(topology, HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM) != 0 ||
+      hwloc_topology_load(topology) != 0) {
+    hwloc_topology_destroy(topology);
+    return nullptr;
+  }
+  return topology;
+}
+
+hwloc_topology_t discover() {
+  hwloc_topology_t topology = nullptr;
+  if (hwloc_topology_init(&topology) != 0) return nullptr;
+  if (hwloc_topology_set_io_types_filter(topology, HWLOC_TYPE_FILTER_KEEP_NONE) != 0 ||
+      hwloc_topology_load(topology) != 0) {
+    hwloc_topology_destroy(topology);
+    return nullptr;
+  }
+  return topology;
+}
+
+// Written aside, then renamed into place: a reader never sees half a file.
+void store(hwloc_topology_t topology, const std::string& dir, const std::string& path) {
+  std::string temp = dir + "/.topology-XXXXXX";
+  const int fd = ::mkstemp(temp.data());
+  if (fd < 0) return;
+  ::close(fd);
+  if (hwloc_topology_export_xml(topology, temp.c_str(), 0) != 0 ||
+      ::rename(temp.c_str(), path.c_str()) != 0)
+    ::unlink(temp.c_str());
+}
+
+}  // namespace
+
+std::string topology_cache_dir() {
+  const char* configured = std::getenv("MPILAUNCH_TOPOLOGY_CACHE");
+  if (configured != nullptr && *configured != '\0') {
+    if (std::string(configured) == "off") return {};
+    return usable_dir(configured, false) ? std::string(configured) : std::string();
+  }
+  std::string base = "/dev/shm";
+  if (::access(base.c_str(), W_OK | X_OK) != 0) {
+    const char* tmp = std::getenv("TMPDIR");
+    base = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+  }
+  const std::string dir = fmt::format("{}/mpilaunch-topology-{}", base, ::geteuid());
+  return usable_dir(dir, true) ? dir : std::string();
+}
+
+hwloc_topology* load_cached_topology() {
+  std::vector<std::string> environment;
+  for (char** e = environ; *e != nullptr; ++e) environment.emplace_back(*e);
+  if (hwloc_customised(environment)) return nullptr;
+  const std::string dir = topology_cache_dir();
+  if (dir.empty()) return nullptr;
+  const std::string path = dir + "/" + topology_cache_file(read_facts());
+  if (::access(path.c_str(), R_OK) == 0) {
+    if (hwloc_topology_t cached = load_xml(path)) return cached;
+    ::unlink(path.c_str());  // unreadable or damaged: discovered and written again below
+  }
+  hwloc_topology_t topology = discover();
+  if (topology != nullptr) store(topology, dir, path);
+  return topology;
+}
+
+}  // namespace mpilaunch::agent

@@ -1,0 +1,29 @@
+#pragma once
+/// Which cached topology fits this agent: the facts that decide what hwloc would discover, and
+/// the cache file they name. Pure; agent/topology_cache.hpp reads the facts and the files.
+
+#include <string>
+#include <vector>
+
+namespace mpilaunch::agent {
+
+struct TopologyFacts {
+  std::string boot_id;       // /proc/sys/kernel/random/boot_id: a reboot may change hardware
+  std::string cgroup;        // /proc/self/cgroup: the cpuset hwloc reads
+  std::string cpus_online;   // /sys/devices/system/cpu/online: hotplug
+  std::string cpus_allowed;  // Cpus_allowed_list of /proc/self/status
+  std::string mems_allowed;  // Mems_allowed_list of /proc/self/status
+  std::string hwloc;         // the hwloc library's version
+};
+
+/// "topology-<16 hex digits>.xml": a digest of every fact, so that any change names another file.
+std::string topology_cache_file(const TopologyFacts& facts);
+
+/// True when the environment steers hwloc's discovery (HWLOC_* other than the plugin list the
+/// agent itself sets): then nothing is cached or reused.
+bool hwloc_customised(const std::vector<std::string>& environment);
+
+/// The value of `field` in /proc/PID/status text ("Cpus_allowed_list"), trimmed; empty if absent.
+std::string status_field(const std::string& status_text, const std::string& field);
+
+}  // namespace mpilaunch::agent

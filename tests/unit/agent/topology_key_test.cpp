@@ -1,0 +1,59 @@
+#include "agent/topology_key.hpp"
+
+#include <doctest/doctest.h>
+
+#include <set>
+#include <string>
+
+using namespace mpilaunch::agent;
+
+TEST_CASE("topology cache: every fact that changes discovery names another file") {
+  const TopologyFacts base{.boot_id = "6f1c0d2e-aaaa-bbbb-cccc-0123456789ab\n",
+                           .cgroup = "0::/user.slice\n",
+                           .cpus_online = "0-1\n",
+                           .cpus_allowed = "0-1",
+                           .mems_allowed = "0",
+                           .hwloc = "20900"};
+  const std::string name = topology_cache_file(base);
+  CHECK(name.starts_with("topology-"));
+  CHECK(name.ends_with(".xml"));
+  CHECK(name.size() == std::string("topology-0123456789abcdef.xml").size());
+  CHECK(topology_cache_file(base) == name);  // stable
+
+  std::set<std::string> names{name};
+  auto changed = [&](auto edit) {
+    TopologyFacts f = base;
+    edit(f);
+    names.insert(topology_cache_file(f));
+  };
+  changed([](TopologyFacts& f) { f.boot_id = "6f1c0d2e-aaaa-bbbb-cccc-0123456789ac\n"; });
+  changed([](TopologyFacts& f) { f.cgroup = "0::/slurm/job_7\n"; });
+  changed([](TopologyFacts& f) { f.cpus_online = "0\n"; });
+  changed([](TopologyFacts& f) { f.cpus_allowed = "1"; });
+  changed([](TopologyFacts& f) { f.mems_allowed = "0-1"; });
+  changed([](TopologyFacts& f) { f.hwloc = "20a00"; });
+  // The same text moved from one fact to its neighbour is another state too.
+  changed([](TopologyFacts& f) {
+    f.cpus_allowed = "0-10";
+    f.mems_allowed = "";
+  });
+  CHECK(names.size() == 8);
+}
+
+TEST_CASE("topology cache: a user's HWLOC_* setting turns the cache off, the agent's own not") {
+  CHECK_FALSE(hwloc_customised({"PATH=/usr/bin", "HOME=/root"}));
+  CHECK_FALSE(hwloc_customised({"HWLOC_PLUGINS_BLACKLIST=hwloc_gl"}));
+  CHECK(hwloc_customised({"PATH=/usr/bin", "HWLOC_XMLFILE=/tmp/t.xml"}));
+  CHECK(hwloc_customised({"HWLOC_COMPONENTS=-linuxio"}));
+  CHECK_FALSE(hwloc_customised({"MY_HWLOC_COMPONENTS=x"}));
+}
+
+TEST_CASE("topology cache: fields of /proc/self/status") {
+  const std::string status =
+      "Name:\tmpilaunch-agent\nCpus_allowed:\t3\nCpus_allowed_list:\t0-1\n"
+      "Mems_allowed:\t00000000,00000001\nMems_allowed_list:\t0\n";
+  CHECK(status_field(status, "Cpus_allowed_list") == "0-1");
+  CHECK(status_field(status, "Cpus_allowed") == "3");
+  CHECK(status_field(status, "Mems_allowed_list") == "0");
+  CHECK(status_field(status, "Nope") == "");
+}
