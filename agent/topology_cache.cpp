@@ -5,8 +5,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -31,8 +33,20 @@ std::string slurp(const char* path) {
 TopologyFacts read_facts() {
   const std::string status = slurp("/proc/self/status");
   const unsigned version = hwloc_get_api_version();
+  // The cgroup's cpuset by content; its name only where the files cannot be read.
+  const std::string cgroup_text = slurp("/proc/self/cgroup");
+  std::string cgroup;
+  for (const std::string& file : cpuset_files(cgroup_text)) {
+    std::ifstream in(file);
+    if (!in) {
+      cgroup = cgroup_text;
+      break;
+    }
+    cgroup += slurp(file.c_str()) + ";";
+  }
+  if (cgroup.empty()) cgroup = cgroup_text;
   return TopologyFacts{.boot_id = slurp("/proc/sys/kernel/random/boot_id"),
-                       .cgroup = slurp("/proc/self/cgroup"),
+                       .cgroup = cgroup,
                        .cpus_online = slurp("/sys/devices/system/cpu/online"),
                        .cpus_allowed = status_field(status, "Cpus_allowed_list"),
                        .mems_allowed = status_field(status, "Mems_allowed_list"),
@@ -70,6 +84,22 @@ hwloc_topology_t discover() {
     return nullptr;
   }
   return topology;
+}
+
+// Keeps the newest kTopologyCacheFiles files: machines whose CPU sets change (containers,
+// hotplug) do not fill the directory.
+void prune(const std::string& dir) {
+  std::vector<std::pair<std::filesystem::file_time_type, std::filesystem::path>> files;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with("topology-") && name.ends_with(".xml"))
+      files.emplace_back(entry.last_write_time(ec), entry.path());
+  }
+  if (files.size() <= kTopologyCacheFiles) return;
+  std::sort(files.begin(), files.end());
+  for (std::size_t i = 0; i + kTopologyCacheFiles < files.size(); ++i)
+    std::filesystem::remove(files[i].second, ec);
 }
 
 // Written aside, then renamed into place: a reader never sees half a file.
@@ -112,7 +142,10 @@ hwloc_topology* load_cached_topology() {
     ::unlink(path.c_str());  // unreadable or damaged: discovered and written again below
   }
   hwloc_topology_t topology = discover();
-  if (topology != nullptr) store(topology, dir, path);
+  if (topology != nullptr) {
+    store(topology, dir, path);
+    prune(dir);
+  }
   return topology;
 }
 

@@ -8,7 +8,7 @@
 ///
 /// Where: $MPILAUNCH_TOPOLOGY_CACHE (a directory of ours, or "off"), else
 /// /dev/shm/mpilaunch-topology-UID (or $TMPDIR, /tmp), created mode 0700; a directory that is
-/// not ours or is open to others is not used.
+/// not ours or is open to others is not used. It keeps its newest 16 files.
 
 #include <string>
 

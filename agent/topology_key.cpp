@@ -48,6 +48,37 @@ bool hwloc_customised(const std::vector<std::string>& environment) {
   return false;
 }
 
+std::vector<std::string> cpuset_files(const std::string& proc_self_cgroup) {
+  std::string unified;
+  std::string_view text(proc_self_cgroup);
+  while (!text.empty()) {
+    const std::size_t eol = std::min(text.find('\n'), text.size());
+    const std::string_view line = text.substr(0, eol);
+    text.remove_prefix(std::min(eol + 1, text.size()));
+    // "ID:CONTROLLERS:PATH"; the path may itself hold colons.
+    const std::size_t first = line.find(':');
+    const std::size_t second = first == std::string_view::npos ? first : line.find(':', first + 1);
+    if (second == std::string_view::npos) continue;
+    const std::string_view controllers = line.substr(first + 1, second - first - 1);
+    const std::string path(trim(line.substr(second + 1)));
+    if (controllers.empty()) {
+      unified = path;
+      continue;
+    }
+    std::string_view rest = controllers;
+    while (!rest.empty()) {
+      const std::size_t comma = std::min(rest.find(','), rest.size());
+      if (rest.substr(0, comma) == "cpuset")
+        return {"/sys/fs/cgroup/cpuset" + path + "/cpuset.effective_cpus",
+                "/sys/fs/cgroup/cpuset" + path + "/cpuset.effective_mems"};
+      rest.remove_prefix(std::min(comma + 1, rest.size()));
+    }
+  }
+  if (unified.empty()) return {};
+  return {"/sys/fs/cgroup" + unified + "/cpuset.cpus.effective",
+          "/sys/fs/cgroup" + unified + "/cpuset.mems.effective"};
+}
+
 std::string status_field(const std::string& status_text, const std::string& field) {
   const std::string_view text(status_text);
   std::size_t at = 0;

@@ -9,7 +9,7 @@ namespace mpilaunch::agent {
 
 struct TopologyFacts {
   std::string boot_id;       // /proc/sys/kernel/random/boot_id: a reboot may change hardware
-  std::string cgroup;        // /proc/self/cgroup: the cpuset hwloc reads
+  std::string cgroup;        // the cgroup's effective CPUs and memory nodes, which hwloc reads
   std::string cpus_online;   // /sys/devices/system/cpu/online: hotplug
   std::string cpus_allowed;  // Cpus_allowed_list of /proc/self/status
   std::string mems_allowed;  // Mems_allowed_list of /proc/self/status
@@ -22,6 +22,15 @@ std::string topology_cache_file(const TopologyFacts& facts);
 /// True when the environment steers hwloc's discovery (HWLOC_* other than the plugin list the
 /// agent itself sets): then nothing is cached or reused.
 bool hwloc_customised(const std::vector<std::string>& environment);
+
+/// The files holding the effective cpuset of the cgroup named in /proc/self/cgroup text:
+/// cgroup v1's cpuset controller if mounted, else the unified (v2) hierarchy. Their contents,
+/// not the cgroup's name, go into the key: jobs in different cgroups with the same CPUs share
+/// one file.
+std::vector<std::string> cpuset_files(const std::string& proc_self_cgroup);
+
+/// How many cached topologies a directory keeps: the oldest beyond this are removed.
+inline constexpr std::size_t kTopologyCacheFiles = 16;
 
 /// The value of `field` in /proc/PID/status text ("Cpus_allowed_list"), trimmed; empty if absent.
 std::string status_field(const std::string& status_text, const std::string& field);

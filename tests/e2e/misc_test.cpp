@@ -7,10 +7,15 @@
 
 #include <sys/stat.h>
 
+#include <chrono>
+#include <cstdio>
+
 #include "tests/e2e/support/checks.hpp"
 #include "tests/e2e/support/temp_dir.hpp"
 
 namespace mpilaunch::e2e {
+
+using namespace std::chrono_literals;
 
 TEST_CASE("misc: Open MPI's error text for --mca btl nosuch reaches stderr") {
   Job job;
@@ -119,6 +124,12 @@ std::string first_line(const std::filesystem::path& file) {
   return line;
 }
 
+std::string stale_name(int i) {
+  char name[64];
+  std::snprintf(name, sizeof name, "topology-%016x.xml", i);
+  return name;
+}
+
 // One hello through a topology cache directory; the job must succeed either way.
 void hello_with_cache(const std::string& setting, std::vector<std::string> more_env = {}) {
   Job job;
@@ -155,6 +166,25 @@ TEST_CASE("misc: the agent caches the topology for its PMIx server and reuses it
   files = topology_files(cache.path());
   REQUIRE(files.size() == 1);
   CHECK(first_line(files[0]).starts_with("<?xml"));
+}
+
+TEST_CASE("misc: the topology cache keeps its newest files only") {
+  TempDir cache("topology-cache");
+  // Twenty stale entries of other machine states, older than anything written now.
+  const auto old = std::filesystem::file_time_type::clock::now() - std::chrono::hours(24);
+  for (int i = 0; i < 20; ++i) {
+    const auto file = cache.path() / stale_name(i);
+    std::ofstream(file) << "<?xml version=\"1.0\"?>\n";
+    std::filesystem::last_write_time(file, old + std::chrono::seconds(i));
+  }
+  hello_with_cache(cache.path().string());
+  const auto files = topology_files(cache.path());
+  CHECK(files.size() == 16);
+  // The one just written is among them; the oldest stale ones are gone.
+  bool fresh = false;
+  for (const auto& f : files) fresh = fresh || std::filesystem::last_write_time(f) > old + 1h;
+  CHECK(fresh);
+  CHECK_FALSE(std::filesystem::exists(cache.path() / stale_name(0)));
 }
 
 TEST_CASE("misc: no topology cache when the user steers hwloc (HWLOC_*)") {

@@ -4,6 +4,7 @@
 
 #include <set>
 #include <string>
+#include <vector>
 
 using namespace mpilaunch::agent;
 
@@ -56,4 +57,22 @@ TEST_CASE("topology cache: fields of /proc/self/status") {
   CHECK(status_field(status, "Cpus_allowed") == "3");
   CHECK(status_field(status, "Mems_allowed_list") == "0");
   CHECK(status_field(status, "Nope") == "");
+}
+
+TEST_CASE("topology cache: the cgroup's cpuset files, v1 controller or unified hierarchy") {
+  const std::string hybrid =
+      "9:name=systemd:/\n4:memory:/x\n3:cpuset,cpuacct:/slurm/uid_0/job_7/step_0\n0::/\n";
+  CHECK(cpuset_files(hybrid) ==
+        std::vector<std::string>{
+            "/sys/fs/cgroup/cpuset/slurm/uid_0/job_7/step_0/cpuset.effective_cpus",
+            "/sys/fs/cgroup/cpuset/slurm/uid_0/job_7/step_0/cpuset.effective_mems"});
+  CHECK(cpuset_files("0::/system.slice/slurmstepd.scope/job_9\n") ==
+        std::vector<std::string>{
+            "/sys/fs/cgroup/system.slice/slurmstepd.scope/job_9/cpuset.cpus.effective",
+            "/sys/fs/cgroup/system.slice/slurmstepd.scope/job_9/cpuset.mems.effective"});
+  CHECK(cpuset_files("0::/\n") ==
+        std::vector<std::string>{"/sys/fs/cgroup//cpuset.cpus.effective",
+                                 "/sys/fs/cgroup//cpuset.mems.effective"});
+  CHECK(cpuset_files("").empty());
+  CHECK(cpuset_files("garbage\n").empty());
 }
