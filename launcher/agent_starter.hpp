@@ -59,6 +59,11 @@ class AgentStarter {
     (void)host;
     return {};
   }
+  /// Whether an agent's bye may end its link at once. The link's end kills a started process
+  /// still running: harmless for an agent that said bye, but srun killed before it has
+  /// collected its step's end leaves Slurm a cancelled step; srun links wait for the stream
+  /// to close.
+  virtual bool link_ends_at_bye() const { return true; }
 };
 
 /// Starts agents as children of this process, each on its own socketpair.
@@ -115,6 +120,7 @@ class SrunAgentStarter final : public AgentStarter {
   ~SrunAgentStarter() override;
   Result<AgentProcess> start(const HostEntry& host) override;
   std::string describe() const override;
+  bool link_ends_at_bye() const override { return false; }
   std::optional<Error> failure_for(const HostEntry& host) const override;
 
  private:

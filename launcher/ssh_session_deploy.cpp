@@ -205,7 +205,10 @@ asio::awaitable<Status> SshSession::deploy_with_probe(const std::string& probe_o
   if (need_sha) {
     if (!settings_.local_agent_sha256)
       co_return deploy_error(host_.name, DeployFailure::LocalAgentMissing, "no local agent");
-    auto sum = settings_.local_agent_sha256();
+    // Hashing tens of MB takes a while (much longer in sanitizer builds): on a helper thread,
+    // so that the other hosts' sessions and deadlines keep running on the loop.
+    Result<std::string> sum = std::string();
+    co_await run_off_loop([&] { sum = settings_.local_agent_sha256(); });
     if (!sum)
       co_return deploy_error(host_.name, DeployFailure::LocalAgentMissing, sum.error().detail);
     local_sha = sum.value();

@@ -97,9 +97,9 @@ void Supervisor::on_link_message(Link& link, protocol::Envelope envelope) {
                  [&](const AgentBye&) {
                    // The agent's last word, sent once its ranks are reaped and its files are
                    // gone: the link ends here, without waiting for the agent's own teardown
-                   // (libraries, destructors) to close the stream.
+                   // (libraries, destructors) to close the stream; srun's wait for the close.
                    link.bye = true;
-                   on_link_closed(link, std::nullopt);
+                   if (starter_.link_ends_at_bye()) on_link_closed(link, std::nullopt);
                  },
                  [&](const auto&) {
                    fail(Error{.kind = ErrorKind::MalformedFrame,
