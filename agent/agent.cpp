@@ -15,6 +15,7 @@
 #include "agent/transport_facts.hpp"
 #include "common/handshake.hpp"
 #include "common/os_hostname.hpp"
+#include "common/stream_channel.hpp"
 #include "mpilaunch_version.h"
 
 extern char** environ;
@@ -38,11 +39,12 @@ std::vector<std::byte> to_bytes(std::string_view s) {
 
 }  // namespace
 
-Agent::Agent(asio::io_context& io, int in_fd, int out_fd)
+Agent::Agent(asio::io_context& io, int in_fd, int out_fd, int stream_fd)
     : io_(io),
       frames_(io, in_fd, out_fd, "launcher"),
       pmix_(io, *this),
-      children_(io, [this](pid_t pid, ExitReason reason) { on_reaped(pid, reason); }) {}
+      children_(io, [this](pid_t pid, ExitReason reason) { on_reaped(pid, reason); }),
+      stream_fd_(stream_fd) {}
 
 int Agent::run() {
   frames_.send_raw(to_bytes(handshake::hello_line(os_hostname())));
@@ -177,14 +179,35 @@ void Agent::handle(const protocol::Spawn& m) {
     Rank& r = ranks_[rank];
     r.rank = rank;
     r.pid = child.pid;
+    rank_of_pid_[child.pid] = rank;
+    if (pass_streams(rank, child)) {
+      frames_.send(protocol::RankStarted{rank, child.pid, true});
+      continue;
+    }
     r.open_streams = 2;
     r.out = std::make_unique<asio::posix::stream_descriptor>(io_, child.stdout_fd);
     r.err = std::make_unique<asio::posix::stream_descriptor>(io_, child.stderr_fd);
-    rank_of_pid_[child.pid] = rank;
-    frames_.send(protocol::RankStarted{rank, child.pid});
+    frames_.send(protocol::RankStarted{rank, child.pid, false});
     asio::co_spawn(io_, pump(rank, protocol::Stream::Stdout, *r.out), asio::detached);
     asio::co_spawn(io_, pump(rank, protocol::Stream::Stderr, *r.err), asio::detached);
   }
+}
+
+bool Agent::pass_streams(std::uint32_t rank, const SpawnedChild& child) {
+  if (stream_fd_ < 0) return false;
+  // Sent before RankStarted is queued: the launcher finds the record once it reads that frame.
+  const Status sent =
+      stream_channel::send(stream_fd_, {rank, job_->attempt, child.stdout_fd, child.stderr_fd});
+  if (!sent) {
+    std::fprintf(stderr, "mpilaunch-agent: %s; forwarding rank output itself\n",
+                 sent.error().detail.c_str());
+    ::close(stream_fd_);
+    stream_fd_ = -1;
+    return false;
+  }
+  ::close(child.stdout_fd);
+  ::close(child.stderr_fd);
+  return true;
 }
 
 void Agent::report_spawn_failure(std::uint32_t rank, Error e) {

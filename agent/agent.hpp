@@ -20,8 +20,9 @@ namespace mpilaunch::agent {
 
 class Agent final : public FrameSink, public PmixEvents, public PmiEvents {
  public:
-  /// `in_fd`/`out_fd` carry the protocol (the agent's original stdin and stdout).
-  Agent(asio::io_context& io, int in_fd, int out_fd);
+  /// `in_fd`/`out_fd` carry the protocol (the agent's original stdin and stdout); `stream_fd`,
+  /// when not -1, is a local agent's stream channel: ranks' pipes go to the launcher.
+  Agent(asio::io_context& io, int in_fd, int out_fd, int stream_fd = -1);
   /// Runs until the launcher says Shutdown or goes away; returns the agent's exit code.
   int run();
 
@@ -66,11 +67,13 @@ class Agent final : public FrameSink, public PmixEvents, public PmiEvents {
   void handle(const protocol::LauncherHello& m);
   void handle(const protocol::JobSpec& m);
   void handle(const protocol::Spawn& m);
-  /// Prepares and forks one rank; nullopt when that failed (already reported).
   /// Registers the rank with the PMIx server, opens its PMI socket and builds its environment;
   /// nullopt once the failure is reported.
   std::optional<SpawnRequest> prepare_rank(std::uint32_t rank);
   std::optional<SpawnedChild> fork_rank(const SpawnRequest& request);
+  /// Hands the rank's pipes to the launcher over the stream channel; false (pipes kept, the
+  /// agent forwards them) without one or when sending failed.
+  bool pass_streams(std::uint32_t rank, const SpawnedChild& child);
   void report_spawn_failure(std::uint32_t rank, Error e);
   void handle(const protocol::Kill& m);
   void handle(const protocol::Shutdown& m);
@@ -106,6 +109,7 @@ class Agent final : public FrameSink, public PmixEvents, public PmiEvents {
   bool launcher_gone_ = false;
   bool finished_ = false;
   int exit_code_ = 0;
+  int stream_fd_ = -1;
 };
 
 }  // namespace mpilaunch::agent

@@ -5,14 +5,17 @@
 
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "agent/agent.hpp"
 #include "agent/self_check.hpp"
+#include "common/stream_channel.hpp"
 #include "common/streaming_heap.hpp"
 #include "mpilaunch_version.h"
 
 int main(int argc, char** argv) {
+  int stream_fd = -1;  // a local agent's stream channel (common/stream_channel.hpp)
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--version") == 0 || std::strcmp(argv[i], "-V") == 0) {
       std::printf("mpilaunch-agent %s (protocol %u)\n", MPILAUNCH_VERSION,
@@ -20,6 +23,18 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (std::strcmp(argv[i], "--self-check") == 0) return mpilaunch::agent::run_self_check();
+    if (std::strcmp(argv[i], mpilaunch::stream_channel::kAgentOption) == 0 && i + 1 < argc) {
+      char* end = nullptr;
+      const long fd = std::strtol(argv[++i], &end, 10);
+      if (*end != '\0' || fd < 3 || fd > 1'000'000 || ::fcntl(static_cast<int>(fd), F_GETFD) < 0) {
+        std::fprintf(stderr, "mpilaunch-agent: %s %s: not an open descriptor\n",
+                     mpilaunch::stream_channel::kAgentOption, argv[i]);
+        return 64;
+      }
+      stream_fd = static_cast<int>(fd);
+      (void)::fcntl(stream_fd, F_SETFD, FD_CLOEXEC);  // ranks must not inherit it
+      continue;
+    }
     if (std::strcmp(argv[i], "--stdio") != 0) {
       std::fprintf(stderr,
                    "mpilaunch-agent: unknown argument '%s'\n"
@@ -40,6 +55,6 @@ int main(int argc, char** argv) {
   mpilaunch::tune_heap_for_streaming();
 
   mpilaunch::asio::io_context io(1);
-  mpilaunch::agent::Agent agent(io, in_fd, out_fd);
+  mpilaunch::agent::Agent agent(io, in_fd, out_fd, stream_fd);
   return agent.run();
 }

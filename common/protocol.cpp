@@ -88,6 +88,7 @@ void put(Writer& w, const Spawn& m) {
 void put(Writer& w, const RankStarted& m) {
   w.u32(m.rank);
   w.i32(m.pid);
+  w.boolean(m.streams_passed);
 }
 void put(Writer& w, const RankOutput& m) {
   w.u32(m.rank);
@@ -200,6 +201,7 @@ Message get(Reader& r, MsgType type) {
       RankStarted m;
       m.rank = r.u32();
       m.pid = r.i32();
+      m.streams_passed = r.boolean();
       return m;
     }
     case MsgType::RankOutput: {

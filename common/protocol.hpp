@@ -17,7 +17,7 @@
 
 namespace mpilaunch::protocol {
 
-inline constexpr std::uint16_t kProtocolVersion = 4;
+inline constexpr std::uint16_t kProtocolVersion = 5;
 inline constexpr std::size_t kHeaderBytes = 16;  // version, type: u16; id, refers_to, size: u32
 inline constexpr std::uint32_t kMaxBodyBytes = 16u << 20;
 
@@ -94,6 +94,9 @@ struct Spawn {
 struct RankStarted {
   std::uint32_t rank = 0;
   std::int32_t pid = 0;
+  /// The rank's stdout/stderr pipes went to the launcher over the stream channel (local agents,
+  /// docs/protocol.md) before this message: no RankOutput for this rank, the launcher reads them.
+  bool streams_passed = false;
   friend bool operator==(const RankStarted&, const RankStarted&) = default;
 };
 

@@ -39,6 +39,7 @@ struct StarterEvent {
 struct AgentProcess {
   int fd = -1;
   pid_t pid = -1;
+  int streams_fd = -1;  // local agents: the stream channel (common/stream_channel.hpp), or -1
 };
 
 class AgentStarter {
@@ -66,16 +67,24 @@ class AgentStarter {
   virtual bool link_ends_at_bye() const { return true; }
 };
 
-/// Starts agents as children of this process, each on its own socketpair.
+/// Starts agents as children of this process, each on its own socketpair. With
+/// `pass_streams`, each also gets a stream channel on which it hands the launcher its ranks'
+/// output pipes, so rank output goes from the rank's pipe straight to the launcher.
 class LocalAgentStarter final : public AgentStarter {
  public:
-  explicit LocalAgentStarter(std::string agent_path) : agent_path_(std::move(agent_path)) {}
+  LocalAgentStarter(std::string agent_path, bool pass_streams)
+      : agent_path_(std::move(agent_path)), pass_streams_(pass_streams) {}
   Result<AgentProcess> start(const HostEntry& host) override;
-  std::string describe() const override { return agent_path_ + " --stdio"; }
+  std::string describe() const override;
 
  private:
   std::string agent_path_;
+  bool pass_streams_;
 };
+
+/// Whether the launcher can hold the output pipes of `local_ranks` ranks (two descriptors
+/// each) within its descriptor limit, with room to spare; otherwise the agents forward output.
+bool can_hold_rank_pipes(int local_ranks);
 
 /// Starts agents over ssh. start() returns at once with one end of a socketpair; a coroutine per
 /// host on `io` (the supervisor's event loop) connects, checks the host key, authenticates and

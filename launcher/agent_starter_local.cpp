@@ -1,5 +1,6 @@
 #include <fcntl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "common/stream_channel.hpp"
 #include "launcher/agent_starter.hpp"
 
 namespace mpilaunch::launcher {
@@ -50,39 +52,70 @@ void widen_agent_socket(const int (&fds)[2]) {
   }
 }
 
+bool can_hold_rank_pipes(int local_ranks) {
+  constexpr rlim_t kSpare = 256;  // agents' links, output files, libraries, the events file
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return false;
+  return limit.rlim_cur == RLIM_INFINITY ||
+         static_cast<rlim_t>(local_ranks) * 2 + kSpare <= limit.rlim_cur;
+}
+
+std::string LocalAgentStarter::describe() const {
+  return agent_path_ + " --stdio" +
+         (pass_streams_ ? fmt::format(" {} 3", stream_channel::kAgentOption) : "");
+}
+
 Result<AgentProcess> LocalAgentStarter::start(const HostEntry& host) {
-  int sv[2];
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+  const auto failed = [&](const char* call) {
     return Error{.kind = ErrorKind::AgentStartFailed,
                  .host = host.name,
                  .phase = "exec",
-                 .detail = fmt::format("socketpair: {}", std::strerror(errno))};
+                 .detail = fmt::format("{}: {}", call, std::strerror(errno))};
+  };
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return failed("socketpair");
   widen_agent_socket(sv);
+  int channel[2] = {-1, -1};
+  if (pass_streams_ &&
+      ::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, channel) != 0) {
+    ::close(sv[0]), ::close(sv[1]);
+    return failed("socketpair");
+  }
+  // The agent's end blocks: a full queue makes it wait for the launcher.
+  if (channel[1] >= 0) (void)::fcntl(channel[1], F_SETFL, 0);
   const std::string path = agent_path_;
+  const std::string option = stream_channel::kAgentOption;
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid == 0) {
     // The agent dies with the launcher's process only through its closed stream; keep it in
     // our process group so a terminal's Ctrl-C is handled by the launcher, not the agent.
     ::signal(SIGINT, SIG_IGN);
+    // The channel goes to descriptor 3, by way of one above the ones about to be replaced.
+    const int moved = channel[1] >= 0 ? ::fcntl(channel[1], F_DUPFD, 10) : -1;
     ::dup2(sv[1], 0);
     ::dup2(sv[1], 1);
+    if (moved >= 0) ::dup2(moved, 3), ::close(moved);
     if (::getppid() != parent) ::_exit(127);
-    ::execl(path.c_str(), path.c_str(), "--stdio", static_cast<char*>(nullptr));
+    if (moved >= 0)
+      ::execl(path.c_str(), path.c_str(), "--stdio", option.c_str(), "3",
+              static_cast<char*>(nullptr));
+    else
+      ::execl(path.c_str(), path.c_str(), "--stdio", static_cast<char*>(nullptr));
     const char msg[] = "mpilaunch: cannot execute the agent\n";
     [[maybe_unused]] ssize_t n = ::write(2, msg, sizeof msg - 1);
     ::_exit(127);
   }
   const int saved = errno;
   ::close(sv[1]);
+  if (channel[1] >= 0) ::close(channel[1]);
   if (pid < 0) {
     ::close(sv[0]);
-    return Error{.kind = ErrorKind::AgentStartFailed,
-                 .host = host.name,
-                 .phase = "exec",
-                 .detail = fmt::format("fork: {}", std::strerror(saved))};
+    if (channel[0] >= 0) ::close(channel[0]);
+    errno = saved;
+    return failed("fork");
   }
-  return AgentProcess{sv[0], pid};
+  return AgentProcess{sv[0], pid, channel[0]};
 }
 
 }  // namespace mpilaunch::launcher

@@ -263,7 +263,12 @@ int run(const std::vector<std::string>& args) {
     starter = std::make_unique<SrunAgentStarter>(srun != nullptr && *srun != '\0' ? srun : "srun",
                                                  agent.empty() ? "mpilaunch-agent" : agent);
   } else {
-    starter = std::make_unique<LocalAgentStarter>(agent.empty() ? "mpilaunch-agent" : agent);
+    // Local agents hand their ranks' output pipes to us, unless there are too many for our
+    // descriptor limit or MPILAUNCH_OUTPUT_VIA_AGENT=1 asks for the agents' forwarding.
+    const char* via_agent = std::getenv("MPILAUNCH_OUTPUT_VIA_AGENT");
+    const bool pass = (via_agent == nullptr || std::string_view(via_agent) != "1") &&
+                      can_hold_rank_pipes(plan->map.size());
+    starter = std::make_unique<LocalAgentStarter>(agent.empty() ? "mpilaunch-agent" : agent, pass);
   }
   if (o.dry_run) {
     std::fputs(render_plan(plan.value(), starter->describe()).c_str(), stdout);

@@ -49,6 +49,8 @@ Supervisor::Supervisor(asio::io_context& io, JobConfig config, AgentStarter& sta
       starter_(starter),
       events_(events),
       output_(output),
+      streams_(io, [this](std::uint32_t rank, protocol::Stream stream,
+                          std::span<const std::byte> data) { on_rank_output(rank, stream, data); }),
       relay_(config_.plan.map),
       policy_(config_.restart),
       signals_(io, SIGINT, SIGTERM, SIGHUP),
@@ -156,6 +158,7 @@ void Supervisor::start_agent(int n) {
   if (slot) lost_links_.push_back(std::move(slot));
   slot = std::make_unique<Link>(*this, n, host, process.value());
   asio::co_spawn(io_, slot->stream.read_loop(*slot, true), asio::detached);
+  if (slot->channel) watch_stream_channel(*slot);
   slot->stream.send(protocol::LauncherHello{MPILAUNCH_VERSION, config_.token,
                                             static_cast<std::uint32_t>(n), host.name});
 }
@@ -207,6 +210,7 @@ void Supervisor::spawn_ranks() {
   spec.serve_pmix = plan.pmi.pmix;
   spec.serve_pmi = plan.pmi.pmi;
   // A fresh attempt: new namespace, nothing carried over but the agents.
+  streams_.close_all();
   for (RankStatus& r : ranks_) r = RankStatus{RankPhase::Spawning, -1};
   relay_ = FenceRelay(plan.map);
   dmodex_.clear();
@@ -350,7 +354,7 @@ void Supervisor::check_ranks() {
     if (r.phase == RankPhase::Spawning || r.phase == RankPhase::Running) {
       // Still waiting, unless no live agent is left to report.
       if (state_ != JobState::TearingDown) return;
-      bool any_live = false;
+      bool any_live = streams_.draining();  // a rank's end waits for its output
       for (const auto& link : links_) any_live = any_live || (link && link->ready && !link->closed);
       if (any_live) return;
       break;
@@ -452,6 +456,7 @@ void Supervisor::complete() {
   shutdown_timer_.cancel();
   signals_.cancel();
   sigchld_.cancel();
+  streams_.close_all();
   output_.flush_all();
   std::error_code ec;
   std::filesystem::remove_all(config_.tmpdir, ec);

@@ -22,6 +22,7 @@
 #include "launcher/job_status.hpp"
 #include "launcher/launch_plan.hpp"
 #include "launcher/output_forwarder.hpp"
+#include "launcher/rank_streams.hpp"
 #include "launcher/restart_policy.hpp"
 
 namespace mpilaunch::launcher {
@@ -91,6 +92,11 @@ class Supervisor {
   void on_link_message(Link& link, protocol::Envelope envelope);
   void on_link_closed(Link& link, std::optional<Error> why);
   void on_rank_exited(Link& link, const protocol::RankExited& m);
+  void on_rank_output(std::uint32_t rank, protocol::Stream stream, std::span<const std::byte> data);
+  /// Reads `link`'s stream channel whenever a record is queued (local agents).
+  void watch_stream_channel(Link& link);
+  /// Adopts every rank's pipes queued on `link`'s stream channel now; false when it failed.
+  bool take_stream_records(Link& link);
   void on_fence(Link& link, const protocol::FenceContribute& m);
   void on_dmodex_request(Link& link, std::uint32_t id, const protocol::DmodexRequest& m);
   void on_dmodex_reply(std::uint32_t refers_to, const protocol::DmodexReply& m);
@@ -107,6 +113,7 @@ class Supervisor {
   AgentStarter& starter_;
   EventLog& events_;
   OutputForwarder& output_;
+  RankStreams streams_;  // pipes handed over by local agents
   FenceRelay relay_;
   JobState state_ = JobState::StartingAgents;
   std::vector<std::unique_ptr<Link>> links_;

@@ -13,7 +13,10 @@ class Supervisor::Link final : public FrameSink {
         node(node),
         host(std::move(host)),
         pid(process.pid),
-        stream(owner.io_, process.fd, process.fd, this->host.name) {}
+        stream(owner.io_, process.fd, process.fd, this->host.name) {
+    if (process.streams_fd >= 0)
+      channel = std::make_unique<asio::posix::stream_descriptor>(owner.io_, process.streams_fd);
+  }
   void on_hello(const handshake::Hello&) override { hello_seen = true; }
   void on_message(protocol::Envelope envelope) override {
     owner_.on_link_message(*this, std::move(envelope));
@@ -27,6 +30,7 @@ class Supervisor::Link final : public FrameSink {
   HostEntry host;
   pid_t pid;
   FrameStream stream;
+  std::unique_ptr<asio::posix::stream_descriptor> channel;  // the stream channel, if any
   bool hello_seen = false;
   bool ready = false;
   bool bye = false;

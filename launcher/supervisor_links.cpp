@@ -1,6 +1,7 @@
 // Supervisor: what arrives from the agents (messages and closed links), and what goes back.
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <csignal>
 
@@ -8,6 +9,7 @@
 
 #include "common/error_json.hpp"
 #include "common/rank_exit.hpp"
+#include "common/stream_channel.hpp"
 #include "launcher/rank_diagnosis.hpp"
 #include "launcher/supervisor_link.hpp"
 #include "mpilaunch_version.h"
@@ -54,6 +56,15 @@ void Supervisor::on_link_message(Link& link, protocol::Envelope envelope) {
                  },
                  [&](const RankStarted& m) {
                    if (m.rank >= ranks_.size()) return;
+                   // The agent queued the pipes before this frame: they are on the channel.
+                   if (m.streams_passed && !streams_.has(m.rank) &&
+                       (!take_stream_records(link) || !streams_.has(m.rank)))
+                     return fail(Error{.kind = ErrorKind::MalformedFrame,
+                                       .host = link.host.name,
+                                       .rank = static_cast<int>(m.rank),
+                                       .detail = "the agent said it passed the rank's output "
+                                                 "pipes, but none came on the stream channel"},
+                                 JobEvent::AgentFailed);
                    ranks_[m.rank] = RankStatus{RankPhase::Running, m.pid};
                    RankCounts& counts = status_.nodes[link.host.name];
                    --counts.pending;
@@ -70,15 +81,13 @@ void Supervisor::on_link_message(Link& link, protocol::Envelope envelope) {
                    feed(JobEvent::RanksStarted);
                    on_ranks_running();
                  },
-                 [&](const RankOutput& m) {
-                   output_.write(m.rank, m.stream, m.data);
-                   if (m.stream == Stream::Stderr)
-                     keep_tail(stderr_tails_[m.rank],
-                               std::string_view(reinterpret_cast<const char*>(m.data.data()),
-                                                m.data.size()));
-                 },
+                 [&](const RankOutput& m) { on_rank_output(m.rank, m.stream, m.data); },
                  [&](const RankConnected& m) { on_rank_connected(m.rank); },
-                 [&](const RankExited& m) { on_rank_exited(link, m); },
+                 [&](const RankExited& m) {
+                   // Output the rank wrote comes first: its pipes, when the launcher holds
+                   // them, are read to their end (or a grace) before its end counts.
+                   streams_.after_drain(m.rank, [this, l = &link, m] { on_rank_exited(*l, m); });
+                 },
                  [&](const SpawnFailed& m) {
                    if (m.error.rank && *m.error.rank >= 0 &&
                        static_cast<std::size_t>(*m.error.rank) < ranks_.size()) {
@@ -109,6 +118,45 @@ void Supervisor::on_link_message(Link& link, protocol::Envelope envelope) {
                  },
              },
              envelope.message);
+}
+
+void Supervisor::on_rank_output(std::uint32_t rank, protocol::Stream stream,
+                                std::span<const std::byte> data) {
+  output_.write(rank, stream, data);
+  if (stream == protocol::Stream::Stderr)
+    keep_tail(stderr_tails_[rank],
+              std::string_view(reinterpret_cast<const char*>(data.data()), data.size()));
+}
+
+void Supervisor::watch_stream_channel(Link& link) {
+  link.channel->async_wait(asio::posix::stream_descriptor::wait_read,
+                           [this, l = &link](const boost::system::error_code& ec) {
+                             if (ec || !l->channel || l->closed) return;
+                             if (take_stream_records(*l)) watch_stream_channel(*l);
+                           });
+}
+
+bool Supervisor::take_stream_records(Link& link) {
+  if (!link.channel) return false;
+  for (;;) {
+    auto record = stream_channel::receive(link.channel->native_handle());
+    if (!record) {
+      // The agent closed its end (it forwards output itself from now on) or sent garbage:
+      // either way nothing more comes on it.
+      boost::system::error_code ignored;
+      link.channel->close(ignored);
+      link.channel.reset();
+      return false;
+    }
+    if (!record.value()) return true;
+    const stream_channel::RankStreams& r = *record.value();
+    if (r.attempt == attempt_ && r.rank < ranks_.size()) {
+      streams_.adopt(r.rank, r.stdout_fd, r.stderr_fd);
+    } else {
+      ::close(r.stdout_fd);
+      ::close(r.stderr_fd);
+    }
+  }
 }
 
 void Supervisor::on_rank_exited(Link& link, const protocol::RankExited& m) {
@@ -175,6 +223,10 @@ void Supervisor::on_link_closed(Link& link, std::optional<Error> why) {
   if (link.closed) return;
   link.closed = true;
   link.stream.close();
+  if (link.channel) {
+    boost::system::error_code ignored;
+    link.channel->close(ignored);
+  }
   std::string status;
   if (link.pid > 0) {
     // The stream is gone, so the agent is useless: make sure it is gone too, then reap it.

@@ -2,6 +2,7 @@
 // prefixes every line, --output-filename writes per-rank files, --timestamp-output prefixes.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <regex>
 
 #include "tests/e2e/support/checks.hpp"
@@ -41,6 +42,59 @@ TEST_CASE("output: 2 ranks x 20 MB on stderr, nothing lost, in order per rank") 
   CHECK(o.out.empty());
   check_events(job, 0);
   check_nothing_left(job, o);
+}
+
+TEST_CASE("output: the agent's own forwarding (MPILAUNCH_OUTPUT_VIA_AGENT=1) loses nothing") {
+  Job job;
+  job.extra_env.push_back("MPILAUNCH_OUTPUT_VIA_AGENT=1");
+  const Outcome o = job.launch({"-n", "2", app("flood"), std::to_string(kFloodBytes), "both"});
+  CHECK_MESSAGE(o.status() == 0, o.summary());
+  check_flood("stdout", o.out, 2, kFloodLines);
+  check_flood("stderr", o.err, 2, kFloodLines);
+  check_events(job, 0);
+  check_nothing_left(job, o);
+}
+
+// Who reads a rank's stdout: after MPI_Init (app after_init), each rank's shell prints how
+// many of the launcher's descriptors are the read end of its stdout pipe. The shell's parent is
+// the rank, whose parent is its agent, whose parent is the launcher (local mode).
+namespace {
+const std::string kLauncherHoldsMyStdout =
+    R"sh(ppid() { sed 's/.*) . \([0-9]*\).*/\1/' /proc/$1/stat; }; )sh"
+    R"sh(me=$(readlink /proc/$$/fd/1); launcher=$(ppid $(ppid $PPID)); n=0; )sh"
+    R"sh(for f in /proc/$launcher/fd/*; do [ "$(readlink $f)" = "$me" ] && n=$((n+1)); done; )sh"
+    R"sh(echo "launcher holds $n")sh";
+
+int launcher_holds(const std::string& out) {
+  const auto at = out.find("launcher holds ");
+  return at == std::string::npos ? -1 : std::atoi(out.c_str() + at + 15);
+}
+}  // namespace
+
+TEST_CASE("output: local agents hand rank pipes to the launcher, unless told or short of fds") {
+  {
+    Job job;
+    const Outcome o = job.launch({"-n", "1", app("after_init"), kLauncherHoldsMyStdout});
+    CHECK_MESSAGE(o.status() == 0, o.summary());
+    CHECK_MESSAGE(launcher_holds(o.out) == 1, o.out);
+  }
+  {
+    Job job;
+    job.extra_env.push_back("MPILAUNCH_OUTPUT_VIA_AGENT=1");
+    const Outcome o = job.launch({"-n", "1", app("after_init"), kLauncherHoldsMyStdout});
+    CHECK_MESSAGE(o.status() == 0, o.summary());
+    CHECK_MESSAGE(launcher_holds(o.out) == 0, o.out);
+  }
+  {
+    // 8 ranks' pipes and the launcher's spare 256 do not fit in 270 descriptors.
+    Job job;
+    Command c = job.command({"-n", "8", "--oversubscribe", app("after_init"),
+                             "[ $OMPI_COMM_WORLD_RANK = 0 ] || exit 0; " + kLauncherHoldsMyStdout});
+    c.argv.insert(c.argv.begin(), {"/usr/bin/prlimit", "--nofile=270:270"});
+    const Outcome o = run(c);
+    CHECK_MESSAGE(o.status() == 0, o.summary());
+    CHECK_MESSAGE(launcher_holds(o.out) == 0, o.out);
+  }
 }
 
 TEST_CASE("output: --tag-output prefixes [JOB,RANK]<stream>: on every line") {

@@ -1,0 +1,88 @@
+#include "common/stream_channel.hpp"
+
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace mpilaunch::stream_channel {
+namespace {
+
+constexpr std::size_t kFds = 2;
+
+Error channel_error(std::string detail) {
+  return Error{.kind = ErrorKind::MalformedFrame, .detail = "stream channel: " + detail};
+}
+
+}  // namespace
+
+Status send(int channel, const RankStreams& streams) {
+  std::array<std::uint32_t, 2> body{streams.rank, streams.attempt};
+  iovec iov{body.data(), sizeof body};
+  alignas(cmsghdr) std::array<char, CMSG_SPACE(sizeof(int) * kFds)> control{};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control.data();
+  msg.msg_controllen = control.size();
+  cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int) * kFds);
+  const std::array<int, kFds> fds{streams.stdout_fd, streams.stderr_fd};
+  std::memcpy(CMSG_DATA(c), fds.data(), sizeof fds);
+  for (;;) {
+    if (::sendmsg(channel, &msg, MSG_NOSIGNAL) == static_cast<ssize_t>(sizeof body)) return {};
+    if (errno == EINTR) continue;
+    return channel_error(fmt::format("sendmsg: {}", std::strerror(errno)));
+  }
+}
+
+Result<std::optional<RankStreams>> receive(int channel) {
+  std::array<std::uint32_t, 2> body{};
+  iovec iov{body.data(), sizeof body};
+  alignas(cmsghdr) std::array<char, CMSG_SPACE(sizeof(int) * kFds)> control{};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control.data();
+  msg.msg_controllen = control.size();
+  ssize_t n;
+  do {
+    n = ::recvmsg(channel, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+  } while (n < 0 && errno == EINTR);
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return std::optional<RankStreams>();
+  if (n < 0) return channel_error(fmt::format("recvmsg: {}", std::strerror(errno)));
+  if (n == 0) return channel_error("closed by the agent");
+  // Whatever descriptors arrived are ours to close, whether or not the record is good.
+  std::array<int, kFds> fds{-1, -1};
+  std::size_t received = 0;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+    const std::size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    for (std::size_t i = 0; i < count; ++i) {
+      int fd;
+      std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+      if (received < kFds)
+        fds[received] = fd;
+      else
+        ::close(fd);
+      ++received;
+    }
+  }
+  const bool good = n == static_cast<ssize_t>(sizeof body) && received == kFds &&
+                    (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) == 0;
+  if (!good) {
+    for (int fd : fds)
+      if (fd >= 0) ::close(fd);
+    return channel_error(fmt::format("a record of {} bytes with {} descriptors", n, received));
+  }
+  return std::optional<RankStreams>(RankStreams{body[0], body[1], fds[0], fds[1]});
+}
+
+}  // namespace mpilaunch::stream_channel

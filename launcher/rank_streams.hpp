@@ -1,0 +1,52 @@
+#pragma once
+/// [io] RankStreams: the stdout and stderr pipes of ranks whose local agent handed them over
+/// (common/stream_channel.hpp). Reads each on the launcher's loop and hands every chunk to the
+/// sink, in order per (rank, stream); reads only when the sink has returned, so a slow
+/// terminal leaves the data in the rank's pipe and the rank waits (backpressure).
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <span>
+
+#include "common/asio.hpp"
+#include "common/protocol.hpp"
+
+namespace mpilaunch::launcher {
+
+class RankStreams {
+ public:
+  using Sink =
+      std::function<void(std::uint32_t rank, protocol::Stream stream, std::span<const std::byte>)>;
+  RankStreams(asio::io_context& io, Sink sink) : io_(io), sink_(std::move(sink)) {}
+  ~RankStreams();
+  RankStreams(const RankStreams&) = delete;
+  RankStreams& operator=(const RankStreams&) = delete;
+
+  /// Takes ownership of `rank`'s two read ends and starts reading them; a rank adopted before
+  /// (an earlier attempt) has what is left in its pipes read and is closed first.
+  void adopt(std::uint32_t rank, int stdout_fd, int stderr_fd);
+  bool has(std::uint32_t rank) const { return entries_.contains(rank); }
+  /// Runs `then` once both of `rank`'s pipes are at end of file: at once when the rank has
+  /// none here. Something the rank started may hold them open: after a grace the pipes are
+  /// closed and `then` runs anyway.
+  void after_drain(std::uint32_t rank, std::function<void()> then);
+  /// Whether some after_drain() is still waiting.
+  bool draining() const;
+  /// Reads what every pipe holds now, then closes them all; pending after_drain()s are dropped.
+  void close_all();
+
+ private:
+  struct Entry;
+  asio::awaitable<void> pump(std::shared_ptr<Entry> entry, protocol::Stream stream);
+  void stream_ended(const std::shared_ptr<Entry>& entry);
+  /// `flush`: first hand what the pipes hold to the sink.
+  void close_entry(Entry& entry, bool flush);
+
+  asio::io_context& io_;
+  Sink sink_;
+  std::map<std::uint32_t, std::shared_ptr<Entry>> entries_;
+};
+
+}  // namespace mpilaunch::launcher
