@@ -1,6 +1,12 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+
+#include "common/handshake.hpp"
 #include "common/protocol.hpp"
 
 using namespace mpilaunch;
@@ -146,4 +152,37 @@ TEST_CASE("encode_rank_output writes exactly the bytes of encode(RankOutput)") {
     CHECK(out->data == data);
   }
   CHECK(encode_rank_output(0, Stream::Stdout, {}) == encode(RankOutput{0, Stream::Stdout, {}}));
+}
+
+// The fuzz target starts from these seeds; seeds of an older protocol version would stop at the
+// version check and leave the message decoders unexplored.
+TEST_CASE("the protocol fuzz seeds are whole frames of this version, every type among them") {
+  const std::filesystem::path dir =
+      std::filesystem::path(MPILAUNCH_TEST_DATA_DIR).parent_path() / "fuzz/corpus/protocol";
+  std::set<MsgType> types;
+  int seeds = 0;
+  for (const auto& file : std::filesystem::directory_iterator(dir)) {
+    CAPTURE(file.path().string());
+    std::ifstream in(file.path(), std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::span<const std::byte> rest(reinterpret_cast<const std::byte*>(text.data()), text.size());
+    if (text.starts_with(handshake::kMagic)) {
+      const auto hello = handshake::scan_for_hello(rest);
+      REQUIRE(hello.has_value());
+      REQUIRE(hello.value().has_value());
+      rest = rest.subspan(hello.value()->consumed);
+    }
+    while (!rest.empty()) {
+      auto frame = decode_frame(rest);
+      REQUIRE(frame.has_value());
+      REQUIRE(frame.value().has_value());
+      auto envelope = decode_message(*frame.value());
+      REQUIRE_MESSAGE(envelope.has_value(), envelope.error().detail);
+      types.insert(type_of(envelope->message));
+      rest = rest.subspan(frame.value()->wire_size());
+    }
+    ++seeds;
+  }
+  CHECK(seeds > 0);
+  CHECK(types.size() == std::variant_size_v<Message>);
 }
