@@ -279,6 +279,21 @@ void Supervisor::on_link_closed(Link& link, std::optional<Error> why) {
       revise_root_cause(std::move(e), std::nullopt);
     else if (!finishing_)
       fail(e, JobEvent::AgentFailed);
+  } else if (link.bye && !done_ && (state_ == JobState::TearingDown || finishing_) && error_ &&
+             error_rank_end_ && killed_from_outside(*error_rank_end_) &&
+             error_->host == link.host.name) {
+    // The same kill, when the agent outlived its ranks long enough to say bye (Slurm's SIGTERM
+    // reached it after theirs): a rank's SIGTERM we did not send, and a starter that knows the
+    // step was cancelled or timed out, say why.
+    if (auto known = starter_.failure_for(link.host)) {
+      if (known->kind == ErrorKind::AgentStartFailed && known->phase == "srun") {  // Terminated
+        known->kind = ErrorKind::AgentLost;
+        known->phase.clear();
+      }
+      known->host = link.host.name;
+      if (known->kind == ErrorKind::AgentLost || known->kind == ErrorKind::Timeout)
+        revise_root_cause(std::move(*known), std::nullopt);
+    }
   }
   if (finishing_) {
     for (const auto& l : links_)
