@@ -17,6 +17,7 @@ namespace mpilaunch::launcher {
 namespace {
 
 constexpr std::size_t kMaxHeldLine = 64 * 1024;  // a longer unterminated line is written as is
+constexpr int kOutputPipeBytes = 1 << 20;        // the default most users may set (pipe-max-size)
 
 std::string timestamp_prefix() {
   const auto now = std::chrono::system_clock::now();
@@ -31,6 +32,15 @@ std::string timestamp_prefix() {
 }
 
 }  // namespace
+
+void widen_output_pipes() {
+  for (int fd : {1, 2}) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode)) continue;
+    if (::fcntl(fd, F_GETPIPE_SZ) >= kOutputPipeBytes) continue;
+    (void)::fcntl(fd, F_SETPIPE_SZ, kOutputPipeBytes);
+  }
+}
 
 bool write_all(int fd, std::string_view data) {
   while (!data.empty()) {
@@ -55,7 +65,10 @@ OutputForwarder::~OutputForwarder() {
 }
 
 Status OutputForwarder::open() {
-  if (config_.directory.empty()) return {};
+  if (config_.directory.empty()) {
+    widen_output_pipes();
+    return {};
+  }
   std::error_code ec;
   std::filesystem::create_directories(config_.directory, ec);
   if (ec)

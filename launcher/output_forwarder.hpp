@@ -51,6 +51,10 @@ class OutputForwarder {
   std::uint64_t bytes_ = 0;
 };
 
+/// When our stdout or stderr is a pipe, makes it hold 1 MiB (best effort): with the default
+/// 64 KiB a reader such as `| tee` or `| wc` wakes and the launcher waits for every 64 KiB.
+void widen_output_pipes();
+
 /// Writes everything, retrying on EINTR and waiting on EAGAIN. False if the fd is gone.
 bool write_all(int fd, std::string_view data);
 
