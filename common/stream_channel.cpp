@@ -19,17 +19,23 @@ Error channel_error(std::string detail) {
   return Error{.kind = ErrorKind::MalformedFrame, .detail = "stream channel: " + detail};
 }
 
+// One record's buffers, and the msghdr pointing at them (not copyable: it points into itself).
+struct Record {
+  std::array<std::uint32_t, 2> body{};
+  iovec iov{body.data(), sizeof body};
+  alignas(cmsghdr) std::array<char, CMSG_SPACE(sizeof(int) * kFds)> control{};
+  msghdr msg{nullptr, 0, &iov, 1, control.data(), control.size(), 0};
+  Record() = default;
+  Record(const Record&) = delete;
+  Record& operator=(const Record&) = delete;
+};
+
 }  // namespace
 
 Status send(int channel, const RankStreams& streams) {
-  std::array<std::uint32_t, 2> body{streams.rank, streams.attempt};
-  iovec iov{body.data(), sizeof body};
-  alignas(cmsghdr) std::array<char, CMSG_SPACE(sizeof(int) * kFds)> control{};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control.data();
-  msg.msg_controllen = control.size();
+  Record record;
+  record.body = {streams.rank, streams.attempt};
+  msghdr& msg = record.msg;
   cmsghdr* c = CMSG_FIRSTHDR(&msg);
   c->cmsg_level = SOL_SOCKET;
   c->cmsg_type = SCM_RIGHTS;
@@ -37,21 +43,17 @@ Status send(int channel, const RankStreams& streams) {
   const std::array<int, kFds> fds{streams.stdout_fd, streams.stderr_fd};
   std::memcpy(CMSG_DATA(c), fds.data(), sizeof fds);
   for (;;) {
-    if (::sendmsg(channel, &msg, MSG_NOSIGNAL) == static_cast<ssize_t>(sizeof body)) return {};
+    if (::sendmsg(channel, &msg, MSG_NOSIGNAL) == static_cast<ssize_t>(sizeof record.body))
+      return {};
     if (errno == EINTR) continue;
     return channel_error(fmt::format("sendmsg: {}", std::strerror(errno)));
   }
 }
 
 Result<std::optional<RankStreams>> receive(int channel) {
-  std::array<std::uint32_t, 2> body{};
-  iovec iov{body.data(), sizeof body};
-  alignas(cmsghdr) std::array<char, CMSG_SPACE(sizeof(int) * kFds)> control{};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control.data();
-  msg.msg_controllen = control.size();
+  Record record;
+  msghdr& msg = record.msg;
+  const auto& body = record.body;
   ssize_t n;
   do {
     n = ::recvmsg(channel, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
