@@ -38,8 +38,9 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--stdio") != 0) {
       std::fprintf(stderr,
                    "mpilaunch-agent: unknown argument '%s'\n"
-                   "usage: mpilaunch-agent [--stdio | --version | --self-check]\n"
-                   "The agent is started by mpilaunch and speaks its protocol on stdin/stdout.\n",
+                   "usage: mpilaunch-agent [--stdio [--stream-fd N] | --version | --self-check]\n"
+                   "The agent is started by mpilaunch and speaks its protocol on stdin/stdout;\n"
+                   "--stream-fd names the socket on which a local agent passes rank pipes.\n",
                    argv[i]);
       return 64;
     }
