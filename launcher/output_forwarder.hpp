@@ -57,5 +57,7 @@ void widen_output_pipes();
 
 /// Writes everything, retrying on EINTR and waiting on EAGAIN. False if the fd is gone.
 bool write_all(int fd, std::string_view data);
+/// Writes `first` then `second`, in one writev where the fd takes it.
+bool write_all(int fd, std::string_view first, std::string_view second);
 
 }  // namespace mpilaunch::launcher
