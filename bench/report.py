@@ -133,6 +133,7 @@ class Report:
             f"kernel {m['kernel']}",
             f"- {m['mpilaunch']}; {m['mpirun']}; MPICH Hydra {m['hydra']}; {m['hyperfine']}",
             f"- load average at start: {' '.join(m['loadavg_start'])}"
+            + f"; CPU pressure at start (some, avg60): {m.get('cpu_pressure_start', '?')} %"
             + (f"; bench time {elapsed} s" if elapsed else ""),
             "",
         )
