@@ -60,35 +60,29 @@ asio::awaitable<void> RankStreams::pump(std::shared_ptr<Entry> entry, protocol::
 }
 
 void RankStreams::stream_ended(const std::shared_ptr<Entry>& entry) {
-  if (--entry->open > 0 || !entry->then) return;
-  entry->grace.cancel();
-  auto then = std::move(entry->then);
-  close_entry(*entry, true);
-  if (const auto it = entries_.find(entry->rank); it != entries_.end() && it->second == entry)
-    entries_.erase(it);
-  then();
+  if (--entry->open == 0 && entry->then) finish(entry);
 }
 
 void RankStreams::after_drain(std::uint32_t rank, std::function<void()> then) {
   const auto it = entries_.find(rank);
   if (it == entries_.end()) return then();
   const std::shared_ptr<Entry> entry = it->second;
-  if (entry->open == 0) {
-    close_entry(*entry, true);
-    entries_.erase(it);
-    return then();
-  }
   entry->then = std::move(then);
+  if (entry->open == 0) return finish(entry);
   entry->grace.expires_after(kDrainGrace);
   entry->grace.async_wait([this, entry](const boost::system::error_code& ec) {
-    if (ec || entry->closed || !entry->then) return;
     // What the rank left running still holds a pipe: take what is there and stop reading.
-    auto then = std::move(entry->then);
-    close_entry(*entry, true);
-    if (const auto at = entries_.find(entry->rank); at != entries_.end() && at->second == entry)
-      entries_.erase(at);
-    then();
+    if (!ec && !entry->closed && entry->then) finish(entry);
   });
+}
+
+void RankStreams::finish(const std::shared_ptr<Entry>& entry) {
+  auto then = std::move(entry->then);
+  entry->then = nullptr;
+  close_entry(*entry, true);  // also cancels the grace
+  if (const auto it = entries_.find(entry->rank); it != entries_.end() && it->second == entry)
+    entries_.erase(it);
+  then();
 }
 
 bool RankStreams::draining() const {

@@ -41,6 +41,9 @@ class RankStreams {
   struct Entry;
   asio::awaitable<void> pump(std::shared_ptr<Entry> entry, protocol::Stream stream);
   void stream_ended(const std::shared_ptr<Entry>& entry);
+  /// The rank's wait is over (its pipes ended, or the grace did): closes them, forgets the
+  /// entry and runs its after_drain() callback.
+  void finish(const std::shared_ptr<Entry>& entry);
   /// `flush`: first hand what the pipes hold to the sink.
   void close_entry(Entry& entry, bool flush);
 

@@ -41,6 +41,12 @@
 namespace mpilaunch::launcher {
 namespace {
 
+// Whether environment variable `name` is exactly "1" (the switches Open MPI and we document).
+bool env_is_one(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr && std::string_view(v) == "1";
+}
+
 std::string random_hex(int bytes) {
   std::random_device rd;
   std::string out;
@@ -265,9 +271,8 @@ int run(const std::vector<std::string>& args) {
   } else {
     // Local agents hand their ranks' output pipes to us, unless there are too many for our
     // descriptor limit or MPILAUNCH_OUTPUT_VIA_AGENT=1 asks for the agents' forwarding.
-    const char* via_agent = std::getenv("MPILAUNCH_OUTPUT_VIA_AGENT");
-    const bool pass = (via_agent == nullptr || std::string_view(via_agent) != "1") &&
-                      can_hold_rank_pipes(plan->map.size());
+    const bool pass =
+        !env_is_one("MPILAUNCH_OUTPUT_VIA_AGENT") && can_hold_rank_pipes(plan->map.size());
     starter = std::make_unique<LocalAgentStarter>(agent.empty() ? "mpilaunch-agent" : agent, pass);
   }
   if (o.dry_run) {
@@ -278,17 +283,13 @@ int run(const std::vector<std::string>& args) {
   // Containers run as root: ranks run anyway, with one line naming the switches users already
   // have in their manifests; --refuse-root gives sites Open MPI's refusal.
   if (::geteuid() == 0) {
-    const auto is_one = [](const char* name) {
-      const char* v = std::getenv(name);
-      return v != nullptr && std::string_view(v) == "1";
-    };
     if (o.refuse_root)
       return early_failure(Error{.kind = ErrorKind::RunAsRootRefused,
                                  .exit_code = exit_codes::kRootRefused,
                                  .detail = "--refuse-root was given and mpilaunch runs as root"},
                            events);
     if (!o.allow_run_as_root &&
-        !(is_one("OMPI_ALLOW_RUN_AS_ROOT") && is_one("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM")))
+        !(env_is_one("OMPI_ALLOW_RUN_AS_ROOT") && env_is_one("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM")))
       std::fputs(
           "mpilaunch: warning: running the ranks as root; silence this with --allow-run-as-root "
           "or OMPI_ALLOW_RUN_AS_ROOT=1 and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1\n",

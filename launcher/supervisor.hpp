@@ -91,6 +91,10 @@ class Supervisor {
   void check_ranks();
   void on_link_message(Link& link, protocol::Envelope envelope);
   void on_link_closed(Link& link, std::optional<Error> why);
+  /// Whether the attempt's error is a rank of `link`'s host killed from outside (a SIGTERM or
+  /// SIGKILL we did not send), now that the teardown or the finish is under way: what ended
+  /// `link`'s agent may have ended its ranks too.
+  bool ranks_killed_with(const Link& link) const;
   void on_rank_exited(Link& link, const protocol::RankExited& m);
   void on_rank_output(std::uint32_t rank, protocol::Stream stream, std::span<const std::byte> data);
   /// Reads `link`'s stream channel whenever a record is queued (local agents).

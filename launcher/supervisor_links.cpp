@@ -219,6 +219,11 @@ void Supervisor::on_dmodex_reply(std::uint32_t refers_to, const protocol::Dmodex
   dmodex_.erase(it);
 }
 
+bool Supervisor::ranks_killed_with(const Link& link) const {
+  return (state_ == JobState::TearingDown || finishing_) && error_ && error_rank_end_ &&
+         killed_from_outside(*error_rank_end_) && error_->host == link.host.name;
+}
+
 void Supervisor::on_link_closed(Link& link, std::optional<Error> why) {
   if (link.closed) return;
   link.closed = true;
@@ -271,17 +276,13 @@ void Supervisor::on_link_closed(Link& link, std::optional<Error> why) {
     // process of it): a rank's SIGTERM may be reported before its agent is lost, but the
     // agent's loss, with what its starter knows of it, says why — also when the teardown is
     // over and the job is finishing: the error is printed only once every link has closed.
-    const bool same_kill = starter_knows && (state_ == JobState::TearingDown || finishing_) &&
-                           error_ && error_rank_end_ && killed_from_outside(*error_rank_end_) &&
-                           error_->host == link.host.name &&
+    const bool same_kill = starter_knows && ranks_killed_with(link) &&
                            (e.kind == ErrorKind::AgentLost || e.kind == ErrorKind::Timeout);
     if (same_kill)
       revise_root_cause(std::move(e), std::nullopt);
     else if (!finishing_)
       fail(e, JobEvent::AgentFailed);
-  } else if (link.bye && !done_ && (state_ == JobState::TearingDown || finishing_) && error_ &&
-             error_rank_end_ && killed_from_outside(*error_rank_end_) &&
-             error_->host == link.host.name) {
+  } else if (link.bye && !done_ && ranks_killed_with(link)) {
     // The same kill, when the agent outlived its ranks long enough to say bye (Slurm's SIGTERM
     // reached it after theirs): a rank's SIGTERM we did not send, and a starter that knows the
     // step was cancelled or timed out, say why.
