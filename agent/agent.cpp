@@ -146,7 +146,9 @@ void Agent::handle(const protocol::JobSpec& m) {
                       .detail = fmt::format("cannot create {}: {}", node_dir(), ec.message())});
   if (!m.serve_pmix) return;  // MPICH-only job: no PMIx server needed
   if (!pmix_.initialized()) {
-    if (auto st = pmix_.init(hello_->node_name, hello_->node_index, node_dir() + "/pmix"); !st)
+    // The store is chosen once, for the first job; restarts keep the server.
+    const std::string_view gds = default_gds(values->local_ranks.size(), values->job_size);
+    if (auto st = pmix_.init(hello_->node_name, hello_->node_index, node_dir() + "/pmix", gds); !st)
       return fail(st.error());
   }
   const std::string ns_dir = node_dir() + "/ompi/" + m.nspace;

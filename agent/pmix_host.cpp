@@ -241,7 +241,7 @@ void add_server_info(InfoList& info, const std::string& tmpdir) {
 // forked, so ranks see the full topology. The same holds for hwloc's plugins: loading them
 // maps libxml2, ICU, X11 and OpenCL into the agent (about 1.5 MiB of its RSS) and the GL one
 // probes X displays (a connect per display) for discovery the server does not need.
-pmix_status_t lean_server_init(pmix_server_module_t* module, InfoList& info,
+pmix_status_t lean_server_init(pmix_server_module_t* module, InfoList& info, std::string_view gds,
                                hwloc_topology** topology = nullptr) {
   const bool own_hwloc_setting = std::getenv("HWLOC_COMPONENTS") == nullptr;
   const bool own_plugin_setting = std::getenv("HWLOC_PLUGINS_BLACKLIST") == nullptr;
@@ -253,19 +253,18 @@ pmix_status_t lean_server_init(pmix_server_module_t* module, InfoList& info,
   pmix_topology_t lent{.source = const_cast<char*>("hwloc:" HWLOC_VERSION), .topology = cached};
   if (cached != nullptr) info.add_topology(PMIX_TOPOLOGY2, &lent);
   if (own_hwloc_setting) ::setenv("HWLOC_COMPONENTS", "-linuxio,-pci", 1);
-  // PMIx's shared-memory store (gds ds21/ds12) maps two 4 MiB segments per server, the larger
-  // part of the agent's memory; the hash store keeps job data in the server's heap and sends
-  // each client what it asks for. Left set so that the ranks, which inherit the agent's
-  // environment, use the same store. A user's choice stands, but must keep hash (libpmix's own
-  // keys live there; without it the server fails inside and its clients hang in PMIx_Init
-  // after connecting, which no wire-up limit can see): fixed with one line.
-  if (const char* gds = std::getenv("PMIX_MCA_gds"); gds == nullptr) {
-    ::setenv("PMIX_MCA_gds", "hash", 1);
-  } else if (const auto fixed = gds_with_hash(gds)) {
+  // The store is `gds` (default_gds(): hash, or the shared-memory ds21 for big nodes of big
+  // jobs); libpmix tells each client its server's choice (PMIX_GDS_MODULE). A user's choice
+  // stands, but must keep hash (libpmix's own keys live there; without it the server fails
+  // inside and its clients hang in PMIx_Init after connecting, which no wire-up limit can
+  // see): fixed with one line.
+  if (const char* user = std::getenv("PMIX_MCA_gds"); user == nullptr) {
+    ::setenv("PMIX_MCA_gds", std::string(gds).c_str(), 1);
+  } else if (const auto fixed = gds_with_hash(user)) {
     std::fprintf(stderr,
                  "mpilaunch-agent: PMIX_MCA_gds=%s leaves out PMIx's hash store, which libpmix "
                  "needs for its own keys (without it ranks hang in PMIx_Init); using %s\n",
-                 gds, fixed->c_str());
+                 user, fixed->c_str());
     ::setenv("PMIX_MCA_gds", fixed->c_str(), 1);
   }
   const pmix_status_t rc = PMIx_server_init(module, info.data(), info.size());
@@ -284,7 +283,7 @@ Status pmix_self_test(const std::string& tmpdir) {
   InfoList info;
   add_server_info(info, tmpdir);
   pmix_server_module_t module{};
-  const pmix_status_t rc = lean_server_init(&module, info);
+  const pmix_status_t rc = lean_server_init(&module, info, "hash");
   if (rc != PMIX_SUCCESS) return pmix_failure("PMIx_server_init", rc);
   const pmix_status_t fin = PMIx_server_finalize();
   if (fin != PMIX_SUCCESS) return pmix_failure("PMIx_server_finalize", fin);
@@ -300,13 +299,13 @@ PmixHost::~PmixHost() {
   g_host = nullptr;
 }
 
-Status PmixHost::init(const std::string& hostname, std::uint32_t node_id,
-                      const std::string& tmpdir) {
+Status PmixHost::init(const std::string& hostname, std::uint32_t node_id, const std::string& tmpdir,
+                      std::string_view gds) {
   InfoList info;
   add_server_info(info, tmpdir);
   info.add_string(PMIX_HOSTNAME, hostname);
   info.add(PMIX_NODEID, node_id, PMIX_UINT32);
-  const pmix_status_t rc = lean_server_init(&g_module, info, &topology_);
+  const pmix_status_t rc = lean_server_init(&g_module, info, gds, &topology_);
   if (rc != PMIX_SUCCESS) return pmix_failure("PMIx_server_init", rc);
   initialized_ = true;
   return {};

@@ -12,6 +12,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "agent/namespace_info.hpp"
@@ -49,8 +50,10 @@ class PmixHost {
   PmixHost(const PmixHost&) = delete;
   PmixHost& operator=(const PmixHost&) = delete;
 
-  /// PMIx_server_init with this node's name (as in the node map), id and private tmpdir.
-  Status init(const std::string& hostname, std::uint32_t node_id, const std::string& tmpdir);
+  /// PMIx_server_init with this node's name (as in the node map), id and private tmpdir;
+  /// `gds` is the store to use unless the user set PMIX_MCA_gds (see default_gds()).
+  Status init(const std::string& hostname, std::uint32_t node_id, const std::string& tmpdir,
+              std::string_view gds);
   bool initialized() const { return initialized_; }
   Status register_namespace(const std::string& nspace, const NamespaceValues& values,
                             const std::string& job_tmpdir, const std::string& ns_tmpdir);

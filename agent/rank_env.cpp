@@ -94,6 +94,10 @@ std::vector<std::string> build_rank_env(const RankEnvInput& in) {
   return env.take();
 }
 
+std::string_view default_gds(std::size_t local_ranks, std::size_t job_size) {
+  return local_ranks * job_size >= kSharedStoreWork ? "ds21,hash" : "hash";
+}
+
 std::optional<std::string> gds_with_hash(std::string_view value) {
   const bool exclude = value.starts_with('^');
   if (exclude) value.remove_prefix(1);

@@ -42,4 +42,13 @@ bool is_stripped_variable(const std::string& name);
 /// instead ("ds21,hash"; an exclusion of hash is dropped), or nothing when `value` is fine.
 std::optional<std::string> gds_with_hash(std::string_view value);
 
+/// The PMIx store for a node's server when the user chose none. The hash store sends every
+/// client the whole job's data, which each client unpacks: work that grows with local ranks
+/// times job size. The shared-memory store (ds21) lets clients read the job data in place
+/// but costs each server a fixed start-up (segments to create and map, ~8 MiB of RSS), so it
+/// pays only for big nodes of big jobs: 256 ranks on 8 nodes ran 24 % faster with it, 16 on
+/// one node 15 % slower (docs/benchmarks.md, case 8).
+std::string_view default_gds(std::size_t local_ranks, std::size_t job_size);
+inline constexpr std::size_t kSharedStoreWork = 2048;  // local ranks x job size, from case 8
+
 }  // namespace mpilaunch::agent

@@ -155,4 +155,20 @@ TEST_CASE("env: PMIX_MCA_gds=ds21,hash runs the shared-memory store on virtual n
   check_nothing_left(job, o);
 }
 
+// Without a user's choice the agent picks the store per node (default_gds): hash, or ds21
+// (shared memory) once local ranks x job size reaches kSharedStoreWork (2048). Node a holds 46
+// of 48 ranks (2208), node b 2 (96); libpmix tells each rank its server's store
+// (PMIX_GDS_MODULE, from PMIx_server_setup_fork).
+TEST_CASE("env: a big node of a big job gets the shared-memory PMIx store, a small node hash") {
+  Job job;
+  const Outcome o = job.launch({"--launcher=local", "-H", "a:46,b:2", "-n", "48", "/bin/sh", "-c",
+                                "echo \"store $PMIX_HOSTNAME $PMIX_GDS_MODULE\""},
+                               Millis{30'000});
+  CHECK_MESSAGE(o.status() == 0, o.summary());
+  CHECK_MESSAGE(count_of(o.out, "store a ds21,hash\n") == 46, o.out);
+  CHECK_MESSAGE(count_of(o.out, "store b hash\n") == 2, o.out);
+  CHECK(count_of(o.err, "PMIX_MCA_gds") == 0);
+  check_nothing_left(job, o);
+}
+
 }  // namespace mpilaunch::e2e

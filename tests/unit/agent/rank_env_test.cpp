@@ -75,6 +75,17 @@ TEST_CASE("a PMI rank gets its socket, rank, size and local placement; stale PMI
   CHECK(count_name(env, "PMI_PORT") == 0);
 }
 
+TEST_CASE("the default PMIx store: hash, shared memory once local ranks x job size is large") {
+  CHECK(default_gds(1, 1) == "hash");
+  CHECK(default_gds(16, 16) == "hash");
+  CHECK(default_gds(16, 64) == "hash");       // 1024
+  CHECK(default_gds(8, 256) == "ds21,hash");  // 2048: the threshold itself
+  CHECK(default_gds(kSharedStoreWork - 1, 1) == "hash");
+  CHECK(default_gds(2, 1024) == "ds21,hash");
+  CHECK(gds_with_hash(default_gds(64, 64)) == std::nullopt);  // both keep hash
+  CHECK(gds_with_hash(default_gds(1, 1)) == std::nullopt);
+}
+
 TEST_CASE("PMIX_MCA_gds keeps the hash store libpmix needs for its own keys") {
   CHECK(gds_with_hash("ds21") == std::optional<std::string>("ds21,hash"));
   CHECK(gds_with_hash("ds21,ds12") == std::optional<std::string>("ds21,ds12,hash"));
