@@ -46,8 +46,8 @@ std::optional<std::string> gds_with_hash(std::string_view value);
 /// client the whole job's data, which each client unpacks: work that grows with local ranks
 /// times job size. The shared-memory store (ds21) lets clients read the job data in place
 /// but costs each server a fixed start-up (segments to create and map, ~8 MiB of RSS), so it
-/// pays only for big nodes of big jobs: 256 ranks on 8 nodes ran 24 % faster with it, 16 on
-/// one node 15 % slower (docs/benchmarks.md, case 8).
+/// pays only for big nodes of big jobs: 256 ranks on 8 nodes ran 28 % faster with it, 16 on
+/// one node and 64 on 4 no faster (docs/benchmarks.md, case 8).
 std::string_view default_gds(std::size_t local_ranks, std::size_t job_size);
 inline constexpr std::size_t kSharedStoreWork = 2048;  // local ranks x job size, from case 8
 
