@@ -95,7 +95,8 @@ std::vector<pid_t> wait_until_gone(const std::string& needle, std::chrono::milli
 std::vector<pid_t> wait_until_no_cmdline(const std::string& needle,
                                          std::chrono::milliseconds deadline);
 
-/// $NAME from the test's environment (set by meson), or the test fails.
+/// $NAME from the test's environment (set by meson; a program comes from the build directory
+/// MPILAUNCH_TEST_BUILD names, when set), or the test fails.
 std::string env_path(const char* name);
 
 }  // namespace mpilaunch::e2e

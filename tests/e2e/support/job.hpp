@@ -12,10 +12,11 @@
 
 namespace mpilaunch::e2e {
 
-/// The binaries under test, as the build passed them in.
+/// The binaries under test: this build's, or those of the build directory MPILAUNCH_TEST_BUILD
+/// names.
 std::string launcher_path();
 std::string agent_path();
-/// build/tests/apps/`name`.
+/// <build>/tests/apps/`name`.
 std::string app(const std::string& name);
 
 class Job {
