@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "agent/rank_env.hpp"
+#include "agent/topology_cache.hpp"
 #include "agent/transport_facts.hpp"
 #include "common/handshake.hpp"
 #include "common/os_hostname.hpp"
@@ -144,11 +145,15 @@ void Agent::handle(const protocol::JobSpec& m) {
     return fail(Error{.kind = ErrorKind::OutOfResources,
                       .host = hello_->node_name,
                       .detail = fmt::format("cannot create {}: {}", node_dir(), ec.message())});
+  // For the PMIx server and for the ranks' own hwloc discovery in MPI_Init (rank_env.hpp).
+  if (!topology_xml_) topology_xml_ = topology_file();
   if (!m.serve_pmix) return;  // MPICH-only job: no PMIx server needed
   if (!pmix_.initialized()) {
     // The store is chosen once, for the first job; restarts keep the server.
     const std::string_view gds = default_gds(values->local_ranks.size(), values->job_size);
-    if (auto st = pmix_.init(hello_->node_name, hello_->node_index, node_dir() + "/pmix", gds); !st)
+    if (auto st = pmix_.init(hello_->node_name, hello_->node_index, node_dir() + "/pmix", gds,
+                             *topology_xml_);
+        !st)
       return fail(st.error());
   }
   const std::string ns_dir = node_dir() + "/ompi/" + m.nspace;
@@ -256,6 +261,7 @@ std::optional<SpawnRequest> Agent::prepare_rank(std::uint32_t rank) {
   input.vader_dir = node_dir() + "/vader";
   input.ompi_tmpdir = node_dir() + "/ompi";
   input.virtual_nodes = job_->virtual_nodes;
+  input.topology_xml = topology_xml_.value_or(std::string());
   return SpawnRequest{rank, job_->argv, build_rank_env(input), job_->wdir, input.pmi_fd};
 }
 

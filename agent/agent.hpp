@@ -98,6 +98,7 @@ class Agent final : public FrameSink, public PmixEvents, public PmiEvents {
   ChildSet children_;
   std::optional<protocol::LauncherHello> hello_;
   std::optional<protocol::JobSpec> job_;
+  std::optional<std::string> topology_xml_;  // once per agent: topology_file()
   std::map<std::uint32_t, Rank> ranks_;
   std::map<pid_t, std::uint32_t> rank_of_pid_;
   std::map<std::string, std::uint32_t> fence_counts_;

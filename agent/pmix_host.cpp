@@ -242,13 +242,13 @@ void add_server_info(InfoList& info, const std::string& tmpdir) {
 // maps libxml2, ICU, X11 and OpenCL into the agent (about 1.5 MiB of its RSS) and the GL one
 // probes X displays (a connect per display) for discovery the server does not need.
 pmix_status_t lean_server_init(pmix_server_module_t* module, InfoList& info, std::string_view gds,
+                               const std::string& topology_xml = {},
                                hwloc_topology** topology = nullptr) {
   const bool own_hwloc_setting = std::getenv("HWLOC_COMPONENTS") == nullptr;
   const bool own_plugin_setting = std::getenv("HWLOC_PLUGINS_BLACKLIST") == nullptr;
   if (own_plugin_setting)
     ::setenv("HWLOC_PLUGINS_BLACKLIST", "hwloc_xml_libxml,hwloc_gl,hwloc_opencl,hwloc_pci", 1);
-  // Read before HWLOC_COMPONENTS is set here: the cache steps aside for a user's HWLOC_*.
-  hwloc_topology* const cached = topology != nullptr ? load_cached_topology() : nullptr;
+  hwloc_topology* const cached = topology != nullptr ? load_topology(topology_xml) : nullptr;
   // libpmix copies the fields; the hwloc topology itself must outlive the server.
   pmix_topology_t lent{.source = const_cast<char*>("hwloc:" HWLOC_VERSION), .topology = cached};
   if (cached != nullptr) info.add_topology(PMIX_TOPOLOGY2, &lent);
@@ -300,12 +300,12 @@ PmixHost::~PmixHost() {
 }
 
 Status PmixHost::init(const std::string& hostname, std::uint32_t node_id, const std::string& tmpdir,
-                      std::string_view gds) {
+                      std::string_view gds, const std::string& topology_xml) {
   InfoList info;
   add_server_info(info, tmpdir);
   info.add_string(PMIX_HOSTNAME, hostname);
   info.add(PMIX_NODEID, node_id, PMIX_UINT32);
-  const pmix_status_t rc = lean_server_init(&g_module, info, gds, &topology_);
+  const pmix_status_t rc = lean_server_init(&g_module, info, gds, topology_xml, &topology_);
   if (rc != PMIX_SUCCESS) return pmix_failure("PMIx_server_init", rc);
   initialized_ = true;
   return {};

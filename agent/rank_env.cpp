@@ -91,7 +91,31 @@ std::vector<std::string> build_rank_env(const RankEnvInput& in) {
   for (const std::string& entry : in.job) env.set(entry);
   // Virtual nodes on one machine talk over loopback unless the user chose interfaces.
   if (in.virtual_nodes) env.set_default("OMPI_MCA_btl_tcp_if_include", "lo");
-  return env.take();
+  std::vector<std::string> out = env.take();
+  // Open MPI's and MPICH's ranks each discover the machine with hwloc in MPI_Init, PCI
+  // devices included (half of an MPICH hello's run time here). The agent's XML of the same
+  // discovery, complete (every object kept, I/O devices and disallowed CPUs included: each
+  // reader's own filters and allowed set apply on import), gives them the same topology.
+  // HWLOC_THISSYSTEM: it is this machine, so binding stays allowed.
+  if (!in.topology_xml.empty() && !topology_steered(out)) {
+    out.push_back("HWLOC_XMLFILE=" + in.topology_xml);
+    out.push_back("HWLOC_THISSYSTEM=1");
+  }
+  return out;
+}
+
+bool topology_steered(const std::vector<std::string>& environment) {
+  // The GPU lists change what hwloc's GPU plugins report, per rank.
+  static constexpr std::string_view kNames[] = {"CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
+                                                "HIP_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL",
+                                                "ZE_AFFINITY_MASK"};
+  for (const std::string& entry : environment) {
+    const std::string_view name = std::string_view(entry).substr(0, entry.find('='));
+    if (starts_with(name, "HWLOC_")) return true;
+    for (std::string_view gpu : kNames)
+      if (name == gpu) return true;
+  }
+  return false;
 }
 
 std::string_view default_gds(std::size_t local_ranks, std::size_t job_size) {

@@ -27,10 +27,15 @@ struct RankEnvInput {
   std::string ompi_tmpdir;     // Open MPI's session directory base
   bool virtual_nodes = false;  // several nodes on one machine: keep TCP on loopback
   int pmi_fd = -1;             // the rank's PMI socket (MPICH): PMI_FD, PMI_RANK, PMI_SIZE
+  std::string topology_xml;    // this machine's topology, complete (agent/topology_cache.hpp)
 };
 
 /// The final environment as NAME=value strings, each name once (later sources win).
 std::vector<std::string> build_rank_env(const RankEnvInput& in);
+
+/// True when a rank's environment steers hwloc's discovery or what it sees (any HWLOC_*, GPU
+/// visibility lists): such a rank discovers for itself instead of reading the agent's XML.
+bool topology_steered(const std::vector<std::string>& environment);
 
 /// True for variables a rank must not inherit from the agent's own environment: stale PMIx
 /// and PMI contact info, launcher detection switches, other launchers' rank variables.

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -75,10 +76,29 @@ hwloc_topology_t load_xml(const std::string& path) {
   return topology;
 }
 
+// Written whole by store() (renamed into place); anything else is replaced.
+bool complete_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  constexpr std::string_view kEnd = "</topology>\n";
+  char tail[kEnd.size()];
+  struct stat st {};
+  const bool whole = ::fstat(fd, &st) == 0 && st.st_size > static_cast<off_t>(kEnd.size()) &&
+                     ::pread(fd, tail, sizeof tail, st.st_size - static_cast<off_t>(sizeof tail)) ==
+                         static_cast<ssize_t>(sizeof tail) &&
+                     std::string_view(tail, sizeof tail) == kEnd;
+  ::close(fd);
+  return whole;
+}
+
+// Everything any reader could ask for: a reader's filters drop what it does not keep.
 hwloc_topology_t discover() {
   hwloc_topology_t topology = nullptr;
   if (hwloc_topology_init(&topology) != 0) return nullptr;
-  if (hwloc_topology_set_io_types_filter(topology, HWLOC_TYPE_FILTER_KEEP_NONE) != 0 ||
+  if (hwloc_topology_set_all_types_filter(topology, HWLOC_TYPE_FILTER_KEEP_ALL) != 0 ||
+      hwloc_topology_set_type_filter(topology, HWLOC_OBJ_GROUP, HWLOC_TYPE_FILTER_KEEP_STRUCTURE) !=
+          0 ||
+      hwloc_topology_set_flags(topology, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED) != 0 ||
       hwloc_topology_load(topology) != 0) {
     hwloc_topology_destroy(topology);
     return nullptr;
@@ -103,14 +123,17 @@ void prune(const std::string& dir) {
 }
 
 // Written aside, then renamed into place: a reader never sees half a file.
-void store(hwloc_topology_t topology, const std::string& dir, const std::string& path) {
+bool store(hwloc_topology_t topology, const std::string& dir, const std::string& path) {
   std::string temp = dir + "/.topology-XXXXXX";
   const int fd = ::mkstemp(temp.data());
-  if (fd < 0) return;
+  if (fd < 0) return false;
   ::close(fd);
   if (hwloc_topology_export_xml(topology, temp.c_str(), 0) != 0 ||
-      ::rename(temp.c_str(), path.c_str()) != 0)
+      ::rename(temp.c_str(), path.c_str()) != 0) {
     ::unlink(temp.c_str());
+    return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -130,23 +153,26 @@ std::string topology_cache_dir() {
   return usable_dir(dir, true) ? dir : std::string();
 }
 
-hwloc_topology* load_cached_topology() {
+std::string topology_file() {
   std::vector<std::string> environment;
   for (char** e = environ; *e != nullptr; ++e) environment.emplace_back(*e);
-  if (hwloc_customised(environment)) return nullptr;
+  if (hwloc_customised(environment)) return {};
   const std::string dir = topology_cache_dir();
-  if (dir.empty()) return nullptr;
+  if (dir.empty()) return {};
   const std::string path = dir + "/" + topology_cache_file(read_facts());
-  if (::access(path.c_str(), R_OK) == 0) {
-    if (hwloc_topology_t cached = load_xml(path)) return cached;
-    ::unlink(path.c_str());  // unreadable or damaged: discovered and written again below
-  }
+  if (complete_file(path)) return path;
   hwloc_topology_t topology = discover();
-  if (topology != nullptr) {
-    store(topology, dir, path);
-    prune(dir);
-  }
-  return topology;
+  if (topology == nullptr) return {};
+  const bool stored = store(topology, dir, path);
+  hwloc_topology_destroy(topology);
+  if (!stored) return {};
+  prune(dir);
+  return path;
+}
+
+hwloc_topology* load_topology(const std::string& xml) {
+  if (xml.empty()) return nullptr;
+  return load_xml(xml);
 }
 
 }  // namespace mpilaunch::agent

@@ -28,7 +28,9 @@ std::string_view trim(std::string_view s) {
 }  // namespace
 
 std::string topology_cache_file(const TopologyFacts& facts) {
-  std::uint64_t hash = 0xcbf29ce484222325ULL;
+  // What the file holds is part of its name: the lean XML of earlier versions (no I/O
+  // devices) is never taken for the complete one the ranks are given.
+  std::uint64_t hash = fnv1a("complete", 0xcbf29ce484222325ULL);
   // Each fact with its length, so that no two different fact lists hash the same text.
   for (const std::string* fact : {&facts.boot_id, &facts.cgroup, &facts.cpus_online,
                                   &facts.cpus_allowed, &facts.mems_allowed, &facts.hwloc}) {

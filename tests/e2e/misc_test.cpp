@@ -168,6 +168,39 @@ TEST_CASE("misc: the agent caches the topology for its PMIx server and reuses it
   CHECK(first_line(files[0]).starts_with("<?xml"));
 }
 
+TEST_CASE("misc: ranks read the agent's topology XML and see what their own discovery sees") {
+  TempDir cache("topology-cache");
+  // topo_counts loads the topology keeping no, the important and all I/O devices.
+  const Outcome direct = run(Command{.argv = {app("topo_counts")}, .env = clean_environment({})});
+  REQUIRE_MESSAGE(direct.status() == 0, direct.summary());
+  const std::vector<std::string> discovered = lines_of(direct.out);
+  REQUIRE(discovered.size() == 4);
+  CHECK(discovered[3] == "source discovered");
+
+  auto counts = [&](std::vector<std::string> options, const std::string& cache_setting) {
+    Job job;
+    job.extra_env = {"MPILAUNCH_TOPOLOGY_CACHE=" + cache_setting};
+    options.insert(options.end(), {"-n", "1", app("topo_counts")});
+    const Outcome o = job.launch(options);
+    CHECK_MESSAGE(o.status() == 0, o.summary());
+    check_nothing_left(job, o);
+    return lines_of(o.out);
+  };
+  const std::vector<std::string> ranked = counts({}, cache.path().string());
+  REQUIRE(ranked.size() == 4);
+  for (int i = 0; i < 3; ++i) CHECK(ranked[i] == discovered[i]);
+  const auto files = topology_files(cache.path());
+  REQUIRE(files.size() == 1);
+  CHECK(ranked[3] == "source " + files[0].string());
+
+  // A rank whose environment steers hwloc or GPU visibility discovers for itself; so does
+  // every rank when caching is off.
+  CHECK(counts({"-x", "HWLOC_HIDE_ERRORS=1"}, cache.path().string()).back() == "source discovered");
+  CHECK(counts({"-x", "CUDA_VISIBLE_DEVICES=0"}, cache.path().string()).back() ==
+        "source discovered");
+  CHECK(counts({}, "off").back() == "source discovered");
+}
+
 TEST_CASE("misc: the topology cache keeps its newest files only") {
   TempDir cache("topology-cache");
   // Twenty stale entries of other machine states, older than anything written now.

@@ -97,3 +97,37 @@ TEST_CASE("PMIX_MCA_gds keeps the hash store libpmix needs for its own keys") {
   CHECK(gds_with_hash("") == std::optional<std::string>("hash"));
   CHECK(gds_with_hash("ds21,") == std::optional<std::string>("ds21,hash"));
 }
+
+TEST_CASE("rank env: ranks get the agent's topology XML unless they steer hwloc or GPU lists") {
+  RankEnvInput in;
+  in.inherited = {"PATH=/usr/bin"};
+  in.topology_xml = "/dev/shm/mpilaunch-topology-0/topology-0123456789abcdef.xml";
+  auto has = [](const std::vector<std::string>& env, const std::string& entry) {
+    return std::find(env.begin(), env.end(), entry) != env.end();
+  };
+  const auto env = build_rank_env(in);
+  CHECK(has(env, "HWLOC_XMLFILE=" + in.topology_xml));
+  CHECK(has(env, "HWLOC_THISSYSTEM=1"));
+
+  for (const char* steer :
+       {"HWLOC_COMPONENTS=-pci", "HWLOC_XMLFILE=/elsewhere.xml", "CUDA_VISIBLE_DEVICES=1",
+        "ROCR_VISIBLE_DEVICES=0", "HIP_VISIBLE_DEVICES=0", "ZE_AFFINITY_MASK=0",
+        "GPU_DEVICE_ORDINAL=0"}) {
+    CAPTURE(steer);
+    RankEnvInput inherited = in;
+    inherited.inherited.push_back(steer);
+    const auto a = build_rank_env(inherited);
+    CHECK_FALSE(has(a, "HWLOC_THISSYSTEM=1"));
+    CHECK(std::count_if(a.begin(), a.end(), [](const std::string& e) {
+            return e.starts_with("HWLOC_XMLFILE=");
+          }) == (std::string(steer).starts_with("HWLOC_XMLFILE=") ? 1 : 0));
+    RankEnvInput by_x = in;  // -x on the command line
+    by_x.job.push_back(steer);
+    CHECK_FALSE(has(build_rank_env(by_x), "HWLOC_THISSYSTEM=1"));
+  }
+  CHECK_FALSE(topology_steered({"PATH=/bin", "CUDA_VISIBLE_DEVICESX=1", "MY_HWLOC_X=1"}));
+
+  RankEnvInput none = in;  // no cache (off, or the agent itself was steered)
+  none.topology_xml.clear();
+  CHECK_FALSE(has(build_rank_env(none), "HWLOC_THISSYSTEM=1"));
+}
