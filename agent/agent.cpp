@@ -450,21 +450,25 @@ void Agent::finish() {
   pending_fences_.clear();
   for (auto& [id, done] : pending_dmodex_) done(-1, {});
   pending_dmodex_.clear();
-  if (job_) pmix_.deregister_namespace(job_->nspace);
-  pmix_.finalize();
   remove_job_files();
-  if (launcher_gone_) {
-    io_.stop();
-    return;
-  }
+  if (launcher_gone_) return close_pmix_and_stop();
+  // The bye goes before the PMIx server's teardown, which has no one waiting for it: every
+  // rank is reaped and the files are gone. A local or ssh launcher ends the link at the bye
+  // (and stops a local agent at once); srun's waits for the agent to exit.
   frames_.send(protocol::AgentBye{});
   asio::co_spawn(
       io_,
       [this]() -> asio::awaitable<void> {
         co_await frames_.flush();
-        io_.stop();
+        close_pmix_and_stop();
       },
       asio::detached);
+}
+
+void Agent::close_pmix_and_stop() {
+  if (job_) pmix_.deregister_namespace(job_->nspace);
+  pmix_.finalize();
+  io_.stop();
 }
 
 void Agent::remove_job_files() {

@@ -89,6 +89,7 @@ class Agent final : public FrameSink, public PmixEvents, public PmiEvents {
   void maybe_finish();
   void finish();
   void remove_job_files();
+  void close_pmix_and_stop();
   std::string node_dir() const;
 
   asio::io_context& io_;
