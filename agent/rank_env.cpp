@@ -3,6 +3,8 @@
 #include <map>
 #include <string_view>
 
+#include "agent/topology_key.hpp"
+
 namespace mpilaunch::agent {
 namespace {
 
@@ -97,25 +99,18 @@ std::vector<std::string> build_rank_env(const RankEnvInput& in) {
   // discovery, complete (every object kept, I/O devices and disallowed CPUs included: each
   // reader's own filters and allowed set apply on import), gives them the same topology.
   // HWLOC_THISSYSTEM: it is this machine, so binding stays allowed.
-  if (!in.topology_xml.empty() && !topology_steered(out)) {
+  if (!in.topology_xml.empty() && !topology_steered(out, in.inherited)) {
     out.push_back("HWLOC_XMLFILE=" + in.topology_xml);
     out.push_back("HWLOC_THISSYSTEM=1");
   }
   return out;
 }
 
-bool topology_steered(const std::vector<std::string>& environment) {
-  // The GPU lists change what hwloc's GPU plugins report, per rank.
-  static constexpr std::string_view kNames[] = {"CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
-                                                "HIP_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL",
-                                                "ZE_AFFINITY_MASK"};
-  for (const std::string& entry : environment) {
-    const std::string_view name = std::string_view(entry).substr(0, entry.find('='));
-    if (starts_with(name, "HWLOC_")) return true;
-    for (std::string_view gpu : kNames)
-      if (name == gpu) return true;
-  }
-  return false;
+bool topology_steered(const std::vector<std::string>& rank_env,
+                      const std::vector<std::string>& agent_env) {
+  for (const std::string& entry : rank_env)
+    if (starts_with(entry, "HWLOC_")) return true;
+  return gpu_visibility(rank_env) != gpu_visibility(agent_env);
 }
 
 std::string_view default_gds(std::size_t local_ranks, std::size_t job_size) {

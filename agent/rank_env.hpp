@@ -33,9 +33,11 @@ struct RankEnvInput {
 /// The final environment as NAME=value strings, each name once (later sources win).
 std::vector<std::string> build_rank_env(const RankEnvInput& in);
 
-/// True when a rank's environment steers hwloc's discovery or what it sees (any HWLOC_*, GPU
-/// visibility lists): such a rank discovers for itself instead of reading the agent's XML.
-bool topology_steered(const std::vector<std::string>& environment);
+/// True when a rank's environment steers hwloc's discovery (any HWLOC_*) or what it sees (GPU
+/// visibility lists other than the agent's own, under which the agent discovered): such a
+/// rank discovers for itself instead of reading the agent's XML.
+bool topology_steered(const std::vector<std::string>& rank_env,
+                      const std::vector<std::string>& agent_env);
 
 /// True for variables a rank must not inherit from the agent's own environment: stale PMIx
 /// and PMI contact info, launcher detection switches, other launchers' rank variables.

@@ -31,7 +31,7 @@ std::string slurp(const char* path) {
   return text.str();
 }
 
-TopologyFacts read_facts() {
+TopologyFacts read_facts(const std::vector<std::string>& environment) {
   const std::string status = slurp("/proc/self/status");
   const unsigned version = hwloc_get_api_version();
   // The cgroup's cpuset by content; its name only where the files cannot be read.
@@ -51,7 +51,8 @@ TopologyFacts read_facts() {
                        .cpus_online = slurp("/sys/devices/system/cpu/online"),
                        .cpus_allowed = status_field(status, "Cpus_allowed_list"),
                        .mems_allowed = status_field(status, "Mems_allowed_list"),
-                       .hwloc = fmt::format("{:x}", version)};
+                       .hwloc = fmt::format("{:x}", version),
+                       .gpus = gpu_visibility(environment)};
 }
 
 // Ours and not a symlink; the default place must also be closed to others.
@@ -159,7 +160,7 @@ std::string topology_file() {
   if (hwloc_customised(environment)) return {};
   const std::string dir = topology_cache_dir();
   if (dir.empty()) return {};
-  const std::string path = dir + "/" + topology_cache_file(read_facts());
+  const std::string path = dir + "/" + topology_cache_file(read_facts(environment));
   if (complete_file(path)) return path;
   hwloc_topology_t topology = discover();
   if (topology == nullptr) return {};

@@ -32,12 +32,29 @@ std::string topology_cache_file(const TopologyFacts& facts) {
   // devices) is never taken for the complete one the ranks are given.
   std::uint64_t hash = fnv1a("complete", 0xcbf29ce484222325ULL);
   // Each fact with its length, so that no two different fact lists hash the same text.
-  for (const std::string* fact : {&facts.boot_id, &facts.cgroup, &facts.cpus_online,
-                                  &facts.cpus_allowed, &facts.mems_allowed, &facts.hwloc}) {
+  for (const std::string* fact :
+       {&facts.boot_id, &facts.cgroup, &facts.cpus_online, &facts.cpus_allowed, &facts.mems_allowed,
+        &facts.hwloc, &facts.gpus}) {
     hash = fnv1a(fmt::format("{}:", fact->size()), hash);
     hash = fnv1a(*fact, hash);
   }
   return fmt::format("topology-{:016x}.xml", hash);
+}
+
+std::string gpu_visibility(const std::vector<std::string>& environment) {
+  static constexpr std::string_view kNames[] = {"CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
+                                                "HIP_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL",
+                                                "ZE_AFFINITY_MASK"};
+  std::string text;
+  for (std::string_view name : kNames) {
+    const std::string* value = nullptr;
+    for (const std::string& entry : environment)  // the last one wins, as in the environment
+      if (entry.size() > name.size() && entry.compare(0, name.size(), name) == 0 &&
+          entry[name.size()] == '=')
+        value = &entry;
+    text += value != nullptr ? *value + '\n' : std::string(name) + " unset\n";
+  }
+  return text;
 }
 
 bool hwloc_customised(const std::vector<std::string>& environment) {

@@ -14,7 +14,13 @@ struct TopologyFacts {
   std::string cpus_allowed;  // Cpus_allowed_list of /proc/self/status
   std::string mems_allowed;  // Mems_allowed_list of /proc/self/status
   std::string hwloc;         // the hwloc library's version
+  std::string gpus;          // gpu_visibility() of the agent's environment
 };
+
+/// The GPU visibility lists in `environment` (CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES,
+/// HIP_VISIBLE_DEVICES, GPU_DEVICE_ORDINAL, ZE_AFFINITY_MASK), as one text, fixed order, absent
+/// ones named as such: hwloc's GPU plugins report only the devices these leave visible.
+std::string gpu_visibility(const std::vector<std::string>& environment);
 
 /// "topology-<16 hex digits>.xml": a digest of every fact, so that any change names another file.
 std::string topology_cache_file(const TopologyFacts& facts);

@@ -177,9 +177,10 @@ TEST_CASE("misc: ranks read the agent's topology XML and see what their own disc
   REQUIRE(discovered.size() == 4);
   CHECK(discovered[3] == "source discovered");
 
-  auto counts = [&](std::vector<std::string> options, const std::string& cache_setting) {
+  auto counts = [&](std::vector<std::string> options, const std::string& cache_setting,
+                    const std::string& more_env = "E2E_NOTHING=1") {
     Job job;
-    job.extra_env = {"MPILAUNCH_TOPOLOGY_CACHE=" + cache_setting};
+    job.extra_env = {"MPILAUNCH_TOPOLOGY_CACHE=" + cache_setting, more_env};
     options.insert(options.end(), {"-n", "1", app("topo_counts")});
     const Outcome o = job.launch(options);
     CHECK_MESSAGE(o.status() == 0, o.summary());
@@ -193,12 +194,18 @@ TEST_CASE("misc: ranks read the agent's topology XML and see what their own disc
   REQUIRE(files.size() == 1);
   CHECK(ranked[3] == "source " + files[0].string());
 
-  // A rank whose environment steers hwloc or GPU visibility discovers for itself; so does
-  // every rank when caching is off.
+  // A rank whose environment steers hwloc, or has another GPU visibility than its agent,
+  // discovers for itself; so does every rank when caching is off.
   CHECK(counts({"-x", "HWLOC_HIDE_ERRORS=1"}, cache.path().string()).back() == "source discovered");
   CHECK(counts({"-x", "CUDA_VISIBLE_DEVICES=0"}, cache.path().string()).back() ==
         "source discovered");
   CHECK(counts({}, "off").back() == "source discovered");
+  // The same list for agent and ranks: a file of its own, discovered under that list.
+  const std::vector<std::string> gpus = counts({}, cache.path().string(), "CUDA_VISIBLE_DEVICES=0");
+  REQUIRE(gpus.size() == 4);
+  CHECK(gpus[3].starts_with("source " + cache.path().string() + "/topology-"));
+  CHECK(gpus[3] != ranked[3]);
+  CHECK(topology_files(cache.path()).size() == 2);
 }
 
 TEST_CASE("misc: the topology cache keeps its newest files only") {

@@ -109,23 +109,35 @@ TEST_CASE("rank env: ranks get the agent's topology XML unless they steer hwloc 
   CHECK(has(env, "HWLOC_XMLFILE=" + in.topology_xml));
   CHECK(has(env, "HWLOC_THISSYSTEM=1"));
 
-  for (const char* steer :
-       {"HWLOC_COMPONENTS=-pci", "HWLOC_XMLFILE=/elsewhere.xml", "CUDA_VISIBLE_DEVICES=1",
-        "ROCR_VISIBLE_DEVICES=0", "HIP_VISIBLE_DEVICES=0", "ZE_AFFINITY_MASK=0",
-        "GPU_DEVICE_ORDINAL=0"}) {
+  // Any HWLOC_* steers discovery, inherited or given with -x.
+  for (const char* steer : {"HWLOC_COMPONENTS=-pci", "HWLOC_XMLFILE=/elsewhere.xml"}) {
     CAPTURE(steer);
     RankEnvInput inherited = in;
     inherited.inherited.push_back(steer);
     const auto a = build_rank_env(inherited);
     CHECK_FALSE(has(a, "HWLOC_THISSYSTEM=1"));
-    CHECK(std::count_if(a.begin(), a.end(), [](const std::string& e) {
-            return e.starts_with("HWLOC_XMLFILE=");
-          }) == (std::string(steer).starts_with("HWLOC_XMLFILE=") ? 1 : 0));
-    RankEnvInput by_x = in;  // -x on the command line
+    CHECK_FALSE(has(a, "HWLOC_XMLFILE=" + in.topology_xml));
+    RankEnvInput by_x = in;
     by_x.job.push_back(steer);
     CHECK_FALSE(has(build_rank_env(by_x), "HWLOC_THISSYSTEM=1"));
   }
-  CHECK_FALSE(topology_steered({"PATH=/bin", "CUDA_VISIBLE_DEVICESX=1", "MY_HWLOC_X=1"}));
+  // A GPU list the agent had too (it discovered under it) keeps the XML; another one, or one
+  // the agent did not have, does not.
+  for (const char* gpu : {"CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES",
+                          "GPU_DEVICE_ORDINAL", "ZE_AFFINITY_MASK"}) {
+    CAPTURE(gpu);
+    RankEnvInput same = in;
+    same.inherited.push_back(std::string(gpu) + "=0,1");
+    CHECK(has(build_rank_env(same), "HWLOC_THISSYSTEM=1"));
+    RankEnvInput other = same;
+    other.job.push_back(std::string(gpu) + "=1");
+    CHECK_FALSE(has(build_rank_env(other), "HWLOC_THISSYSTEM=1"));
+    RankEnvInput added = in;
+    added.job.push_back(std::string(gpu) + "=0");
+    CHECK_FALSE(has(build_rank_env(added), "HWLOC_THISSYSTEM=1"));
+  }
+  CHECK_FALSE(
+      topology_steered({"PATH=/bin", "CUDA_VISIBLE_DEVICESX=1", "MY_HWLOC_X=1"}, {"PATH=/bin"}));
 
   RankEnvInput none = in;  // no cache (off, or the agent itself was steered)
   none.topology_xml.clear();

@@ -33,12 +33,25 @@ TEST_CASE("topology cache: every fact that changes discovery names another file"
   changed([](TopologyFacts& f) { f.cpus_allowed = "1"; });
   changed([](TopologyFacts& f) { f.mems_allowed = "0-1"; });
   changed([](TopologyFacts& f) { f.hwloc = "20a00"; });
+  changed([](TopologyFacts& f) { f.gpus = gpu_visibility({"CUDA_VISIBLE_DEVICES=1"}); });
   // The same text moved from one fact to its neighbour is another state too.
   changed([](TopologyFacts& f) {
     f.cpus_allowed = "0-10";
     f.mems_allowed = "";
   });
-  CHECK(names.size() == 8);
+  CHECK(names.size() == 9);
+}
+
+TEST_CASE("topology cache: the GPU visibility lists, absent ones included, last value wins") {
+  const std::string none = gpu_visibility({"PATH=/bin"});
+  CHECK(none.find("CUDA_VISIBLE_DEVICES unset\n") != std::string::npos);
+  CHECK(none.find("ZE_AFFINITY_MASK unset\n") != std::string::npos);
+  CHECK(gpu_visibility({"CUDA_VISIBLE_DEVICES_X=1"}) == none);
+  CHECK(gpu_visibility({"CUDA_VISIBLE_DEVICES="}) != none);  // set but empty: no GPU at all
+  const std::string one = gpu_visibility({"CUDA_VISIBLE_DEVICES=0", "CUDA_VISIBLE_DEVICES=1"});
+  CHECK(one.find("CUDA_VISIBLE_DEVICES=1\n") != std::string::npos);
+  CHECK(one == gpu_visibility({"CUDA_VISIBLE_DEVICES=1"}));
+  CHECK(gpu_visibility({"HIP_VISIBLE_DEVICES=0"}) != gpu_visibility({"ROCR_VISIBLE_DEVICES=0"}));
 }
 
 TEST_CASE("topology cache: a user's HWLOC_* setting turns the cache off, the agent's own not") {
