@@ -18,16 +18,17 @@ Outcome wrapped(Job& job, std::vector<std::string> args) {
   return job.launch_plain(args, Millis{120'000});
 }
 
-// Open MPI 4.1.4's mpirun here loses a rank's help message itself in about one run of five
+// Open MPI 4.1.4's mpirun here loses a rank's help message itself in one run of three to ten
 // ("ORTE_ERROR_LOG: Data unpack had inadequate space in file .../show_help.c", or "Out of
-// resource" there), and then prints nothing that names the failure. Tests about reading what mpirun
-// prints repeat such a run, a few times at most; a run that printed its text is always checked in
-// full.
+// resource" there; 2-7 of 20 MPI_Abort runs in session 9, more with meson's MALLOC_PERTURB_),
+// and then prints nothing that names the failure. Tests about reading what mpirun prints repeat
+// such a run, a dozen times at most (six were once all lost in a CI run); a run that printed
+// its text is always checked in full.
 bool mpirun_lost_its_text(const Outcome& o) {
   return o.err.find("ORTE_ERROR_LOG: ") != std::string::npos &&
          o.err.find("show_help.c") != std::string::npos;
 }
-constexpr int kRunsWhenMpirunLosesText = 6;
+constexpr int kRunsWhenMpirunLosesText = 12;
 
 }  // namespace
 
