@@ -52,7 +52,8 @@ TopologyFacts read_facts(const std::vector<std::string>& environment) {
                        .cpus_allowed = status_field(status, "Cpus_allowed_list"),
                        .mems_allowed = status_field(status, "Mems_allowed_list"),
                        .hwloc = fmt::format("{:x}", version),
-                       .gpus = gpu_visibility(environment)};
+                       .gpus = gpu_visibility(environment),
+                       .plugins = hwloc_plugin_choice(environment)};
 }
 
 // Ours and not a symlink; the default place must also be closed to others.

@@ -1,6 +1,7 @@
 #include "agent/topology_key.hpp"
 
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -25,6 +26,22 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+// The entries of `names` in `environment`, one per line in the order given, absent ones named
+// as such; the last entry of a name wins, as in the environment itself.
+std::string named_entries(const std::vector<std::string>& environment,
+                          std::span<const std::string_view> names) {
+  std::string text;
+  for (std::string_view name : names) {
+    const std::string* value = nullptr;
+    for (const std::string& entry : environment)
+      if (entry.size() > name.size() && entry.compare(0, name.size(), name) == 0 &&
+          entry[name.size()] == '=')
+        value = &entry;
+    text += value != nullptr ? *value + '\n' : std::string(name) + " unset\n";
+  }
+  return text;
+}
+
 }  // namespace
 
 std::string topology_cache_file(const TopologyFacts& facts) {
@@ -34,7 +51,7 @@ std::string topology_cache_file(const TopologyFacts& facts) {
   // Each fact with its length, so that no two different fact lists hash the same text.
   for (const std::string* fact :
        {&facts.boot_id, &facts.cgroup, &facts.cpus_online, &facts.cpus_allowed, &facts.mems_allowed,
-        &facts.hwloc, &facts.gpus}) {
+        &facts.hwloc, &facts.gpus, &facts.plugins}) {
     hash = fnv1a(fmt::format("{}:", fact->size()), hash);
     hash = fnv1a(*fact, hash);
   }
@@ -45,16 +62,12 @@ std::string gpu_visibility(const std::vector<std::string>& environment) {
   static constexpr std::string_view kNames[] = {"CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
                                                 "HIP_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL",
                                                 "ZE_AFFINITY_MASK"};
-  std::string text;
-  for (std::string_view name : kNames) {
-    const std::string* value = nullptr;
-    for (const std::string& entry : environment)  // the last one wins, as in the environment
-      if (entry.size() > name.size() && entry.compare(0, name.size(), name) == 0 &&
-          entry[name.size()] == '=')
-        value = &entry;
-    text += value != nullptr ? *value + '\n' : std::string(name) + " unset\n";
-  }
-  return text;
+  return named_entries(environment, kNames);
+}
+
+std::string hwloc_plugin_choice(const std::vector<std::string>& environment) {
+  static constexpr std::string_view kNames[] = {"HWLOC_PLUGINS_BLACKLIST"};
+  return named_entries(environment, kNames);
 }
 
 bool hwloc_customised(const std::vector<std::string>& environment) {

@@ -15,6 +15,7 @@ struct TopologyFacts {
   std::string mems_allowed;  // Mems_allowed_list of /proc/self/status
   std::string hwloc;         // the hwloc library's version
   std::string gpus;          // gpu_visibility() of the agent's environment
+  std::string plugins;       // hwloc_plugin_choice() of the agent's environment
 };
 
 /// The GPU visibility lists in `environment` (CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES,
@@ -22,11 +23,15 @@ struct TopologyFacts {
 /// ones named as such: hwloc's GPU plugins report only the devices these leave visible.
 std::string gpu_visibility(const std::vector<std::string>& environment);
 
+/// HWLOC_PLUGINS_BLACKLIST in `environment`, or that it is unset, in the same form: the plugins
+/// hwloc loads decide which I/O and GPU devices the discovery reports.
+std::string hwloc_plugin_choice(const std::vector<std::string>& environment);
+
 /// "topology-<16 hex digits>.xml": a digest of every fact, so that any change names another file.
 std::string topology_cache_file(const TopologyFacts& facts);
 
-/// True when the environment steers hwloc's discovery (HWLOC_* other than the plugin list the
-/// agent itself sets): then nothing is cached or reused.
+/// True when the environment steers hwloc's discovery (HWLOC_* other than the plugin list,
+/// which is part of the cache file's name instead): then nothing is cached or reused.
 bool hwloc_customised(const std::vector<std::string>& environment);
 
 /// The files holding the effective cpuset of the cgroup named in /proc/self/cgroup text:

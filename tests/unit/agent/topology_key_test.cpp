@@ -34,12 +34,15 @@ TEST_CASE("topology cache: every fact that changes discovery names another file"
   changed([](TopologyFacts& f) { f.mems_allowed = "0-1"; });
   changed([](TopologyFacts& f) { f.hwloc = "20a00"; });
   changed([](TopologyFacts& f) { f.gpus = gpu_visibility({"CUDA_VISIBLE_DEVICES=1"}); });
+  changed([](TopologyFacts& f) {
+    f.plugins = hwloc_plugin_choice({"HWLOC_PLUGINS_BLACKLIST=hwloc_opencl"});
+  });
   // The same text moved from one fact to its neighbour is another state too.
   changed([](TopologyFacts& f) {
     f.cpus_allowed = "0-10";
     f.mems_allowed = "";
   });
-  CHECK(names.size() == 9);
+  CHECK(names.size() == 10);
 }
 
 TEST_CASE("topology cache: the GPU visibility lists, absent ones included, last value wins") {
@@ -52,6 +55,9 @@ TEST_CASE("topology cache: the GPU visibility lists, absent ones included, last 
   CHECK(one.find("CUDA_VISIBLE_DEVICES=1\n") != std::string::npos);
   CHECK(one == gpu_visibility({"CUDA_VISIBLE_DEVICES=1"}));
   CHECK(gpu_visibility({"HIP_VISIBLE_DEVICES=0"}) != gpu_visibility({"ROCR_VISIBLE_DEVICES=0"}));
+  CHECK(hwloc_plugin_choice({"PATH=/bin"}) == "HWLOC_PLUGINS_BLACKLIST unset\n");
+  CHECK(hwloc_plugin_choice({"HWLOC_PLUGINS_BLACKLIST=hwloc_gl"}) ==
+        "HWLOC_PLUGINS_BLACKLIST=hwloc_gl\n");
 }
 
 TEST_CASE("topology cache: a user's HWLOC_* setting turns the cache off, the agent's own not") {
