@@ -65,19 +65,6 @@ bool usable_dir(const std::string& dir, bool private_only) {
   return !private_only || (st.st_mode & 077) == 0;
 }
 
-hwloc_topology_t load_xml(const std::string& path) {
-  hwloc_topology_t topology = nullptr;
-  if (hwloc_topology_init(&topology) != 0) return nullptr;
-  // The XML describes this very machine: binding and cpuset queries stay valid.
-  if (hwloc_topology_set_xml(topology, path.c_str()) != 0 ||
-      hwloc_topology_set_flags(topology, HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM) != 0 ||
-      hwloc_topology_load(topology) != 0) {
-    hwloc_topology_destroy(topology);
-    return nullptr;
-  }
-  return topology;
-}
-
 // Written whole by store() (renamed into place); anything else is replaced.
 bool complete_file(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -172,9 +159,18 @@ std::string topology_file() {
   return path;
 }
 
-hwloc_topology* load_topology(const std::string& xml) {
-  if (xml.empty()) return nullptr;
-  return load_xml(xml);
+hwloc_topology* load_topology(const std::string& path) {
+  if (path.empty()) return nullptr;
+  hwloc_topology_t topology = nullptr;
+  if (hwloc_topology_init(&topology) != 0) return nullptr;
+  // The XML describes this very machine: binding and cpuset queries stay valid.
+  if (hwloc_topology_set_xml(topology, path.c_str()) != 0 ||
+      hwloc_topology_set_flags(topology, HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM) != 0 ||
+      hwloc_topology_load(topology) != 0) {
+    hwloc_topology_destroy(topology);
+    return nullptr;
+  }
+  return topology;
 }
 
 }  // namespace mpilaunch::agent
