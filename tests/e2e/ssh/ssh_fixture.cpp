@@ -15,6 +15,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "tests/e2e/support/test_build.hpp"
+
 namespace mpilaunch::e2e {
 namespace {
 
@@ -48,16 +50,15 @@ bool wait_until(Done done, std::chrono::milliseconds deadline) {
 }  // namespace
 
 std::string env_path(const char* name) {
-  // MPILAUNCH_TEST_BUILD: test another build directory's binaries and apps (as the e2e suite).
+  // Where each program lies in a build directory, for MPILAUNCH_TEST_BUILD.
   static const std::map<std::string, std::string> in_build = {
       {"MPILAUNCH_BIN", "launcher/mpilaunch"},
       {"AGENT_BIN", "agent/mpilaunch-agent"},
       {"HELLO_BIN", "tests/apps/hello"},
       {"FLAKY_BIN", "tests/apps/flaky"},
       {"NODES_MPICH_BIN", "tests/apps/nodes_mpich"}};
-  const char* other = std::getenv("MPILAUNCH_TEST_BUILD");
-  if (const auto it = in_build.find(name); it != in_build.end() && other != nullptr && *other)
-    return std::string(other) + "/" + it->second;
+  if (const auto it = in_build.find(name); it != in_build.end())
+    if (auto path = in_test_build(it->second.c_str())) return *path;
   const char* v = std::getenv(name);
   if (v == nullptr || *v == '\0') throw std::runtime_error(std::string(name) + " is not set");
   return v;

@@ -2,33 +2,19 @@
 
 #include <unistd.h>
 
-#include <cstdlib>
-
 #include "tests/e2e/support/marked_processes.hpp"
+#include "tests/e2e/support/test_build.hpp"
 
 namespace mpilaunch::e2e {
 
-namespace {
-
-// MPILAUNCH_TEST_BUILD names another build directory of this source tree whose binaries and
-// apps are tested instead of this build's (tools/test runs this harness, built once in the
-// package build, against the sanitizer build too).
-std::string from_build(const char* relative, const char* own) {
-  const char* other = std::getenv("MPILAUNCH_TEST_BUILD");
-  if (other == nullptr || *other == '\0') return own;
-  return std::string(other) + "/" + relative;
-}
-
-}  // namespace
-
 std::string launcher_path() {
-  return from_build("launcher/mpilaunch", MPILAUNCH_E2E_LAUNCHER);
+  return in_test_build("launcher/mpilaunch").value_or(MPILAUNCH_E2E_LAUNCHER);
 }
 std::string agent_path() {
-  return from_build("agent/mpilaunch-agent", MPILAUNCH_E2E_AGENT);
+  return in_test_build("agent/mpilaunch-agent").value_or(MPILAUNCH_E2E_AGENT);
 }
 std::string app(const std::string& name) {
-  return from_build("tests/apps", MPILAUNCH_E2E_APPS) + "/" + name;
+  return in_test_build("tests/apps").value_or(MPILAUNCH_E2E_APPS) + "/" + name;
 }
 
 Job::Job() : mark_(random_mark()) {
