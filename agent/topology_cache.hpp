@@ -7,8 +7,9 @@
 /// (every object type kept, I/O devices, disallowed CPUs): each reader's own type filters and
 /// allowed set apply on import, so it sees what its own discovery would have found. The file
 /// is named by everything that would change the discovery (boot, cgroup, online and allowed
-/// CPUs and memory, hwloc version: agent/topology_key.hpp), so a different machine state never
-/// reuses it. Slurm's slurmd keeps a topology XML for the same reason.
+/// CPUs and memory, hwloc version, GPU visibility lists, hwloc plugin list:
+/// agent/topology_key.hpp), so a different machine state never reuses it. Slurm's slurmd
+/// keeps a topology XML for the same reason.
 ///
 /// Where: $MPILAUNCH_TOPOLOGY_CACHE (a directory of ours, or "off"), else
 /// /dev/shm/mpilaunch-topology-UID (or $TMPDIR, /tmp), created mode 0700; a directory that is
