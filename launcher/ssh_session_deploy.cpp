@@ -103,9 +103,6 @@ Status SshSession::upload(const std::string& remote_path, Clock::time_point dead
   const long seconds = std::max<long>(
       1, std::chrono::duration_cast<std::chrono::seconds>(deadline - Clock::now()).count());
   ssh_options_set(session_, SSH_OPTIONS_TIMEOUT, &seconds);
-  // One write, one status: without TCP_NODELAY each round trip waits out a delayed ACK.
-  const int nodelay = 1;
-  ssh_options_set(session_, SSH_OPTIONS_NODELAY, &nodelay);
   ssh_set_blocking(session_, 1);
   struct Restore {
     ssh_session s;
