@@ -184,19 +184,35 @@ class Report:
 
     def ssh(self):
         path = os.path.join(self.raw, "ssh.txt")
-        t = load_timed(self.raw, "ssh")
-        if not t:
+        modes = {mode: load_timed(self.raw, f"ssh-{mode}") for mode in ("rc", "norc")}
+        if not modes["rc"]:
             if os.path.exists(path):
                 self.say("## 3. SSH, 3 nodes × 2 ranks", "", open(path).read().strip(), "")
             self.target("3 ssh nodes ≤ 0.5× mpirun", None, 0.5, "low", "")
             return
-        ml, om = t.get("ml-ssh"), t.get("ompi-ssh")
-        self.say("## 3. SSH, 3 nodes × 2 ranks (Open MPI hello, loopback sshd on 127.0.0.1-3)",
-                 "")
-        self.say(table(["mpilaunch `--launcher=ssh`", "mpirun (ssh, btl self,tcp)",
-                        "ml / mpirun"], [[ms(ml), ms(om), fmt_ratio(ratio(ml, om))]]), "")
-        r = ratio(ml, om)
-        self.target("3 ssh nodes ≤ 0.5× mpirun", r, 0.5, "low", fmt_ratio(r))
+        self.say("## 3. SSH, 3 nodes × 2 ranks (loopback sshd on 127.0.0.1-3)", "",
+                 "Two throw-away sshds, alike but for the login shell: *as configured* runs "
+                 "the user's ~/.bashrc for every command, as sshd does; *no ~/.bashrc* sets "
+                 "SHLVL=1 for the session, so bash skips it, leaving the launchers' own cost. "
+                 "Login = one bare OpenSSH `ssh node1 true`, for scale.", "")
+        rows = []
+        labels = {"rc": "as configured", "norc": "no ~/.bashrc"}
+        for mode, t in modes.items():
+            if not t:
+                continue
+            for key, job in (("true", "`/bin/true`"), ("hello", "Open MPI hello")):
+                ml, om = t.get(f"ml-{key}"), t.get(f"ompi-{key}")
+                rows.append([labels[mode], job, ms(t.get("login")), ms(ml), ms(om),
+                             fmt_ratio(ratio(ml, om))])
+        self.say(table(["login shell", "job", "login", "mpilaunch `--launcher=ssh`",
+                        "mpirun (ssh; hello with btl self,tcp)", "ml / mpirun"], rows), "")
+        for mode, t in modes.items():
+            if not t:
+                continue
+            for key, job, issue in (("true", "/bin/true", "#4"), ("hello", "hello", "#6")):
+                r = ratio(t.get(f"ml-{key}"), t.get(f"ompi-{key}"))
+                self.target(f"3 ssh nodes, {job}, login shell {labels[mode]} ≤ 0.5× mpirun "
+                            f"(issue {issue})", r, 0.5, "low", fmt_ratio(r))
         up = load_timed(self.raw, "sshup")
         if not up:
             return

@@ -4,6 +4,9 @@
 #                         in DIR, starts sshd on a free port on 127.0.0.1-8 (hosts node1..node8;
 #                         the tests use node1-3, the bench's bring-up scale all eight) and waits
 #                         until it accepts connections (deadline 10 s). Prints "port PID".
+#   SSHD_FIXTURE_NO_RC=1  sessions start bash without the user's ~/.bashrc (the bench's second
+#                         ssh configuration): sshd sets SHLVL=1, and bash reads ~/.bashrc for an
+#                         ssh command only as a top-level shell (SHLVL unset or 0).
 # Stop it with: kill PID. Nothing here contacts an address outside 127.0.0.0/8.
 set -euo pipefail
 dir=$1
@@ -39,10 +42,12 @@ late_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)
 # Sanitizer settings reach the sessions' processes too (sshd does not pass our environment on):
 # tools/test runs this suite in the ASan build, whose test programs must not fail on leaks
 # inside Open MPI.
-sanitizer_env=""
+session_env=""
 for name in ASAN_OPTIONS UBSAN_OPTIONS; do
-  if [ -n "${!name:-}" ]; then sanitizer_env="$sanitizer_env $name=${!name}"; fi
+  if [ -n "${!name:-}" ]; then session_env="$session_env $name=${!name}"; fi
 done
+
+if [ "${SSHD_FIXTURE_NO_RC:-0}" = 1 ]; then session_env="$session_env SHLVL=1"; fi
 
 cat > sshd_config <<CONF
 Port $port
@@ -65,9 +70,9 @@ LogLevel ERROR
 # Agent deployment (--deploy-agent): SFTP for the upload, and a cache under this directory
 # instead of the user's real ~/.cache; on 127.0.0.3 (node3) the cache cannot be created.
 Subsystem sftp internal-sftp
-SetEnv XDG_CACHE_HOME=$dir/cache$sanitizer_env
+SetEnv XDG_CACHE_HOME=$dir/cache$session_env
 Match LocalAddress 127.0.0.3
-  SetEnv XDG_CACHE_HOME=/proc/mpilaunch-fixture-unwritable$sanitizer_env
+  SetEnv XDG_CACHE_HOME=/proc/mpilaunch-fixture-unwritable$session_env
 CONF
 
 # The late sshd offers no SFTP subsystem (the deployment case that needs one to fail).
