@@ -361,9 +361,13 @@ class Report:
                         "ml / mpirun", "ml growth vs 16", "mpirun growth vs 16"], rows), "")
         r = ratio(t.get("ml-256"), t.get("ompi-256"))
         self.target("wire-up at 256 processes ≤ 0.5× mpirun", r, 0.5, "low", fmt_ratio(r))
+        # The issue asks for growth sub-linear in agents (32× more from 16 to 256 processes);
+        # the stricter reading, sub-linear in processes (16× more), is shown too.
         g = ratio(t.get("ml-256"), base_ml)
-        self.target("wire-up growth 16 → 256 processes (1 → 32 agents) sub-linear (< 16×)", g,
-                    16, "low", fmt_ratio(g))
+        self.target("wire-up growth 1 → 32 agents (16 → 256 processes) sub-linear in agents "
+                    "(< 32×)", g, 32, "low", fmt_ratio(g))
+        self.target("wire-up growth 16 → 256 processes, stricter: sub-linear in processes "
+                    "(< 16×)", g, 16, "low", fmt_ratio(g))
 
     def wrap(self):
         t = load_timed(self.raw, "wrap")
