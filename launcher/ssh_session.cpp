@@ -218,7 +218,7 @@ Status SshSession::configure() {
   target_ = target.str();
   // Bring-up is a chain of small messages, each waiting for the last (key exchange, auth,
   // channel, exec, the agent's hello): with Nagle on, a small write behind an unacknowledged
-  // one waits out the peer's delayed ACK, 40 ms per round here, three or four per host.
+  // one waits out the peer's delayed ACK: 40 ms a time, three times per host here.
   const int nodelay = 1;
   ssh_options_set(session_, SSH_OPTIONS_NODELAY, &nodelay);
   ssh_set_blocking(session_, 0);
