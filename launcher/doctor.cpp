@@ -54,6 +54,17 @@ const char* state_word(CheckState s) {
   return "?";
 }
 
+// What a warning means, after its value.
+std::string_view warning_note(const DoctorCheck& c) {
+  if (c.name == "slots") return " (more slots than CPUs: ranks share cores)";
+  if (c.name == "login")
+    return " of login shell start-up before the agent ran, which every job pays on this host"
+           "\n  fix: make the shell's start-up files return early for non-interactive shells "
+           "(bash reads ~/.bashrc for ssh commands; put `[[ $- == *i* ]] || return` before "
+           "tools such as pyenv, conda or module loads): docs/ssh.md";
+  return " (clock skew)";
+}
+
 // The agent's checks, once its self-check output is known.
 void assess_agent(const DoctorProbe& p, const std::map<std::string, std::string>& found,
                   std::string_view version, unsigned protocol, DoctorRow& row) {
@@ -104,6 +115,14 @@ void assess_agent(const DoctorProbe& p, const std::map<std::string, std::string>
   } else {
     tmp.state = CheckState::Fail;
     tmp.error = host_failure(p.host, "tmpdir", why);
+  }
+
+  // Only over ssh: the agent finds the process sshd forked for the command.
+  DoctorCheck& login = c[index_of("login")];
+  login.name = "login";
+  if (const auto ms = to_double(value_or(found, "login_ms"))) {
+    login.value = fmt::format("{}ms", static_cast<long>(*ms));
+    login.state = *ms < static_cast<double>(kLoginWarnMs) ? CheckState::Ok : CheckState::Warn;
   }
 
   DoctorCheck& clock = c[index_of("clock")];
@@ -245,9 +264,7 @@ std::string render_doctor_table(const std::vector<DoctorRow>& rows) {
         out += fmt::format("\n{} {}: {}\n  fix: {}\n", r.host, c.name, message(*c.error),
                            hint(*c.error));
       else if (c.state == CheckState::Warn)
-        out += fmt::format(
-            "\n{} {}: warning: {}{}\n", r.host, c.name, c.value,
-            c.name == "slots" ? " (more slots than CPUs: ranks share cores)" : " (clock skew)");
+        out += fmt::format("\n{} {}: warning: {}{}\n", r.host, c.name, c.value, warning_note(c));
     }
   }
   out += fmt::format("\n{} of {} host{} passed\n", rows.size() - static_cast<std::size_t>(failed),

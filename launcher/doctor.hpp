@@ -18,11 +18,15 @@ namespace mpilaunch::launcher {
 /// "agent"; the agent's own checks are all reported).
 inline constexpr std::string_view kDoctorChecks[] = {"resolve", "connect", "hostkey", "auth",
                                                      "agent",   "version", "pmix",    "slots",
-                                                     "tmpdir",  "clock"};
+                                                     "tmpdir",  "clock",   "login"};
 
 /// Skew of a host's clock that still passes, and the one that fails.
 inline constexpr double kClockWarnSeconds = 0.5;
 inline constexpr double kClockFailSeconds = 5.0;
+/// The login shell's start-up before the agent ran (the agent's `login_ms`) that still passes
+/// without a warning: a bare shell and the agent's loading take about 10 ms; start-up files
+/// that run tools (`pyenv init`, `conda`, `module load`) take hundreds, on every job.
+inline constexpr long kLoginWarnMs = 100;
 
 /// What the I/O side found for one host.
 struct DoctorProbe {

@@ -169,8 +169,9 @@ int run_doctor(const std::vector<std::string>& args) {
           "                        [--connect-timeout S] [--agent-path PATH] [--launcher "
           "local|ssh]\n"
           "Checks every host in parallel: resolve, connect, host key, auth, agent present and\n"
-          "the same version, PMIx usable, slots, writable temp dir, clock skew. Without hosts it\n"
-          "checks this machine. Exit 0 when every host passed, 1 when one failed.\n",
+          "the same version, PMIx usable, slots, writable temp dir, clock skew, and the login\n"
+          "shell's start-up time over ssh. Without hosts it checks this machine. Exit 0 when\n"
+          "every host passed, 1 when one failed.\n",
           stdout);
       return exit_codes::kSuccess;
     } else {

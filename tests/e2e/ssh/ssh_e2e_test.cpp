@@ -307,6 +307,34 @@ TEST_CASE("doctor: three good nodes pass every check") {
   }
 }
 
+// Host slowlogin is the fixture's sshd on another port, whose login shell sleeps 1 s in its
+// start-up file (BASH_ENV) before it runs the command: the agent reports the time from the
+// shell's start to its own, and doctor warns with the fix but passes the host.
+TEST_CASE("doctor: a slow login shell is a warning with its time and the fix") {
+  const auto ms_of = [](const nlohmann::json& check) {
+    const std::string v = check.value("value", "");
+    REQUIRE_MESSAGE(v.ends_with("ms"), check.dump());
+    return std::stol(v.substr(0, v.size() - 2));
+  };
+  const Run run = run_doctor({"-F", sshd().ssh_config(), "-H", "node1,slowlogin", "--json"});
+  INFO("stdout: " << run.out << "\nstderr: " << run.err);
+  CHECK(run.exit_code == 0);
+  const auto report = doctor_json(run);
+  const auto slow = check_of(host_row(report, "slowlogin"), "login");
+  CHECK(slow.value("state", "") == "warn");
+  const long slow_ms = ms_of(slow);
+  CHECK(slow_ms >= 1000);
+  const auto usual = check_of(host_row(report, "node1"), "login");
+  CHECK(usual.value("state", "") != "skipped");
+  CHECK(ms_of(usual) < slow_ms - 500);  // the same shell without the sleep
+
+  const Run table = run_doctor({"-F", sshd().ssh_config(), "-H", "slowlogin"});
+  CHECK(table.exit_code == 0);
+  CHECK(table.out.find("slowlogin login: warning: ") != std::string::npos);
+  CHECK(table.out.find("~/.bashrc") != std::string::npos);
+  CHECK(table.out.find("1 of 1 host passed") != std::string::npos);
+}
+
 TEST_CASE("doctor: a wrong port and an unknown host fail their rows with the fix; others pass") {
   const auto start = std::chrono::steady_clock::now();
   const Run run =

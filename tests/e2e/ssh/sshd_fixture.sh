@@ -38,6 +38,11 @@ PY
 closed_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 # The port of a second sshd that a test starts late (--wait-for-hosts): sshd_config_late.
 late_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+# A second port of this sshd, on 127.0.0.1 only (host "slowlogin"), whose sessions have a slow
+# login shell: bash skips ~/.bashrc (SHLVL=1) and runs slow_login.sh instead (BASH_ENV).
+slow_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+printf '# the start-up files of a heavy login shell, for mpilaunch doctor'"'"'s login check\nsleep 1\n' \
+  > slow_login.sh
 
 # Sanitizer settings reach the sessions' processes too (sshd does not pass our environment on):
 # tools/test runs this suite in the ASan build, whose test programs must not fail on leaks
@@ -52,6 +57,7 @@ if [ "${SSHD_FIXTURE_NO_RC:-0}" = 1 ]; then session_env="$session_env SHLVL=1"; 
 cat > sshd_config <<CONF
 Port $port
 $(for a in $addrs; do echo "ListenAddress $a"; done)
+ListenAddress 127.0.0.1:$slow_port
 HostKey $dir/host_key
 PidFile $dir/sshd.pid
 AuthorizedKeysFile $dir/authorized_keys
@@ -73,10 +79,13 @@ Subsystem sftp internal-sftp
 SetEnv XDG_CACHE_HOME=$dir/cache$session_env
 Match LocalAddress 127.0.0.3
   SetEnv XDG_CACHE_HOME=/proc/mpilaunch-fixture-unwritable$session_env
+Match LocalPort $slow_port
+  SetEnv XDG_CACHE_HOME=$dir/cache$session_env SHLVL=1 BASH_ENV=$dir/slow_login.sh
 CONF
 
 # The late sshd offers no SFTP subsystem (the deployment case that needs one to fail).
 sed -e "s/^Port .*/Port $late_port/" -e '/^ListenAddress 127.0.0.[2-8]$/d' \
+    -e '/^ListenAddress .*:/d' \
     -e "s|^PidFile .*|PidFile $dir/sshd_late.pid|" -e '/^Subsystem /d' \
     -e '/^Match /,$d' sshd_config > sshd_config_late
 
@@ -85,7 +94,7 @@ otherkey=$(cut -d' ' -f1,2 other_host_key.pub)
 : > known_hosts_empty
 patterns=""
 for a in $addrs; do patterns="$patterns[$a]:$port,"; done
-echo "$patterns[127.0.0.1]:$late_port $hostkey" > known_hosts
+echo "$patterns[127.0.0.1]:$late_port,[127.0.0.1]:$slow_port $hostkey" > known_hosts
 echo "[127.0.0.3]:$port $otherkey" > known_hosts_changed
 
 common="Port $port
@@ -130,6 +139,12 @@ Host changedkey
   User root
   IdentityFile $dir/user_key
   UserKnownHostsFile $dir/known_hosts_changed
+Host slowlogin
+  HostName 127.0.0.1
+  Port $slow_port
+  User root
+  IdentityFile $dir/user_key
+  UserKnownHostsFile $dir/known_hosts
 CONF
 
 /usr/sbin/sshd -D -e -f "$dir/sshd_config" < /dev/null > /dev/null 2> "$dir/sshd.log" &

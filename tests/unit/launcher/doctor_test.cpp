@@ -27,7 +27,7 @@ DoctorProbe good_probe() {
   p.exit_status = 0;
   p.output =
       "mpilaunch-self-check=1\nversion=1.2.3\nprotocol=7\nhostname=n1\ncpus=4\n"
-      "tmpdir=/dev/shm\npmix=OpenPMIx 4.2.2 (PMIx Standard: 4.2)\ntime=1000.1\n";
+      "login_ms=12\ntmpdir=/dev/shm\npmix=OpenPMIx 4.2.2 (PMIx Standard: 4.2)\ntime=1000.1\n";
   return p;
 }
 
@@ -52,6 +52,29 @@ TEST_CASE("doctor: a good probe passes every check, with values") {
   CHECK(check(row, "pmix").value == "OpenPMIx 4.2.2");
   CHECK(check(row, "slots").value == "2/4");
   CHECK(check(row, "clock").value == "+0.000s");
+  CHECK(check(row, "login").value == "12ms");
+}
+
+TEST_CASE("doctor: a slow login shell is a warning with the fix; no reading, no check") {
+  DoctorProbe p = good_probe();
+  p.output += "login_ms=" + std::to_string(kLoginWarnMs - 1) + "\n";
+  CHECK(check(assess_probe(p, "1.2.3", 7), "login").state == CheckState::Ok);
+  p.output += "login_ms=850\n";
+  const DoctorRow slow = assess_probe(p, "1.2.3", 7);
+  CHECK(slow.ok());  // a warning, not a failure
+  CHECK(check(slow, "login").state == CheckState::Warn);
+  CHECK(check(slow, "login").value == "850ms");
+  const std::string table = render_doctor_table({slow});
+  CHECK(table.find("850ms!") != std::string::npos);
+  CHECK(table.find("node1 login: warning: 850ms of login shell start-up") != std::string::npos);
+  CHECK(table.find("~/.bashrc") != std::string::npos);
+  CHECK(table.find("1 of 1 host passed") != std::string::npos);
+
+  DoctorProbe local = good_probe();  // a local check, or an agent not under sshd
+  local.output =
+      "mpilaunch-self-check=1\nversion=1.2.3\nprotocol=7\ncpus=4\ntmpdir=/tmp\n"
+      "pmix=OpenPMIx 4.2.2\ntime=1000.1\n";
+  CHECK(check(assess_probe(local, "1.2.3", 7), "login").state == CheckState::Skipped);
 }
 
 TEST_CASE("doctor: a bring-up failure fails its phase, passes the ones before, skips the rest") {
