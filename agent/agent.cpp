@@ -40,12 +40,13 @@ std::vector<std::byte> to_bytes(std::string_view s) {
 
 }  // namespace
 
-Agent::Agent(asio::io_context& io, int in_fd, int out_fd, int stream_fd)
+Agent::Agent(asio::io_context& io, int in_fd, int out_fd, int stream_fd, int login_ms)
     : io_(io),
       frames_(io, in_fd, out_fd, "launcher"),
       pmix_(io, *this),
       children_(io, [this](pid_t pid, ExitReason reason) { on_reaped(pid, reason); }),
-      stream_fd_(stream_fd) {}
+      stream_fd_(stream_fd),
+      login_ms_(login_ms) {}
 
 int Agent::run() {
   frames_.send_raw(to_bytes(handshake::hello_line(os_hostname())));
@@ -105,7 +106,7 @@ void Agent::handle(const protocol::LauncherHello& m) {
   hello_ = m;
   frames_.send(protocol::AgentHello{MPILAUNCH_VERSION, os_hostname(), static_cast<int>(::getpid()),
                                     static_cast<std::uint32_t>(::sysconf(_SC_NPROCESSORS_ONLN)),
-                                    transport_facts()});
+                                    transport_facts(), login_ms_});
 }
 
 std::string Agent::node_dir() const {

@@ -21,8 +21,9 @@ namespace mpilaunch::agent {
 class Agent final : public FrameSink, public PmixEvents, public PmiEvents {
  public:
   /// `in_fd`/`out_fd` carry the protocol (the agent's original stdin and stdout); `stream_fd`,
-  /// when not -1, is a local agent's stream channel: ranks' pipes go to the launcher.
-  Agent(asio::io_context& io, int in_fd, int out_fd, int stream_fd = -1);
+  /// when not -1, is a local agent's stream channel: ranks' pipes go to the launcher;
+  /// `login_ms` the login shell's start-up before the agent ran (-1: not under sshd).
+  Agent(asio::io_context& io, int in_fd, int out_fd, int stream_fd = -1, int login_ms = -1);
   /// Runs until the launcher says Shutdown or goes away; returns the agent's exit code.
   int run();
 
@@ -112,6 +113,7 @@ class Agent final : public FrameSink, public PmixEvents, public PmiEvents {
   bool finished_ = false;
   int exit_code_ = 0;
   int stream_fd_ = -1;
+  int login_ms_ = -1;
 };
 
 }  // namespace mpilaunch::agent

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "agent/agent.hpp"
+#include "agent/login_shell.hpp"
 #include "agent/self_check.hpp"
 #include "common/stream_channel.hpp"
 #include "common/streaming_heap.hpp"
@@ -45,6 +46,10 @@ int main(int argc, char** argv) {
       return 64;
     }
   }
+  // Over ssh (no stream channel): how long the login shell took before this agent ran.
+  int login_ms = -1;
+  if (stream_fd < 0)
+    if (const auto ms = mpilaunch::agent::login_shell_ms()) login_ms = static_cast<int>(*ms);
   // Keep the protocol on private descriptors; stray writes to stdout (libraries) go to stderr.
   const int in_fd = ::fcntl(0, F_DUPFD_CLOEXEC, 3);
   const int out_fd = ::fcntl(1, F_DUPFD_CLOEXEC, 3);
@@ -56,6 +61,6 @@ int main(int argc, char** argv) {
   mpilaunch::tune_heap_for_streaming();
 
   mpilaunch::asio::io_context io(1);
-  mpilaunch::agent::Agent agent(io, in_fd, out_fd, stream_fd);
+  mpilaunch::agent::Agent agent(io, in_fd, out_fd, stream_fd, login_ms);
   return agent.run();
 }

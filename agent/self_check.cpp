@@ -7,16 +7,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
-#include <fstream>
 #include <optional>
-#include <sstream>
 #include <string>
 
 #include <fmt/format.h>
 
+#include "agent/login_shell.hpp"
 #include "agent/pmix_host.hpp"
-#include "agent/proc_stat.hpp"
 #include "common/protocol.hpp"
 #include "mpilaunch_version.h"
 
@@ -36,38 +33,6 @@ std::string one_line(std::string text) {
   for (char& c : text)
     if (c == '\n' || c == '\r') c = ' ';
   return text;
-}
-
-std::optional<ProcStat> read_stat(int pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_proc_stat(text.str());
-}
-
-// How long the login shell took before this agent ran: from the start of the process sshd
-// forked for the command (this agent when the shell exec'd it, else an ancestor shell) to
-// now. OpenSSH names that parent "sshd" (before 9.8) or "sshd-session". Nothing without an
-// sshd within a few generations: a local run, another ssh server.
-std::optional<long> login_shell_ms() {
-  int pid = static_cast<int>(::getpid());
-  for (int generation = 0; generation < 6 && pid > 1; ++generation) {
-    const auto self = read_stat(pid);
-    const auto parent = self ? read_stat(self->ppid) : std::nullopt;
-    if (!parent) return std::nullopt;
-    if (parent->comm.starts_with("sshd")) {
-      timespec now{};  // the start time counts clock ticks from boot, as CLOCK_BOOTTIME does
-      const long ticks_per_second = ::sysconf(_SC_CLK_TCK);
-      if (::clock_gettime(CLOCK_BOOTTIME, &now) != 0 || ticks_per_second <= 0) return std::nullopt;
-      const long long started_ms =
-          static_cast<long long>(self->start_ticks) * 1000 / ticks_per_second;
-      const long long now_ms = static_cast<long long>(now.tv_sec) * 1000 + now.tv_nsec / 1000000;
-      return static_cast<long>(now_ms > started_ms ? now_ms - started_ms : 0);
-    }
-    pid = self->ppid;
-  }
-  return std::nullopt;
 }
 
 }  // namespace

@@ -63,6 +63,7 @@ void put(Writer& w, const AgentHello& m) {
   w.i32(m.pid);
   w.u32(m.cpus);
   w.strings(m.transport_facts);
+  w.i32(m.login_ms);
 }
 void put(Writer& w, const JobSpec& m) {
   w.str(m.job_id);
@@ -167,6 +168,7 @@ Message get(Reader& r, MsgType type) {
       m.pid = r.i32();
       m.cpus = r.u32();
       m.transport_facts = r.strings();
+      m.login_ms = r.i32();
       return m;
     }
     case MsgType::JobSpec: {

@@ -17,7 +17,7 @@
 
 namespace mpilaunch::protocol {
 
-inline constexpr std::uint16_t kProtocolVersion = 5;
+inline constexpr std::uint16_t kProtocolVersion = 6;
 inline constexpr std::size_t kHeaderBytes = 16;  // version, type: u16; id, refers_to, size: u32
 inline constexpr std::uint32_t kMaxBodyBytes = 16u << 20;
 
@@ -60,6 +60,9 @@ struct AgentHello {
   /// (/sys/class/infiniband/mlx5_0, /dev/hfi1_0, ...) and MCA parameter files that choose a pml
   /// or mtl. Empty: shared memory and TCP are all there is (see docs/transport.md).
   std::vector<std::string> transport_facts;
+  /// Milliseconds the login shell took before the agent ran (agent/login_shell.hpp); -1 when
+  /// not started by sshd.
+  std::int32_t login_ms = -1;
   friend bool operator==(const AgentHello&, const AgentHello&) = default;
 };
 

@@ -40,10 +40,12 @@ void Supervisor::on_link_message(Link& link, protocol::Envelope envelope) {
                                  JobEvent::AgentFailed);
                    link.ready = true;
                    link.transport_facts = m.transport_facts;
-                   events_.write("agent-up", {{"host", link.host.name},
-                                              {"node", link.node},
-                                              {"pid", m.pid},
-                                              {"os_hostname", m.os_hostname}});
+                   nlohmann::json up = {{"host", link.host.name},
+                                        {"node", link.node},
+                                        {"pid", m.pid},
+                                        {"os_hostname", m.os_hostname}};
+                   if (m.login_ms >= 0) up["login_ms"] = m.login_ms;
+                   events_.write("agent-up", std::move(up));
                    for (StarterEvent& e : starter_.take_events(link.host)) {
                      nlohmann::json fields = {{"host", link.host.name}};
                      for (auto& [k, v] : e.fields) fields[k] = std::move(v);

@@ -175,6 +175,7 @@ TEST_CASE("kill -9 of an agent: its ranks die with it and the launcher reports a
   auto bg = start_running(job, {"--launcher=local", "-H", "n1:1,n2:1", app("hang")}, 2);
   const auto agents = events_named(read_events(job.events_path()).events, "agent-up");
   REQUIRE(agents.size() == 2);
+  CHECK(!agents[0].contains("login_ms"));  // no login shell before a local agent
   const pid_t agent = agents[1].value("pid", 0);
   REQUIRE(agent > 0);
   ::kill(agent, SIGKILL);

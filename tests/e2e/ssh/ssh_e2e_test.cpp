@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include "tests/e2e/ssh/ssh_fixture.hpp"
@@ -74,6 +75,23 @@ TEST_CASE("ssh: 6 ranks on 3 nodes through a real sshd") {
   int agents_up = 0;
   for (const auto& e : run.events) agents_up += e.value("event", "") == "agent-up" ? 1 : 0;
   CHECK(agents_up == 3);
+  CHECK(wait_until_gone(mark, 3s).empty());
+}
+
+// Each ssh agent reports how long the login shell took before it ran (agent/login_shell.hpp):
+// on slowlogin the shell's start-up file sleeps 1 s, on node1 it does not.
+TEST_CASE("ssh: agent-up carries the login shell's start-up time") {
+  const std::string mark = new_mark();
+  const Run run = run_launcher(ssh_args(mark, {"-H", "node1,slowlogin", "-n", "2", "/bin/true"}));
+  INFO("stderr: " << run.err);
+  CHECK(run.exit_code == 0);
+  std::map<std::string, long> login_ms;
+  for (const auto& e : run.events)
+    if (e.value("event", "") == "agent-up" && e.contains("login_ms"))
+      login_ms[e.value("host", "")] = e.at("login_ms").get<long>();
+  REQUIRE(login_ms.size() == 2);
+  CHECK(login_ms["slowlogin"] >= 1000);
+  CHECK(login_ms["node1"] < login_ms["slowlogin"] - 500);
   CHECK(wait_until_gone(mark, 3s).empty());
 }
 

@@ -37,6 +37,7 @@ TEST_CASE("every message type round-trips") {
       LauncherHello{"0.1.0", "secret-token", 2, "node3"},
       AgentHello{"0.1.0", "host", 1234, 8, {"/sys/class/infiniband/mlx5_0"}},
       AgentHello{"0.1.0", "host", 1234, 8, {}},
+      AgentHello{"0.1.0", "host", 1234, 8, {}, 160},  // started by sshd: the login's time
       JobSpec{"job1",
               "mpilaunch-job1-1",
               1,

@@ -1,0 +1,18 @@
+#pragma once
+/// [io] How long the login shell took before the agent ran. sshd runs every command through
+/// the user's shell (`$SHELL -c '<command>'`), which reads its start-up files first (bash
+/// reads ~/.bashrc for ssh commands): every job pays that once per host before its agent can
+/// say hello. Reported by `--self-check` (`mpilaunch doctor`'s login check) and in the
+/// AgentHello (the `agent-up` event), docs/ssh.md.
+
+#include <optional>
+
+namespace mpilaunch::agent {
+
+/// Milliseconds from the start of the process sshd forked for this command (this agent when
+/// the shell exec'd it, else an ancestor shell) to now, at clock-tick resolution (10 ms);
+/// nothing when no parent within a few generations is OpenSSH's `sshd` or `sshd-session`
+/// (a local agent, srun, another ssh server).
+std::optional<long> login_shell_ms();
+
+}  // namespace mpilaunch::agent
