@@ -10,9 +10,9 @@
 namespace mpilaunch::agent {
 
 /// Milliseconds from the start of the process sshd forked for this command (this agent when
-/// the shell exec'd it, else an ancestor shell) to now, at clock-tick resolution (10 ms);
-/// nothing when no parent within a few generations is OpenSSH's `sshd` or `sshd-session`
-/// (a local agent, srun, another ssh server).
+/// the shell exec'd it, else the shell that forked it) to now, at clock-tick resolution
+/// (10 ms); nothing when neither the parent nor a parent shell's parent is OpenSSH's `sshd` or
+/// `sshd-session` (a local agent, srun, another ssh server, an interactive login further up).
 std::optional<long> login_shell_ms();
 
 }  // namespace mpilaunch::agent
