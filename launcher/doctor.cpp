@@ -54,14 +54,19 @@ const char* state_word(CheckState s) {
   return "?";
 }
 
-// What a warning means, after its value.
-std::string_view warning_note(const DoctorCheck& c) {
+constexpr std::string_view kLoginFix =
+    "make the shell's start-up files return early for non-interactive shells (bash reads "
+    "~/.bashrc for ssh commands; put `[[ $- == *i* ]] || return` before tools such as pyenv, "
+    "conda or module loads): docs/ssh.md";
+
+// What a warning means, after its value, in the table.
+std::string warning_note(const DoctorCheck& c) {
   if (c.name == "slots") return " (more slots than CPUs: ranks share cores)";
   if (c.name == "login")
-    return " of login shell start-up before the agent ran, which every job pays on this host"
-           "\n  fix: make the shell's start-up files return early for non-interactive shells "
-           "(bash reads ~/.bashrc for ssh commands; put `[[ $- == *i* ]] || return` before "
-           "tools such as pyenv, conda or module loads): docs/ssh.md";
+    return fmt::format(
+        " of login shell start-up before the agent ran, which every job pays on this host"
+        "\n  fix: {}",
+        kLoginFix);
   return " (clock skew)";
 }
 
@@ -285,6 +290,7 @@ std::string render_doctor_json(const std::vector<DoctorRow>& rows) {
         j["error"] = error_to_json(*c.error);
         j["fix"] = hint(*c.error);
       }
+      if (c.state == CheckState::Warn && c.name == "login") j["fix"] = kLoginFix;
       checks.push_back(std::move(j));
     }
     all_ok = all_ok && r.ok();

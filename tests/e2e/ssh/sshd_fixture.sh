@@ -38,9 +38,15 @@ PY
 closed_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 # The port of a second sshd that a test starts late (--wait-for-hosts): sshd_config_late.
 late_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-# A second port of this sshd, on 127.0.0.1 only (host "slowlogin"), whose sessions have a slow
-# login shell: bash skips ~/.bashrc (SHLVL=1) and runs slow_login.sh instead (BASH_ENV).
-slow_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+# Two more ports of this sshd, on 127.0.0.1 only, whose sessions' bash skips ~/.bashrc
+# (SHLVL=1), whatever the machine's is: host "fastlogin" runs nothing else before the command,
+# host "slowlogin" runs slow_login.sh (BASH_ENV), which takes a second.
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+fast_port=$(free_port)
+slow_port=$(free_port)
+while [ "$slow_port" = "$fast_port" ]; do slow_port=$(free_port); done
 printf '# the start-up files of a heavy login shell, for mpilaunch doctor'"'"'s login check\nsleep 1\n' \
   > slow_login.sh
 
@@ -57,6 +63,7 @@ if [ "${SSHD_FIXTURE_NO_RC:-0}" = 1 ]; then session_env="$session_env SHLVL=1"; 
 cat > sshd_config <<CONF
 Port $port
 $(for a in $addrs; do echo "ListenAddress $a"; done)
+ListenAddress 127.0.0.1:$fast_port
 ListenAddress 127.0.0.1:$slow_port
 HostKey $dir/host_key
 PidFile $dir/sshd.pid
@@ -79,6 +86,8 @@ Subsystem sftp internal-sftp
 SetEnv XDG_CACHE_HOME=$dir/cache$session_env
 Match LocalAddress 127.0.0.3
   SetEnv XDG_CACHE_HOME=/proc/mpilaunch-fixture-unwritable$session_env
+Match LocalPort $fast_port
+  SetEnv XDG_CACHE_HOME=$dir/cache$session_env SHLVL=1
 Match LocalPort $slow_port
   SetEnv XDG_CACHE_HOME=$dir/cache$session_env SHLVL=1 BASH_ENV=$dir/slow_login.sh
 CONF
@@ -94,7 +103,8 @@ otherkey=$(cut -d' ' -f1,2 other_host_key.pub)
 : > known_hosts_empty
 patterns=""
 for a in $addrs; do patterns="$patterns[$a]:$port,"; done
-echo "$patterns[127.0.0.1]:$late_port,[127.0.0.1]:$slow_port $hostkey" > known_hosts
+echo "$patterns[127.0.0.1]:$late_port,[127.0.0.1]:$fast_port,[127.0.0.1]:$slow_port $hostkey" \
+  > known_hosts
 echo "[127.0.0.3]:$port $otherkey" > known_hosts_changed
 
 common="Port $port
@@ -139,6 +149,12 @@ Host changedkey
   User root
   IdentityFile $dir/user_key
   UserKnownHostsFile $dir/known_hosts_changed
+Host fastlogin
+  HostName 127.0.0.1
+  Port $fast_port
+  User root
+  IdentityFile $dir/user_key
+  UserKnownHostsFile $dir/known_hosts
 Host slowlogin
   HostName 127.0.0.1
   Port $slow_port

@@ -69,6 +69,12 @@ TEST_CASE("doctor: a slow login shell is a warning with the fix; no reading, no 
   CHECK(table.find("node1 login: warning: 850ms of login shell start-up") != std::string::npos);
   CHECK(table.find("~/.bashrc") != std::string::npos);
   CHECK(table.find("1 of 1 host passed") != std::string::npos);
+  const auto json = nlohmann::json::parse(render_doctor_json({slow}));
+  for (const auto& c : json.at("hosts")[0].at("checks"))
+    if (c.at("name") == "login") {
+      CHECK(c.at("state") == "warn");
+      CHECK(c.at("fix").get<std::string>().find("~/.bashrc") != std::string::npos);
+    }
 
   DoctorProbe local = good_probe();  // a local check, or an agent not under sshd
   local.output =
