@@ -3,21 +3,16 @@
 #include <unistd.h>
 
 #include <ctime>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "agent/proc_stat.hpp"
+#include "common/file_text.hpp"
 
 namespace mpilaunch::agent {
 namespace {
 
 std::optional<ProcStat> read_stat(int pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_proc_stat(text.str());
+  return parse_proc_stat(file_text("/proc/" + std::to_string(pid) + "/stat"));
 }
 
 bool is_sshd(const ProcStat& p) {

@@ -10,7 +10,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,24 +17,18 @@
 #include <fmt/format.h>
 
 #include "agent/topology_key.hpp"
+#include "common/file_text.hpp"
 
 extern char** environ;
 
 namespace mpilaunch::agent {
 namespace {
 
-std::string slurp(const char* path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 TopologyFacts read_facts(const std::vector<std::string>& environment) {
-  const std::string status = slurp("/proc/self/status");
+  const std::string status = file_text("/proc/self/status");
   const unsigned version = hwloc_get_api_version();
   // The cgroup's cpuset by content; its name only where the files cannot be read.
-  const std::string cgroup_text = slurp("/proc/self/cgroup");
+  const std::string cgroup_text = file_text("/proc/self/cgroup");
   std::string cgroup;
   for (const std::string& file : cpuset_files(cgroup_text)) {
     std::ifstream in(file);
@@ -43,12 +36,12 @@ TopologyFacts read_facts(const std::vector<std::string>& environment) {
       cgroup = cgroup_text;
       break;
     }
-    cgroup += slurp(file.c_str()) + ";";
+    cgroup += file_text(file) + ";";
   }
   if (cgroup.empty()) cgroup = cgroup_text;
-  return TopologyFacts{.boot_id = slurp("/proc/sys/kernel/random/boot_id"),
+  return TopologyFacts{.boot_id = file_text("/proc/sys/kernel/random/boot_id"),
                        .cgroup = cgroup,
-                       .cpus_online = slurp("/sys/devices/system/cpu/online"),
+                       .cpus_online = file_text("/sys/devices/system/cpu/online"),
                        .cpus_allowed = status_field(status, "Cpus_allowed_list"),
                        .mems_allowed = status_field(status, "Mems_allowed_list"),
                        .hwloc = fmt::format("{:x}", version),

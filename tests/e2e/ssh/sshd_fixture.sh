@@ -34,16 +34,17 @@ for _ in range(200):
         for t in held: t.close()
 PY
 )
-# A port nothing listens on, for the connect-failure case.
-closed_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-# The port of a second sshd that a test starts late (--wait-for-hosts): sshd_config_late.
-late_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-# Two more ports of this sshd, on 127.0.0.1 only, whose sessions' bash skips ~/.bashrc
-# (SHLVL=1), whatever the machine's is: host "fastlogin" runs nothing else before the command,
-# host "slowlogin" runs slow_login.sh (BASH_ENV), which takes a second.
+# A free port on 127.0.0.1 (the kernel's choice; nothing holds it afterwards).
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
+# A port nothing listens on, for the connect-failure case.
+closed_port=$(free_port)
+# The port of a second sshd that a test starts late (--wait-for-hosts): sshd_config_late.
+late_port=$(free_port)
+# Two more ports of this sshd, on 127.0.0.1 only, whose sessions' bash skips ~/.bashrc
+# (SHLVL=1), whatever the machine's is: host "fastlogin" runs nothing else before the command,
+# host "slowlogin" runs slow_login.sh (BASH_ENV), which takes a second.
 fast_port=$(free_port)
 slow_port=$(free_port)
 while [ "$slow_port" = "$fast_port" ]; do slow_port=$(free_port); done
