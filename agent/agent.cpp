@@ -153,7 +153,7 @@ void Agent::handle(const protocol::JobSpec& m) {
     // The store is chosen once, for the first job; restarts keep the server.
     const std::string_view gds = default_gds(values->local_ranks.size(), values->job_size);
     if (auto st = pmix_.init(hello_->node_name, hello_->node_index, node_dir() + "/pmix", gds,
-                             *topology_xml_);
+                             values->job_size, *topology_xml_);
         !st)
       return fail(st.error());
   }

@@ -17,21 +17,16 @@ Result<NamespaceValues> namespace_values(const protocol::JobSpec& spec, std::uin
   if (total == 0 || total > 10'000'000)
     return Error{.kind = ErrorKind::MalformedFrame, .detail = "job spec with no ranks"};
   v.job_size = static_cast<std::uint32_t>(total);
-  v.ranks.resize(total);
   std::vector<bool> seen(total, false);
   std::vector<std::string> names, groups;
-  for (std::uint32_t n = 0; n < spec.nodes.size(); ++n) {
-    const auto& node = spec.nodes[n];
+  for (const auto& node : spec.nodes) {
     names.push_back(node.name);
     groups.push_back(fmt::format("{}", fmt::join(node.ranks, ",")));
-    for (std::size_t i = 0; i < node.ranks.size(); ++i) {
-      const std::uint32_t rank = node.ranks[i];
+    for (const std::uint32_t rank : node.ranks) {
       if (rank >= total || seen[rank])
         return Error{.kind = ErrorKind::MalformedFrame,
                      .detail = fmt::format("job spec places rank {} twice or out of range", rank)};
       seen[rank] = true;
-      v.ranks[rank] = RankValues{rank, static_cast<std::uint16_t>(i), static_cast<std::uint16_t>(i),
-                                 n, node.name};
     }
   }
   v.node_list = fmt::format("{}", fmt::join(names, ","));

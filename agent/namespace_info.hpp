@@ -1,6 +1,8 @@
 #pragma once
-/// One namespace's PMIx job, node and per-rank values, as plain data computed from the job
-/// spec. pmix_host.cpp turns them into pmix_info_t keys; nothing here knows PMIx types.
+/// One namespace's PMIx job and node values, as plain data computed from the job spec.
+/// pmix_host.cpp turns them into pmix_info_t keys; nothing here knows PMIx types. Per-rank
+/// values are not listed: libpmix derives each rank's hostname, local and node rank from the
+/// node and proc maps (local and node rank: the rank's index in its node's group).
 
 #include <cstdint>
 #include <string>
@@ -10,14 +12,6 @@
 #include "common/result.hpp"
 
 namespace mpilaunch::agent {
-
-struct RankValues {
-  std::uint32_t rank = 0;
-  std::uint16_t local_rank = 0;
-  std::uint16_t node_rank = 0;
-  std::uint32_t node_id = 0;
-  std::string hostname;
-};
 
 struct NamespaceValues {
   std::string job_id;
@@ -29,8 +23,7 @@ struct NamespaceValues {
   std::uint32_t node_id = 0;
   std::string hostname;
   std::vector<std::uint32_t> local_ranks;
-  std::string local_peers;        // "0,1,2"
-  std::vector<RankValues> ranks;  // every rank of the job, in rank order
+  std::string local_peers;  // "0,1,2"
 };
 
 /// Validates the spec (dense ranks 0..N-1, each exactly once, node index in range) and

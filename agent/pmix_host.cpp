@@ -242,7 +242,7 @@ void add_server_info(InfoList& info, const std::string& tmpdir) {
 // maps libxml2, ICU, X11 and OpenCL into the agent (about 1.5 MiB of its RSS) and the GL one
 // probes X displays (a connect per display) for discovery the server does not need.
 pmix_status_t lean_server_init(pmix_server_module_t* module, InfoList& info, std::string_view gds,
-                               const std::string& topology_xml = {},
+                               std::size_t job_size = 0, const std::string& topology_xml = {},
                                hwloc_topology** topology = nullptr) {
   const bool own_hwloc_setting = std::getenv("HWLOC_COMPONENTS") == nullptr;
   const bool own_plugin_setting = std::getenv("HWLOC_PLUGINS_BLACKLIST") == nullptr;
@@ -267,6 +267,10 @@ pmix_status_t lean_server_init(pmix_server_module_t* module, InfoList& info, std
                  user, fixed->c_str());
     ::setenv("PMIX_MCA_gds", fixed->c_str(), 1);
   }
+  // The shared store's meta segments sized to the job (shared_store_meta_bytes()); kept set,
+  // as PMIX_MCA_gds is, so that the ranks forked later read the segments with the same size.
+  if (job_size > 0 && std::getenv("NS_META_SEG_SIZE") == nullptr)
+    ::setenv("NS_META_SEG_SIZE", std::to_string(shared_store_meta_bytes(job_size)).c_str(), 1);
   const pmix_status_t rc = PMIx_server_init(module, info.data(), info.size());
   if (own_hwloc_setting) ::unsetenv("HWLOC_COMPONENTS");
   if (own_plugin_setting) ::unsetenv("HWLOC_PLUGINS_BLACKLIST");
@@ -300,12 +304,13 @@ PmixHost::~PmixHost() {
 }
 
 Status PmixHost::init(const std::string& hostname, std::uint32_t node_id, const std::string& tmpdir,
-                      std::string_view gds, const std::string& topology_xml) {
+                      std::string_view gds, std::size_t job_size, const std::string& topology_xml) {
   InfoList info;
   add_server_info(info, tmpdir);
   info.add_string(PMIX_HOSTNAME, hostname);
   info.add(PMIX_NODEID, node_id, PMIX_UINT32);
-  const pmix_status_t rc = lean_server_init(&g_module, info, gds, topology_xml, &topology_);
+  const pmix_status_t rc =
+      lean_server_init(&g_module, info, gds, job_size, topology_xml, &topology_);
   if (rc != PMIX_SUCCESS) return pmix_failure("PMIx_server_init", rc);
   initialized_ = true;
   return {};
@@ -348,20 +353,10 @@ Status PmixHost::register_namespace(const std::string& nspace, const NamespaceVa
     const pmix_rank_t leader = v.local_ranks.front();
     info.add(PMIX_LOCALLDR, leader, PMIX_PROC_RANK);
   }
-  for (const RankValues& r : v.ranks) {
-    pmix_data_array_t* array = nullptr;
-    PMIX_DATA_ARRAY_CREATE(array, 6, PMIX_INFO);
-    auto* items = static_cast<pmix_info_t*>(array->array);
-    const pmix_rank_t rank = r.rank;  // PMIX_RANK must come first, typed as a rank
-    PMIX_INFO_LOAD(&items[0], PMIX_RANK, &rank, PMIX_PROC_RANK);
-    PMIX_INFO_LOAD(&items[1], PMIX_LOCAL_RANK, &r.local_rank, PMIX_UINT16);
-    PMIX_INFO_LOAD(&items[2], PMIX_NODE_RANK, &r.node_rank, PMIX_UINT16);
-    PMIX_INFO_LOAD(&items[3], PMIX_NODEID, &r.node_id, PMIX_UINT32);
-    PMIX_INFO_LOAD(&items[4], PMIX_HOSTNAME, r.hostname.c_str(), PMIX_STRING);
-    PMIX_INFO_LOAD(&items[5], PMIX_APPNUM, &zero, PMIX_UINT32);
-    info.add_array(PMIX_PROC_DATA, array);
-    PMIX_DATA_ARRAY_FREE(array);
-  }
+  // No per-rank PMIX_PROC_DATA: libpmix derives every rank's hostname, local and node rank
+  // from the two maps, and its clients get the same answers as with the list (the e2e suite
+  // asks for every peer's). The list cost every server, and every client of the hash store,
+  // six more keys to store or unpack per rank of the job.
   rc = PMIx_server_register_nspace(nspace.c_str(), static_cast<int>(v.local_ranks.size()),
                                    info.data(), info.size(), nullptr, nullptr);
   if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED)

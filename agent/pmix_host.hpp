@@ -52,9 +52,10 @@ class PmixHost {
 
   /// PMIx_server_init with this node's name (as in the node map), id and private tmpdir;
   /// `gds` is the store to use unless the user set PMIX_MCA_gds (see default_gds());
+  /// `job_size` sizes the shared store's meta segments (shared_store_meta_bytes());
   /// `topology_xml` the machine's topology (topology_file()), or empty: libpmix discovers.
   Status init(const std::string& hostname, std::uint32_t node_id, const std::string& tmpdir,
-              std::string_view gds, const std::string& topology_xml);
+              std::string_view gds, std::size_t job_size, const std::string& topology_xml);
   bool initialized() const { return initialized_; }
   Status register_namespace(const std::string& nspace, const NamespaceValues& values,
                             const std::string& job_tmpdir, const std::string& ns_tmpdir);

@@ -117,6 +117,13 @@ std::string_view default_gds(std::size_t local_ranks, std::size_t job_size) {
   return local_ranks * job_size >= kSharedStoreWork ? "ds21,hash" : "hash";
 }
 
+std::size_t shared_store_meta_bytes(std::size_t job_size) {
+  constexpr std::size_t kPage = 4096, kHeader = 8, kEntry = 24;  // size_t count; 3 x size_t
+  if (job_size >= (kSharedStoreMetaDefault - kHeader) / kEntry) return kSharedStoreMetaDefault;
+  const std::size_t bytes = kHeader + kEntry * (job_size + 1);
+  return (bytes + kPage - 1) / kPage * kPage;
+}
+
 std::optional<std::string> gds_with_hash(std::string_view value) {
   const bool exclude = value.starts_with('^');
   if (exclude) value.remove_prefix(1);

@@ -58,4 +58,15 @@ std::optional<std::string> gds_with_hash(std::string_view value);
 std::string_view default_gds(std::size_t local_ranks, std::size_t job_size);
 inline constexpr std::size_t kSharedStoreWork = 2048;  // local ranks x job size, from case 8
 
+/// NS_META_SEG_SIZE for a job of `job_size` ranks when the user set none. The shared-memory
+/// store keeps a 24-byte index entry per rank (and one for the job) in meta segments of this
+/// size, which each server creates, zeroes and maps per namespace: libpmix's default of 4 MiB
+/// (room for 174 762 ranks) cost every ds21 server about 2 ms of page faults at 256 ranks.
+/// This is the whole job's index rounded up to whole pages; libpmix chains further segments
+/// when a namespace needs more, and server and clients must see the same value (they compute
+/// entry offsets from it), so the agent sets it before its server starts and its ranks inherit
+/// it.
+std::size_t shared_store_meta_bytes(std::size_t job_size);
+inline constexpr std::size_t kSharedStoreMetaDefault = std::size_t{4} << 20;  // libpmix's
+
 }  // namespace mpilaunch::agent

@@ -159,16 +159,68 @@ TEST_CASE("env: PMIX_MCA_gds=ds21,hash runs the shared-memory store on virtual n
 // (shared memory) once local ranks x job size reaches kSharedStoreWork (2048). Node a holds 46
 // of 48 ranks (2208), node b 2 (96); libpmix tells each rank its server's store
 // (PMIX_GDS_MODULE, from PMIx_server_setup_fork).
+// The shared store's meta segments are sized to the job (shared_store_meta_bytes: 48 ranks fit
+// one 4 KiB page) through NS_META_SEG_SIZE, which server and ranks must agree on: the ranks
+// inherit the agent's. A user's value stands.
 TEST_CASE("env: a big node of a big job gets the shared-memory PMIx store, a small node hash") {
   Job job;
-  const Outcome o = job.launch({"--launcher=local", "-H", "a:46,b:2", "-n", "48", "/bin/sh", "-c",
-                                "echo \"store $PMIX_HOSTNAME $PMIX_GDS_MODULE\""},
-                               Millis{30'000});
+  const std::vector<std::string> args = {
+      "--launcher=local",
+      "-H",
+      "a:46,b:2",
+      "-n",
+      "48",
+      "/bin/sh",
+      "-c",
+      "echo \"store $PMIX_HOSTNAME $PMIX_GDS_MODULE meta $NS_META_SEG_SIZE\""};
+  const Outcome o = job.launch(args, Millis{30'000});
   CHECK_MESSAGE(o.status() == 0, o.summary());
-  CHECK_MESSAGE(count_of(o.out, "store a ds21,hash\n") == 46, o.out);
-  CHECK_MESSAGE(count_of(o.out, "store b hash\n") == 2, o.out);
+  CHECK_MESSAGE(count_of(o.out, "store a ds21,hash meta 4096\n") == 46, o.out);
+  CHECK_MESSAGE(count_of(o.out, "store b hash meta 4096\n") == 2, o.out);
   CHECK(count_of(o.err, "PMIX_MCA_gds") == 0);
   check_nothing_left(job, o);
+
+  Job own;
+  own.extra_env = {"NS_META_SEG_SIZE=65536"};
+  const Outcome mine = own.launch(args, Millis{30'000});
+  CHECK_MESSAGE(mine.status() == 0, mine.summary());
+  CHECK_MESSAGE(count_of(mine.out, "store a ds21,hash meta 65536\n") == 46, mine.out);
+  check_nothing_left(own, mine);
+}
+
+// What PMIx tells every rank about every peer, the keys Open MPI's MPI_Init reads: hostname,
+// local and node rank (the rank's index on its node), and its own node's size, peers and
+// leader. The agent registers the node and proc maps only; libpmix derives the per-rank values
+// from them, under either store. Ranks are dealt round robin so that local rank and rank differ.
+TEST_CASE("env: PMIx tells each rank every peer's host, local and node rank, under both stores") {
+  for (const std::string store : {"", "ds21,hash"}) {
+    CAPTURE(store);
+    Job job;
+    if (!store.empty()) job.extra_env = {"PMIX_MCA_gds=" + store};
+    const Outcome o = job.launch(
+        {"--launcher=local", "-H", "a:3,b:2,c:2", "--map-by", "node", "-n", "6", app("peers")},
+        Millis{30'000});
+    CHECK_MESSAGE(o.status() == 0, o.summary());
+    const std::vector<std::string> node = {"a", "b", "c"};
+    std::string want;
+    for (int me = 0; me < 6; ++me) {
+      const std::string who = "peers " + std::to_string(me);
+      for (int peer = 0; peer < 6; ++peer) {
+        const std::string index = std::to_string(peer / 3);  // local rank = node rank
+        want += who + " sees " + std::to_string(peer) + ": " + node[peer % 3] + " " + index + " " +
+                index + "\n";
+      }
+      const int leader = me % 3;
+      want += who + " node: 2 " + std::to_string(leader) + "," + std::to_string(leader + 3) + " " +
+              std::to_string(leader) + " 3\n";
+    }
+    std::vector<std::string> got = lines_of(o.out);
+    std::sort(got.begin(), got.end());
+    std::vector<std::string> wanted = lines_of(want);
+    std::sort(wanted.begin(), wanted.end());
+    CHECK_MESSAGE(got == wanted, o.out);
+    check_nothing_left(job, o);
+  }
 }
 
 }  // namespace mpilaunch::e2e

@@ -24,9 +24,18 @@ TEST_CASE("namespace values follow the node map") {
   CHECK(v->proc_list == "0,1;2,3");
   CHECK(v->hostname == "n2");
   CHECK(v->local_peers == "2,3");
-  CHECK(v->ranks[3].local_rank == 1);
-  CHECK(v->ranks[3].node_id == 1);
-  CHECK(v->ranks[0].hostname == "n1");
+  CHECK(v->local_ranks == std::vector<std::uint32_t>{2, 3});
+  CHECK(v->node_id == 1);
+}
+
+// Ranks dealt round robin: each node's group lists its ranks in order, which is where libpmix
+// finds a rank's local and node rank (its index in the group).
+TEST_CASE("namespace values of ranks mapped by node") {
+  const auto v = namespace_values(spec({{"a", {0, 2, 4}}, {"b", {1, 3}}}), 0);
+  REQUIRE(v.has_value());
+  CHECK(v->proc_list == "0,2,4;1,3");
+  CHECK(v->local_peers == "0,2,4");
+  CHECK(v->hostname == "a");
 }
 
 TEST_CASE("a spec with holes, duplicates or a foreign node index is refused") {

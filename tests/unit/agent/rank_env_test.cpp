@@ -86,6 +86,18 @@ TEST_CASE("the default PMIx store: hash, shared memory once local ranks x job si
   CHECK(gds_with_hash(default_gds(1, 1)) == std::nullopt);
 }
 
+// One 24-byte entry per rank plus the job's, after an 8-byte count, in whole 4 KiB pages; never
+// more than libpmix's own default.
+TEST_CASE("the shared-memory store's meta segment holds the whole job's index") {
+  CHECK(shared_store_meta_bytes(1) == 4096);
+  CHECK(shared_store_meta_bytes(169) == 4096);  // 8 + 24 x 170 = 4088
+  CHECK(shared_store_meta_bytes(170) == 8192);  // 4112
+  CHECK(shared_store_meta_bytes(256) == 8192);
+  CHECK(shared_store_meta_bytes(100'000) == 2'400'256);  // 8 + 24 x 100001, in pages
+  CHECK(shared_store_meta_bytes(174'762) == kSharedStoreMetaDefault);
+  CHECK(shared_store_meta_bytes(10'000'000) == kSharedStoreMetaDefault);
+}
+
 TEST_CASE("PMIX_MCA_gds keeps the hash store libpmix needs for its own keys") {
   CHECK(gds_with_hash("ds21") == std::optional<std::string>("ds21,hash"));
   CHECK(gds_with_hash("ds21,ds12") == std::optional<std::string>("ds21,ds12,hash"));
