@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -453,6 +454,13 @@ void Supervisor::finish() {
 void Supervisor::complete() {
   if (done_) return;
   done_ = true;
+  for (const pid_t pid : stopped_) {  // killed at their bye: every exit is under way at once
+    if (reaped_.erase(pid) > 0) continue;
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  stopped_.clear();
   shutdown_timer_.cancel();
   signals_.cancel();
   sigchld_.cancel();

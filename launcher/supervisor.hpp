@@ -145,6 +145,7 @@ class Supervisor {
   asio::signal_set signals_;
   asio::signal_set sigchld_;
   std::map<pid_t, int> reaped_;  // wait statuses of agents reaped by reap_children()
+  std::vector<pid_t> stopped_;   // agents killed after their bye, reaped by complete()
   asio::steady_timer kill_timer_;
   asio::steady_timer job_timer_;
   asio::steady_timer start_timer_;

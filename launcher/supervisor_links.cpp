@@ -235,7 +235,17 @@ void Supervisor::on_link_closed(Link& link, std::optional<Error> why) {
     link.channel->close(ignored);
   }
   std::string status;
-  if (link.pid > 0) {
+  if (link.pid > 0 && link.bye) {
+    // A normal end: the agent has said bye and has nothing left to do that is worth waiting
+    // for (its own PMIx teardown). Stop it now, reap it at the end with the others: waiting
+    // here for each exit in turn held the loop, and so the next agent's stop, for the previous
+    // agent's teardown in the kernel (≈ 50 ms for 32 agents on 2 CPUs).
+    if (reaped_.erase(link.pid) == 0) {  // not reaped yet, so the pid is still this agent's
+      ::kill(link.pid, SIGKILL);
+      stopped_.push_back(link.pid);
+    }
+    link.pid = -1;
+  } else if (link.pid > 0) {
     // The stream is gone, so the agent is useless: make sure it is gone too, then reap it.
     auto wstatus = wait_status_of(link.pid, true);
     if (!wstatus) wait_status_of(link.pid, false);
