@@ -52,11 +52,13 @@ std::optional<std::string> gds_with_hash(std::string_view value);
 /// The PMIx store for a node's server when the user chose none. The hash store sends every
 /// client the whole job's data, which each client unpacks: work that grows with local ranks
 /// times job size. The shared-memory store (ds21) lets clients read the job data in place
-/// but costs each server a fixed start-up (segments to create and map, ~8 MiB of RSS), so it
-/// pays only for big nodes of big jobs: 256 ranks on 8 nodes ran 28 % faster with it, 16 on
-/// one node and 64 on 4 no faster (docs/benchmarks.md, case 8).
+/// but costs each server a fixed start-up (segments to create, zero and map: a 4 MiB data
+/// segment, and a meta segment sized to the job), so it pays only for big nodes of big jobs:
+/// 256 ranks on 8 nodes ran 28 % faster with it, 128 on 16 nodes 4 % and 32 on one node 6 %
+/// faster once the meta segment was sized to the job (it was 4 MiB), 64 on 4 nodes and 64 on
+/// 8 no faster, 16 on one node slower (docs/benchmarks.md, case 8).
 std::string_view default_gds(std::size_t local_ranks, std::size_t job_size);
-inline constexpr std::size_t kSharedStoreWork = 2048;  // local ranks x job size, from case 8
+inline constexpr std::size_t kSharedStoreWork = 1024;  // local ranks x job size, from case 8
 
 /// NS_META_SEG_SIZE for a job of `job_size` ranks when the user set none. The shared-memory
 /// store keeps a 24-byte index entry per rank (and one for the job) in meta segments of this

@@ -156,7 +156,7 @@ TEST_CASE("env: PMIX_MCA_gds=ds21,hash runs the shared-memory store on virtual n
 }
 
 // Without a user's choice the agent picks the store per node (default_gds): hash, or ds21
-// (shared memory) once local ranks x job size reaches kSharedStoreWork (2048). Node a holds 46
+// (shared memory) once local ranks x job size reaches kSharedStoreWork (1024). Node a holds 46
 // of 48 ranks (2208), node b 2 (96); libpmix tells each rank its server's store
 // (PMIX_GDS_MODULE, from PMIx_server_setup_fork).
 // The shared store's meta segments are sized to the job (shared_store_meta_bytes: 48 ranks fit

@@ -78,8 +78,10 @@ TEST_CASE("a PMI rank gets its socket, rank, size and local placement; stale PMI
 TEST_CASE("the default PMIx store: hash, shared memory once local ranks x job size is large") {
   CHECK(default_gds(1, 1) == "hash");
   CHECK(default_gds(16, 16) == "hash");
-  CHECK(default_gds(16, 64) == "hash");       // 1024
-  CHECK(default_gds(8, 256) == "ds21,hash");  // 2048: the threshold itself
+  CHECK(default_gds(8, 64) == "hash");        // 512
+  CHECK(default_gds(16, 64) == "ds21,hash");  // 1024: the threshold itself
+  CHECK(default_gds(8, 128) == "ds21,hash");  // 128 ranks on 16 nodes
+  CHECK(default_gds(8, 127) == "hash");
   CHECK(default_gds(kSharedStoreWork - 1, 1) == "hash");
   CHECK(default_gds(2, 1024) == "ds21,hash");
   CHECK(gds_with_hash(default_gds(64, 64)) == std::nullopt);  // both keep hash
