@@ -109,6 +109,21 @@ bool is_retryable(const Error& error) {
   return c == RetryClass::WithinBudget || c == RetryClass::WithinBudgetStopOnRepeat;
 }
 
+bool is_crash_signal(int signal) {
+  switch (signal) {
+    case SIGSEGV:
+    case SIGBUS:
+    case SIGABRT:
+    case SIGFPE:
+    case SIGILL:
+    case SIGTRAP:
+    case SIGSYS:
+      return true;
+    default:
+      return false;
+  }
+}
+
 std::string signal_name(int signal) {
   const char* abbrev = sigabbrev_np(signal);
   if (abbrev == nullptr) return "signal " + std::to_string(signal);

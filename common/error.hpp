@@ -101,4 +101,8 @@ bool is_retryable(const Error& error);
 /// Signal name for a number ("SIGSEGV"), or "signal N" when unknown.
 std::string signal_name(int signal);
 
+/// True for the signals a process's own fault raises (SIGSEGV, SIGBUS, SIGABRT, SIGFPE,
+/// SIGILL, SIGTRAP, SIGSYS), as opposed to a kill sent from outside.
+bool is_crash_signal(int signal);
+
 }  // namespace mpilaunch

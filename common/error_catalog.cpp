@@ -167,6 +167,11 @@ std::string hint(const Error& e) {
     case ErrorKind::AgentStartFailed:
       return agent_phase_hint(e.phase);
     case ErrorKind::AgentLost:
+      if (e.signal && is_crash_signal(*e.signal))
+        return "the agent crashed; the lines it printed just before say where (libpmix's own "
+               "when its PMIx server failed): 'PLEASE set NS_DATA_SEG_SIZE' means one rank's "
+               "PMIx data outgrew a shared-store segment: raise NS_DATA_SEG_SIZE (bytes) or set "
+               "PMIX_MCA_gds=hash";
       return "the node or its agent died (killed, out of memory, rebooted) or the network "
              "dropped; check that host's logs";
     case ErrorKind::UnknownHost:
@@ -179,7 +184,7 @@ std::string hint(const Error& e) {
     case ErrorKind::RankSignaled:
       if (e.signal && *e.signal == 9)
         return "SIGKILL usually means a memory limit or the OOM killer (check dmesg)";
-      if (e.signal && (*e.signal == 11 || *e.signal == 7 || *e.signal == 6 || *e.signal == 8))
+      if (e.signal && is_crash_signal(*e.signal))
         return "an application fault: run that rank under a debugger or enable core dumps "
                "(ulimit -c unlimited)";
       return "the process was killed by a signal sent from outside the job";

@@ -503,7 +503,12 @@ std::optional<int> Supervisor::wait_status_of(pid_t pid, bool kill_first) {
   }
   if (::waitpid(pid, &status, WNOHANG) == pid) return status;
   if (kill_first) ::kill(pid, SIGKILL);
-  if (::waitpid(pid, &status, 0) == pid) return status;
+  // The blocking wait is interrupted by any SIGCHLD (asio's handler is not SA_RESTART): an
+  // EINTR here used to lose the agent's status ("the connection closed" instead of the signal).
+  pid_t got;
+  while ((got = ::waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
+  }
+  if (got == pid) return status;
   return std::nullopt;  // reaped meanwhile by reap_children(): the status is in reaped_
 }
 

@@ -235,6 +235,7 @@ void Supervisor::on_link_closed(Link& link, std::optional<Error> why) {
     link.channel->close(ignored);
   }
   std::string status;
+  std::optional<int> crashed_with;  // a fault of the agent's own (never our SIGKILL)
   if (link.pid > 0 && link.bye) {
     // A normal end: the agent has said bye and has nothing left to do that is worth waiting
     // for (its own PMIx teardown). Stop it now, reap it at the end with the others: waiting
@@ -248,12 +249,15 @@ void Supervisor::on_link_closed(Link& link, std::optional<Error> why) {
   } else if (link.pid > 0) {
     // The stream is gone, so the agent is useless: make sure it is gone too, then reap it.
     auto wstatus = wait_status_of(link.pid, true);
-    if (!wstatus) wait_status_of(link.pid, false);
+    if (!wstatus) wstatus = wait_status_of(link.pid, false);
     link.pid = -1;
-    if (wstatus)
+    if (wstatus) {
       status = WIFSIGNALED(*wstatus)
                    ? fmt::format("the agent was killed by {}", signal_name(WTERMSIG(*wstatus)))
                    : fmt::format("the agent exited with status {}", WEXITSTATUS(*wstatus));
+      if (WIFSIGNALED(*wstatus) && is_crash_signal(WTERMSIG(*wstatus)))
+        crashed_with = WTERMSIG(*wstatus);
+    }
   }
   if (!link.bye && !done_) {
     for (int r : config_.plan.map.ranks_on(link.node)) {
@@ -283,6 +287,7 @@ void Supervisor::on_link_closed(Link& link, std::optional<Error> why) {
       // A running agent's end is agent-lost, unless its starter knows a time limit ended it.
       e.kind = ErrorKind::AgentLost;
       e.phase.clear();
+      if (!e.signal && !starter_knows) e.signal = crashed_with;  // picks the crash's hint
     }
     // Killed from outside together with its ranks (Slurm ending the step: SIGTERM to every
     // process of it): a rank's SIGTERM may be reported before its agent is lost, but the

@@ -184,7 +184,32 @@ TEST_CASE("kill -9 of an agent: its ranks die with it and the launcher reports a
   CHECK(*status == 75);
   const Json error = check_job_failed(job, "agent-lost", 75);
   CHECK(error.value("host", "") == agents[1].value("host", ""));
+  // The status is read even when a SIGCHLD interrupts the launcher's wait for it; a kill from
+  // outside is no crash of the agent's own: no signal field, the general hint.
+  CHECK_MESSAGE(error.value("message", "").find("killed by SIGKILL") != std::string::npos, error);
+  CHECK_FALSE(error.contains("signal"));
+  CHECK(error.value("hint", "").find("out of memory") != std::string::npos);
   check_gone_within(job, Millis{1'000});
+}
+
+// One rank's PMIx data larger than a data segment of the shared store makes libpmix fail inside
+// the agent's PMIx server (it prints "PLEASE set NS_DATA_SEG_SIZE ...", then the process dies of
+// SIGSEGV or SIGABRT). The job ends as agent-lost with the signal, and a hint that names the
+// two ways out; libpmix's own lines reach the user's stderr.
+TEST_CASE("an agent that crashes inside libpmix: agent-lost with the signal and the store's fix") {
+  Job job;
+  job.extra_env = {"PMIX_MCA_gds=ds21,hash", "NS_DATA_SEG_SIZE=4096"};
+  const Outcome o = job.launch(
+      {"--launcher=local", "-H", "a:2,b:2", "-n", "4", app("pmix_put"), "8192"}, Millis{60'000});
+  CHECK_MESSAGE(o.status() == 75, o.summary());
+  CHECK_MESSAGE(o.err.find("PLEASE set NS_DATA_SEG_SIZE") != std::string::npos, o.err);
+  const Json error = check_job_failed(job, "agent-lost", 75);
+  const int signal = error.value("signal", 0);
+  CHECK_MESSAGE((signal == SIGSEGV || signal == SIGABRT || signal == SIGBUS), error);
+  const std::string hint = error.value("hint", "");
+  CHECK_MESSAGE(hint.find("NS_DATA_SEG_SIZE") != std::string::npos, hint);
+  CHECK(hint.find("PMIX_MCA_gds=hash") != std::string::npos);
+  check_nothing_left(job, o);
 }
 
 TEST_CASE("PID 1: as a container entrypoint mpilaunch reaps orphans and returns the job's code") {

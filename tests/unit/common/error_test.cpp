@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <csignal>
 #include <set>
 #include <string>
 
@@ -38,6 +39,23 @@ TEST_CASE("messages are built from the fields and never invent a rank") {
         "a process exited with code 3");
   CHECK(message(Error{.kind = ErrorKind::RankCalledAbort, .rank = 1, .exit_code = 7}) ==
         "rank 1 called MPI_Abort with error code 7");
+}
+
+// An agent's own fault (a crash inside libpmix, say) gets the hint that reads its last lines; a
+// kill from outside, or no signal at all, the general one.
+TEST_CASE("a lost agent's hint tells a crash from a kill") {
+  CHECK(is_crash_signal(SIGSEGV));
+  CHECK(is_crash_signal(SIGABRT));
+  CHECK(is_crash_signal(SIGBUS));
+  CHECK_FALSE(is_crash_signal(SIGKILL));
+  CHECK_FALSE(is_crash_signal(SIGTERM));
+  const std::string crashed = hint(Error{.kind = ErrorKind::AgentLost, .signal = SIGABRT});
+  CHECK(crashed.find("NS_DATA_SEG_SIZE") != std::string::npos);
+  const std::string general = hint(Error{.kind = ErrorKind::AgentLost});
+  CHECK(general.find("out of memory") != std::string::npos);
+  CHECK(hint(Error{.kind = ErrorKind::AgentLost, .signal = SIGKILL}) == general);
+  CHECK(hint(Error{.kind = ErrorKind::RankSignaled, .signal = SIGILL}).find("debugger") !=
+        std::string::npos);
 }
 
 TEST_CASE("retry classes follow the documented policy") {
