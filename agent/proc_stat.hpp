@@ -1,6 +1,7 @@
 #pragma once
-/// The fields of Linux's /proc/PID/stat that the agent's self-check reads to time the login
-/// shell (agent/self_check.cpp): the command name, the parent and the start time.
+/// The fields of Linux's /proc/PID/stat that the agent reads to time the login shell
+/// (agent/login_shell.cpp, for the self-check and the AgentHello): the command name, the
+/// parent and the start time.
 
 #include <optional>
 #include <string>

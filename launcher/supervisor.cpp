@@ -454,12 +454,8 @@ void Supervisor::finish() {
 void Supervisor::complete() {
   if (done_) return;
   done_ = true;
-  for (const pid_t pid : stopped_) {  // killed at their bye: every exit is under way at once
-    if (reaped_.erase(pid) > 0) continue;
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-  }
+  // Killed at their bye: every exit is under way at once, each is reaped here.
+  for (const pid_t pid : stopped_) wait_status_of(pid, false);
   stopped_.clear();
   shutdown_timer_.cancel();
   signals_.cancel();
