@@ -521,13 +521,19 @@ TEST_CASE("deploy: missing agents are uploaded into the cache, checked, then reu
   CHECK(wait_until_gone(mark, 3s).empty());
 
   // The second run finds the cached copy by its checksum and uploads nothing.
-  const Run second = run_hello_needing_deploy(new_mark());
+  const std::string second_mark = new_mark();
+  const Run second = run_hello_needing_deploy(second_mark);
   CHECK(second.exit_code == 0);
   CHECK(events_named(second, "agent-deployed").empty());
   CHECK(events_named(second, "agent-cached").size() == 2);
+  // The remote agents may still be exiting after the launcher: while one runs the cached file,
+  // writing it fails (ETXTBSY) and the copy below would stay intact.
+  CHECK(wait_until_gone(second_mark, 3s).empty());
 
   // A damaged cached copy is replaced, not run.
-  std::ofstream(cached, std::ios::trunc) << "#!/bin/sh\nexit 99\n";
+  const std::string damaged = "#!/bin/sh\nexit 99\n";
+  std::ofstream(cached, std::ios::trunc) << damaged;
+  REQUIRE(read_all(cached) == damaged);
   const Run repaired = run_hello_needing_deploy(new_mark());
   INFO("stderr: " << repaired.err);
   CHECK(repaired.exit_code == 0);
