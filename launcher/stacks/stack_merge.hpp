@@ -1,0 +1,44 @@
+#pragma once
+/// The merge: every rank's main-thread call path, ranks with the same path grouped as rank
+/// ranges, smallest group first so the odd one out leads, printed one line per group
+/// ("rank 3 (1) on node2: main > read_input > read") and as JSON for the events. Pure.
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "launcher/stacks/stack_text.hpp"
+
+namespace mpilaunch::launcher {
+
+/// Ranks whose main threads stopped in the same place (or, with no stack, for the same reason).
+struct StackGroup {
+  std::vector<std::string> path;  // outermost first; empty when `note` says why there is none
+  std::string note;
+  std::vector<int> ranks;          // ascending
+  std::vector<std::string> hosts;  // the hosts of those ranks, each once, in rank order
+};
+
+/// "0-2,4-7".
+std::string rank_ranges(const std::vector<int>& ranks);
+
+/// Groups `stacks` by call path: smallest group first, then by lowest rank.
+std::vector<StackGroup> merge_stacks(const std::vector<ProcessStack>& stacks);
+
+/// The groups that stand out: every group but the largest when one group is larger than all
+/// others (and there are at least two); none when the largest size is shared.
+std::vector<StackGroup> stragglers(const std::vector<StackGroup>& groups);
+
+/// "rank 3 (1) on node2: main > read_input > read": hosts are named when the job has more than
+/// one and the group has at most three.
+std::string render_group(const StackGroup& group, bool several_hosts);
+
+/// A heading naming the tools used, then one line per group, each ending in a newline.
+std::string render_stack_tree(const std::vector<ProcessStack>& stacks);
+
+/// {"groups": [{"ranks", "ranks_text", "hosts", "path", "note"?}], "ranks": [{"rank", "host",
+/// "pid", "tool", "note"?, "raw"}]}: the merged tree and each rank's raw stack.
+nlohmann::json stacks_to_json(const std::vector<ProcessStack>& stacks);
+
+}  // namespace mpilaunch::launcher

@@ -1,0 +1,136 @@
+#include "launcher/stacks/stack_text.hpp"
+
+#include <cctype>
+#include <charconv>
+
+namespace mpilaunch::launcher {
+namespace {
+
+std::string_view trim_left(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  return s;
+}
+
+long number_at(std::string_view s) {
+  long v = 0;
+  std::from_chars(s.data(), s.data() + s.size(), v);
+  return v;
+}
+
+long number_after(std::string_view s, std::string_view key) {
+  const std::size_t at = s.find(key);
+  return at == std::string_view::npos ? 0 : number_at(s.substr(at + key.size()));
+}
+
+// "#12  rest" -> "rest"; nullopt-like empty when the line is not a frame line.
+bool strip_frame_number(std::string_view& line) {
+  line = trim_left(line);
+  if (line.size() < 2 || line[0] != '#' || std::isdigit(static_cast<unsigned char>(line[1])) == 0)
+    return false;
+  line.remove_prefix(1);
+  while (!line.empty() && std::isdigit(static_cast<unsigned char>(line.front())) != 0)
+    line.remove_prefix(1);
+  line = trim_left(line);
+  return true;
+}
+
+bool starts_with_address(std::string_view s) {
+  return s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+}
+
+void skip_address(std::string_view& s) {
+  while (!s.empty() && s.front() != ' ') s.remove_prefix(1);
+  s = trim_left(s);
+}
+
+// gdb: the name ends at the first " (" outside template brackets ("f<a (b)> (x=1) at ...").
+std::string gdb_function(std::string_view s) {
+  if (starts_with_address(s)) {
+    skip_address(s);
+    if (s.starts_with("in ")) s.remove_prefix(3);
+  }
+  int angle = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '<') ++angle;
+    if (s[i] == '>' && angle > 0) --angle;
+    if (angle == 0 && s[i] == ' ' && (i + 1 == s.size() || s[i + 1] == '(')) {
+      return std::string(s.substr(0, i));
+    }
+  }
+  return std::string(s);
+}
+
+template <typename Each>
+void for_each_line(std::string_view text, Each each) {
+  while (!text.empty()) {
+    const std::size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    each(line);
+    if (nl == std::string_view::npos) break;
+    text.remove_prefix(nl + 1);
+  }
+}
+
+void add_frame(std::vector<ThreadStack>& threads, std::string name) {
+  if (threads.empty()) threads.emplace_back();
+  if (threads.back().frames.size() < kMaxFrames) threads.back().frames.push_back(std::move(name));
+}
+
+void add_thread(std::vector<ThreadStack>& threads, ThreadStack t) {
+  if (threads.size() < kMaxThreads) {
+    threads.push_back(std::move(t));
+  } else {
+    threads.back().frames.clear();  // later frames must not land on the last kept thread
+    threads.back().number = -1;
+  }
+}
+
+}  // namespace
+
+std::vector<ThreadStack> parse_gdb_stack(std::string_view text) {
+  std::vector<ThreadStack> threads;
+  for_each_line(text, [&](std::string_view line) {
+    if (line.starts_with("Thread ") && line.ends_with(":")) {
+      ThreadStack t;
+      t.number = static_cast<int>(number_at(line.substr(7)));
+      t.lwp = number_after(line, "(LWP ");
+      if (t.lwp == 0) t.lwp = number_after(line, "(process ");
+      add_thread(threads, std::move(t));
+      return;
+    }
+    if (strip_frame_number(line)) add_frame(threads, gdb_function(line));
+  });
+  std::erase_if(threads, [](const ThreadStack& t) { return t.number == -1; });
+  return threads;
+}
+
+std::vector<ThreadStack> parse_eu_stack(std::string_view text) {
+  std::vector<ThreadStack> threads;
+  for_each_line(text, [&](std::string_view line) {
+    if (line.starts_with("TID ")) {
+      ThreadStack t;
+      t.lwp = number_at(line.substr(4));
+      add_thread(threads, std::move(t));
+      return;
+    }
+    if (!strip_frame_number(line)) return;
+    if (starts_with_address(line)) skip_address(line);
+    const std::size_t end = line.find(' ');  // eu-stack -m/-s append " - module" and more
+    add_frame(threads, std::string(line.substr(0, end)));
+  });
+  std::erase_if(threads, [](const ThreadStack& t) { return t.number == -1; });
+  return threads;
+}
+
+const ThreadStack* main_thread(const std::vector<ThreadStack>& threads, long pid) {
+  for (const ThreadStack& t : threads) {
+    if (pid != 0 && t.lwp == pid) return &t;
+  }
+  for (const ThreadStack& t : threads) {
+    if (t.number == 1) return &t;
+  }
+  return threads.empty() ? nullptr : &threads.front();
+}
+
+}  // namespace mpilaunch::launcher

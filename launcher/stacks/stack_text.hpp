@@ -1,0 +1,47 @@
+#pragma once
+/// A process's stack as a debugger printed it: gdb's `thread apply all bt` in batch mode and
+/// elfutils' `eu-stack -p PID`, parsed into threads of function names (innermost first).
+/// Pure: text in, values out; addresses, arguments and source positions are dropped here.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mpilaunch::launcher {
+
+/// One thread: gdb's thread number and its kernel id when the text gave them (0 otherwise) and
+/// the function of each frame, innermost first, as printed ("??" or "" where no name was known).
+struct ThreadStack {
+  int number = 0;
+  long lwp = 0;
+  std::vector<std::string> frames;
+};
+
+/// One rank's stack as collected on its node.
+struct ProcessStack {
+  int rank = -1;
+  std::string host;
+  long pid = 0;
+  std::string tool;  // "gdb", "eu-stack", or empty when nothing was collected
+  std::vector<ThreadStack> threads;
+  std::string note;  // why there is no stack ("did not answer within 5 s"), empty when there is
+  std::string raw;   // the tool's text for this process
+};
+
+/// At most this many threads per process and frames per thread are kept (a runaway recursion
+/// or a text that is not a stack must not grow without bound).
+inline constexpr std::size_t kMaxThreads = 256;
+inline constexpr std::size_t kMaxFrames = 256;
+
+/// gdb's `bt` / `thread apply all bt` text ("Thread 2 (Thread 0x7f.. (LWP 17671) ...):" then
+/// "#0  0x00.. in poll (...) at f.c:29" lines). Frames before any thread header form one thread.
+std::vector<ThreadStack> parse_gdb_stack(std::string_view text);
+
+/// eu-stack's text ("TID 17667:" then "#0  0x00.. __poll" lines).
+std::vector<ThreadStack> parse_eu_stack(std::string_view text);
+
+/// The thread whose id is `pid` (the main thread), else gdb's "Thread 1", else the first;
+/// nullptr when there is none.
+const ThreadStack* main_thread(const std::vector<ThreadStack>& threads, long pid);
+
+}  // namespace mpilaunch::launcher

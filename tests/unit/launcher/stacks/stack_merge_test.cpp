@@ -1,0 +1,228 @@
+// Stack parsing and the merge, on gdb, eu-stack and Open MPI 4 dump text saved from real runs
+// of a deadlocking Open MPI 4.1 program (tests/data/stacks/, README there says how).
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "launcher/stacks/call_path.hpp"
+#include "launcher/stacks/ompi_stack_dump.hpp"
+#include "launcher/stacks/stack_merge.hpp"
+#include "launcher/stacks/stack_text.hpp"
+
+#ifndef MPILAUNCH_TEST_DATA_DIR
+#error "tests/meson.build passes MPILAUNCH_TEST_DATA_DIR"
+#endif
+
+using namespace mpilaunch::launcher;
+using Path = std::vector<std::string>;
+
+namespace {
+
+std::string data(const char* name) {
+  std::ifstream in(std::filesystem::path(MPILAUNCH_TEST_DATA_DIR) / "stacks" / name,
+                   std::ios::binary);
+  REQUIRE(in.good());
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+Path main_path(const std::vector<ThreadStack>& threads, long pid) {
+  const ThreadStack* t = main_thread(threads, pid);
+  REQUIRE(t != nullptr);
+  return call_path(t->frames);
+}
+
+ProcessStack rank_on(int rank, const char* host, const std::string& gdb_text) {
+  ProcessStack p;
+  p.rank = rank;
+  p.host = host;
+  p.tool = "gdb";
+  p.threads = parse_gdb_stack(gdb_text);
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("function names are normalised as a person reads them") {
+  const std::pair<const char*, const char*> cases[] = {
+      {"__GI___poll", "poll"},
+      {"__GI___libc_read", "read"},
+      {"__libc_pause", "pause"},
+      {"__GI_sched_yield", "sched_yield"},
+      {"__sched_yield", "sched_yield"},
+      {"__GI___clock_nanosleep", "clock_nanosleep"},
+      {"__libc_start_main@@GLIBC_2.34", "__libc_start_main"},
+      {"PMPI_Allreduce", "MPI_Allreduce"},
+      {"MPI_Barrier", "MPI_Barrier"},
+      {"mpi_allreduce_", "MPI_Allreduce"},
+      {"pmpi_comm_rank__", "MPI_Comm_rank"},
+      {"mpi_send_f08_", "MPI_Send"},
+      {"MPI_ALLREDUCE", "MPI_Allreduce"},
+      {"solve.constprop.0", "solve"},
+      {"kernel.cold", "kernel"},
+      {"step [clone .isra.0]", "step"},
+      {"ns::Solver::run(int, double*) const", "ns::Solver::run"},
+      {"Functor::operator()(int)", "Functor::operator()"},
+      {"std::vector<int, std::allocator<int> >::push_back(int const&)",
+       "std::vector<int, std::allocator<int> >::push_back"},
+      {"??", ""},
+      {"", ""},
+      {"MPIR_Allreduce_impl", "MPIR_Allreduce_impl"},
+  };
+  for (const auto& [raw, want] : cases) {
+    CAPTURE(raw);
+    CHECK(normalise_function(raw) == want);
+  }
+  CHECK(is_mpi_call("MPI_Recv"));
+  CHECK(is_mpi_call("MPI_Comm_rank"));
+  CHECK_FALSE(is_mpi_call("MPIR_Allreduce_impl"));
+  CHECK_FALSE(is_mpi_call("MPID_Progress_wait"));
+  CHECK_FALSE(is_mpi_call("main"));
+}
+
+TEST_CASE("a call path drops start-up, unknown and inlined frames and stops at the MPI call") {
+  CHECK(call_path({"__GI_sched_yield", "mca_pml_ob1_recv", "ompi_coll_base_allreduce_intra",
+                   "PMPI_Allreduce", "solve", "main", "__libc_start_call_main",
+                   "__libc_start_main@@GLIBC_2.34", "_start"}) ==
+        Path{"main", "solve", "MPI_Allreduce"});
+  CHECK(call_path({"__GI___libc_read", "__GI___libc_read", "read_input", "main"}) ==
+        Path{"main", "read_input", "read"});
+  CHECK(call_path({"epoll_wait", "??", "event_base_loop", "??", "start_thread", "clone3"}) ==
+        Path{"event_base_loop", "epoll_wait"});
+  CHECK(call_path({"??", "??"}).empty());
+  CHECK(join_path({"main", "solve", "MPI_Allreduce"}) == "main > solve > MPI_Allreduce");
+}
+
+TEST_CASE("gdb's thread apply all bt: threads, their ids and the main thread") {
+  const std::vector<ThreadStack> threads = parse_gdb_stack(data("gdb_recv.txt"));
+  REQUIRE(threads.size() == 3);
+  CHECK(threads[0].number == 3);
+  CHECK(threads[0].lwp == 17673);
+  CHECK(threads[2].number == 1);
+  CHECK(threads[2].lwp == 17667);
+  CHECK(threads[2].frames.front() == "__GI_sched_yield");
+  CHECK(main_path(threads, 17667) == Path{"main", "wait_for_message", "MPI_Recv"});
+  CHECK(main_path(threads, 0) == Path{"main", "wait_for_message", "MPI_Recv"});  // "Thread 1"
+  CHECK(main_path(parse_gdb_stack(data("gdb_barrier.txt")), 17666) == Path{"main", "MPI_Barrier"});
+}
+
+TEST_CASE("a program without debug symbols groups by the names it has") {
+  CHECK(main_path(parse_gdb_stack(data("gdb_init_waiter_nodebug.txt")), 17840) ==
+        Path{"main", "MPI_Init"});
+  CHECK(main_path(parse_eu_stack(data("eu_init_odd_nodebug.txt")), 17841) == Path{"main", "pause"});
+}
+
+TEST_CASE("eu-stack's text gives the same call paths as gdb's") {
+  const std::vector<ThreadStack> threads = parse_eu_stack(data("eu_recv.txt"));
+  REQUIRE(threads.size() == 3);
+  CHECK(threads[0].lwp == 17667);
+  CHECK(threads[1].frames[1].empty());  // a frame eu-stack could not name
+  CHECK(main_path(threads, 17667) == main_path(parse_gdb_stack(data("gdb_recv.txt")), 17667));
+  CHECK(main_path(parse_eu_stack(data("eu_barrier.txt")), 17666) ==
+        main_path(parse_gdb_stack(data("gdb_barrier.txt")), 17666));
+}
+
+TEST_CASE("text that is not a stack gives no threads, and a huge one stays bounded") {
+  CHECK(parse_gdb_stack("").empty());
+  CHECK(parse_gdb_stack("No symbol table is loaded.\nptrace: Operation not permitted.\n").empty());
+  CHECK(
+      parse_eu_stack("eu-stack: dwfl_linux_proc_attach pid 1: Operation not permitted\n").empty());
+  std::string deep = "Thread 1 (LWP 5):\n";
+  for (int i = 0; i < 1000; ++i) deep += "#" + std::to_string(i) + "  0x1 in recurse () at r.c:1\n";
+  CHECK(parse_gdb_stack(deep).front().frames.size() == kMaxFrames);
+  std::string many;
+  for (int i = 0; i < 1000; ++i) many += "TID " + std::to_string(i + 1) + ":\n#0  0x1 f\n";
+  CHECK(parse_eu_stack(many).size() <= kMaxThreads);
+}
+
+TEST_CASE("rank ranges") {
+  CHECK(rank_ranges({0, 1, 2, 4, 5, 6, 7}) == "0-2,4-7");
+  CHECK(rank_ranges({3}) == "3");
+  CHECK(rank_ranges({0, 2, 4}) == "0,2,4");
+  CHECK(rank_ranges({}).empty());
+}
+
+TEST_CASE("the merge groups equal stacks, the odd one out first, and names it") {
+  const std::string barrier = data("gdb_barrier.txt");
+  std::vector<ProcessStack> stacks;
+  for (int r : {0, 2, 3}) stacks.push_back(rank_on(r, r < 2 ? "node1" : "node2", barrier));
+  stacks.push_back(rank_on(1, "node1", data("gdb_recv.txt")));
+  ProcessStack silent;
+  silent.rank = 4;
+  silent.host = "node2";
+  silent.note = "did not answer within 5 s";
+  stacks.push_back(silent);
+
+  const std::vector<StackGroup> groups = merge_stacks(stacks);
+  REQUIRE(groups.size() == 3);
+  CHECK(groups[0].ranks == std::vector<int>{1});
+  CHECK(groups[0].path == Path{"main", "wait_for_message", "MPI_Recv"});
+  CHECK(groups[1].ranks == std::vector<int>{4});
+  CHECK(groups[2].ranks == std::vector<int>{0, 2, 3});
+  CHECK(groups[2].hosts == std::vector<std::string>{"node1", "node2"});
+  CHECK(render_stack_tree(stacks) ==
+        "stacks of 5 ranks (gdb; main threads, calls into MPI shown as the MPI call, the odd "
+        "ones first):\n"
+        "  rank 1 (1) on node1: main > wait_for_message > MPI_Recv\n"
+        "  rank 4 (1) on node2: (did not answer within 5 s)\n"
+        "  ranks 0,2-3 (3) on node1,node2: main > MPI_Barrier\n");
+  const std::vector<StackGroup> odd = stragglers(groups);
+  REQUIRE(odd.size() == 2);
+  CHECK(odd[0].ranks == std::vector<int>{1});
+
+  const nlohmann::json j = stacks_to_json(stacks);
+  CHECK(j["groups"][0]["ranks_text"] == "1");
+  CHECK(j["groups"][0]["path"].back() == "MPI_Recv");
+  CHECK(j["groups"][1]["note"] == "did not answer within 5 s");
+  CHECK(j["ranks"].size() == 5);
+  CHECK(j["ranks"][0]["raw"].get<std::string>().empty());  // built from parsed threads here
+}
+
+TEST_CASE("no straggler when the largest group is not alone") {
+  std::vector<ProcessStack> stacks;
+  stacks.push_back(rank_on(0, "n", data("gdb_barrier.txt")));
+  stacks.push_back(rank_on(1, "n", data("gdb_recv.txt")));
+  CHECK(stragglers(merge_stacks(stacks)).empty());
+  CHECK(stragglers(merge_stacks({stacks[0]})).empty());
+}
+
+TEST_CASE("Open MPI 4's --get-stack-traces dump gives the same merged tree") {
+  OmpiStackDump dump;
+  const std::string text = data("ompi_dump.txt");
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) dump.feed(line);
+  const std::vector<ProcessStack> stacks = dump.finish();
+  REQUIRE(stacks.size() == 3);
+  CHECK(stacks[1].rank == 1);
+  CHECK(stacks[1].host == "vm");
+  CHECK(stacks[1].pid == 16881);
+  CHECK(stacks[1].threads.size() == 3);
+  CHECK(render_stack_tree(stacks) ==
+        "stacks of 3 ranks (gstack; main threads, calls into MPI shown as the MPI call, the odd "
+        "ones first):\n"
+        "  rank 1 (1): main > read_input > read\n"
+        "  ranks 0,2 (2): main > solve > MPI_Allreduce\n");
+}
+
+TEST_CASE("an Open MPI dump without gstack says why for each process") {
+  OmpiStackDump dump;
+  dump.feed("Waiting for stack traces (this may take a few moments)...");
+  dump.feed("STACK TRACE FOR PROC [[11699,1],0] (vm, PID 16721)");
+  dump.feed("\tFailed to find \"gstack\" on vm to obtain stack traces");
+  dump.feed("STACK TRACE FOR PROC [[11699,1],1] (vm, PID 16722)");
+  dump.feed("\tFailed to find \"gstack\" on vm to obtain stack traces");
+  dump.feed("ready");
+  dump.feed("\t#0  0x1 in not_a_stack_line () at x.c:1");
+  dump.feed("STACK TRACE FOR PROC [[broken");
+  const std::vector<ProcessStack> stacks = dump.finish();
+  REQUIRE(stacks.size() == 2);
+  CHECK(stacks[1].note == "Failed to find \"gstack\" on vm to obtain stack traces");
+  CHECK(render_stack_tree(stacks) ==
+        "stacks of 2 ranks (no tool; main threads, calls into MPI shown as the MPI call, the odd "
+        "ones first):\n"
+        "  ranks 0-1 (2): (Failed to find \"gstack\" on vm to obtain stack traces)\n");
+}
