@@ -13,6 +13,9 @@
 #include "common/exit_codes.hpp"
 #include "launcher/console_parser.hpp"
 #include "launcher/explain.hpp"
+#include "launcher/stacks/ompi_stack_dump.hpp"
+#include "launcher/stacks/stack_merge.hpp"
+#include "launcher/stacks/straggler.hpp"
 
 namespace mpilaunch::launcher {
 namespace {
@@ -23,6 +26,8 @@ constexpr std::string_view kUsageText =
     "  (stdin when FILE is - or missing) and explains the failure it shows.\n"
     "  --json  print {\"runtime\", \"rc\", \"error\", \"secondary\"} instead of text\n"
     "  --rc N  the runtime's exit code, when known\n"
+    "  An Open MPI 4 --get-stack-traces dump in the text is merged: ranks grouped by where\n"
+    "  they stopped, the odd ones first, and the timeout names them.\n"
     "  exit status: 0 explained, 1 no failure found, 64 bad usage, 66 unreadable input\n";
 
 struct ExplainArgs {
@@ -79,7 +84,7 @@ std::optional<ExplainArgs> parse(const std::vector<std::string>& args, std::stri
 
 // Feeds the parser line by line; a line is cut at a fixed size and the rest of it skipped, so
 // memory stays bounded whatever the input.
-void stream_lines(std::FILE* in, ConsoleParser& parser) {
+void stream_lines(std::FILE* in, ConsoleParser& parser, OmpiStackDump& dump) {
   constexpr std::size_t kMaxRawLine = 4 * kMaxLineBytes;  // room for escapes before cleaning
   std::string line;
   bool skipping = false;
@@ -94,12 +99,16 @@ void stream_lines(std::FILE* in, ConsoleParser& parser) {
       skipping = !skipping && line.size() >= kMaxRawLine;
       if (nl == std::string_view::npos) break;
       parser.feed(line);
+      dump.feed(line);
       line.clear();
       skipping = false;
       data.remove_prefix(nl + 1);
     }
   }
-  if (!line.empty()) parser.feed(line);
+  if (!line.empty()) {
+    parser.feed(line);
+    dump.feed(line);
+  }
 }
 
 }  // namespace
@@ -121,7 +130,8 @@ int run_explain(const std::vector<std::string>& args) {
     return exit_codes::kNoInput;
   }
   ConsoleParser parser;
-  stream_lines(in, parser);
+  OmpiStackDump dump;
+  stream_lines(in, parser, dump);
   const bool read_failed = std::ferror(in) != 0;
   if (in != stdin) std::fclose(in);
   if (read_failed) {
@@ -130,12 +140,18 @@ int run_explain(const std::vector<std::string>& args) {
     std::fputs(render_human(e).c_str(), stderr);
     return exit_codes::kNoInput;
   }
-  const Explanation x = parser.finish(parsed->rc);
-  const std::string out =
-      parsed->json
-          ? explanation_to_json(x).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
-                "\n"
-          : render_explanation_human(x);
+  Explanation x = parser.finish(parsed->rc);
+  const std::vector<ProcessStack> stacks = dump.finish();
+  if (x.error && x.error->kind == ErrorKind::Timeout) name_stragglers(*x.error, stacks);
+  std::string out;
+  if (parsed->json) {
+    nlohmann::json j = explanation_to_json(x);
+    if (!stacks.empty()) j["stacks"] = stacks_to_json(stacks);
+    out = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  } else {
+    out = render_explanation_human(x);
+    if (!stacks.empty()) out += "\n" + render_stack_tree(stacks);
+  }
   std::fputs(out.c_str(), stdout);
   return x.error ? exit_codes::kSuccess : exit_codes::kGenericFailure;
 }

@@ -11,6 +11,7 @@
 #include "launcher/stacks/ompi_stack_dump.hpp"
 #include "launcher/stacks/stack_merge.hpp"
 #include "launcher/stacks/stack_text.hpp"
+#include "launcher/stacks/straggler.hpp"
 
 #ifndef MPILAUNCH_TEST_DATA_DIR
 #error "tests/meson.build passes MPILAUNCH_TEST_DATA_DIR"
@@ -225,4 +226,32 @@ TEST_CASE("an Open MPI dump without gstack says why for each process") {
         "stacks of 2 ranks (no tool; main threads, calls into MPI shown as the MPI call, the odd "
         "ones first):\n"
         "  ranks 0-1 (2): (Failed to find \"gstack\" on vm to obtain stack traces)\n");
+}
+
+TEST_CASE("the timeout error names the straggler rank and where it is") {
+  const std::string barrier = data("gdb_barrier.txt");
+  std::vector<ProcessStack> stacks;
+  for (int r : {0, 1, 2}) stacks.push_back(rank_on(r, r < 2 ? "node1" : "node2", barrier));
+  stacks.push_back(rank_on(3, "node2", data("gdb_recv.txt")));
+  CHECK(describe_stragglers(stacks) == "rank 3 on node2 in main > wait_for_message > MPI_Recv");
+
+  mpilaunch::Error e{
+      .kind = mpilaunch::ErrorKind::Timeout, .phase = "job", .detail = "--timeout 3 s"};
+  name_stragglers(e, stacks);
+  CHECK(e.detail ==
+        "--timeout 3 s; straggler: rank 3 on node2 in main > wait_for_message > MPI_Recv");
+  CHECK(e.rank == 3);
+  CHECK(e.host == "node2");
+
+  mpilaunch::Error named{.kind = mpilaunch::ErrorKind::Timeout, .rank = 0};
+  name_stragglers(named, stacks);
+  CHECK(named.rank == 0);  // a rank the error already named stays
+  CHECK(named.detail == "straggler: rank 3 on node2 in main > wait_for_message > MPI_Recv");
+
+  stacks.pop_back();  // all alike: nobody stands out, the error is unchanged
+  mpilaunch::Error same{.kind = mpilaunch::ErrorKind::Timeout, .detail = "x"};
+  name_stragglers(same, stacks);
+  CHECK(same.detail == "x");
+  CHECK_FALSE(same.rank);
+  CHECK(describe_stragglers(stacks).empty());
 }
