@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "agent/namespace_info.hpp"
 #include "agent/rank_env.hpp"
 #include "agent/topology_cache.hpp"
 #include "agent/transport_facts.hpp"
@@ -258,7 +259,9 @@ std::optional<SpawnRequest> Agent::prepare_rank(std::uint32_t rank) {
                                   local_rank,
                                   static_cast<int>(local.size()),
                                   local_rank,
-                                  static_cast<int>(job_->attempt)};
+                                  static_cast<int>(job_->attempt),
+                                  static_cast<int>(job_->universe_size),
+                                  oversubscribed(job_->nodes[hello_->node_index])};
   input.vader_dir = node_dir() + "/vader";
   input.ompi_tmpdir = node_dir() + "/ompi";
   input.virtual_nodes = job_->virtual_nodes;

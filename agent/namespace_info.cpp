@@ -17,6 +17,7 @@ Result<NamespaceValues> namespace_values(const protocol::JobSpec& spec, std::uin
   if (total == 0 || total > 10'000'000)
     return Error{.kind = ErrorKind::MalformedFrame, .detail = "job spec with no ranks"};
   v.job_size = static_cast<std::uint32_t>(total);
+  v.universe_size = spec.universe_size > 0 ? spec.universe_size : v.job_size;
   std::vector<bool> seen(total, false);
   std::vector<std::string> names, groups;
   for (const auto& node : spec.nodes) {
@@ -35,6 +36,7 @@ Result<NamespaceValues> namespace_values(const protocol::JobSpec& spec, std::uin
   v.hostname = spec.nodes[node_index].name;
   v.local_ranks = spec.nodes[node_index].ranks;
   v.local_peers = fmt::format("{}", fmt::join(v.local_ranks, ","));
+  v.oversubscribed = oversubscribed(spec.nodes[node_index]);
   return v;
 }
 

@@ -16,6 +16,7 @@ namespace mpilaunch::agent {
 struct NamespaceValues {
   std::string job_id;
   std::uint32_t job_size = 0;
+  std::uint32_t universe_size = 0;  // every host's slots (MPI_UNIVERSE_SIZE); job size if unknown
   std::uint32_t num_nodes = 0;
   std::string node_list;  // input of PMIx_generate_regex
   std::string proc_list;  // input of PMIx_generate_ppn
@@ -24,7 +25,14 @@ struct NamespaceValues {
   std::string hostname;
   std::vector<std::uint32_t> local_ranks;
   std::string local_peers;  // "0,1,2"
+  /// More ranks here than the node's slots: Open MPI's ranks must yield when idle.
+  bool oversubscribed = false;
 };
+
+/// More ranks on `node` than its slots (unknown slots: never).
+inline bool oversubscribed(const protocol::NodeRanks& node) {
+  return node.slots > 0 && node.ranks.size() > node.slots;
+}
 
 /// Validates the spec (dense ranks 0..N-1, each exactly once, node index in range) and
 /// computes the values for node `node_index`.

@@ -5,6 +5,7 @@
 #include <pmix.h>
 #include <pmix_server.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -329,9 +330,12 @@ Status PmixHost::register_namespace(const std::string& nspace, const NamespaceVa
   }
   InfoList info;
   info.add_string(PMIX_JOBID, v.job_id);
-  info.add(PMIX_UNIV_SIZE, v.job_size, PMIX_UINT32);
+  // MPI_UNIVERSE_SIZE: the slots of every host (mpirun's total_slots_alloc), even when fewer
+  // (oversubscribed) or more ranks than that run.
+  info.add(PMIX_UNIV_SIZE, v.universe_size, PMIX_UINT32);
   info.add(PMIX_JOB_SIZE, v.job_size, PMIX_UINT32);
-  info.add(PMIX_MAX_PROCS, v.job_size, PMIX_UINT32);
+  const std::uint32_t max_procs = std::max(v.universe_size, v.job_size);
+  info.add(PMIX_MAX_PROCS, max_procs, PMIX_UINT32);
   info.add(PMIX_NUM_NODES, v.num_nodes, PMIX_UINT32);
   const std::uint32_t one = 1, zero = 0;
   info.add(PMIX_JOB_NUM_APPS, one, PMIX_UINT32);

@@ -16,6 +16,8 @@ struct RankPlacement {
   int local_size = 1;
   int node_rank = 0;
   int attempt = 1;
+  int universe_size = 0;        // every host's slots; 0: the job size
+  bool oversubscribed = false;  // more ranks on this node than its slots
 };
 
 struct RankEnvInput {

@@ -74,6 +74,7 @@ void put(Writer& w, const JobSpec& m) {
     w.str(node.name);
     w.u32(static_cast<std::uint32_t>(node.ranks.size()));
     for (std::uint32_t rank : node.ranks) w.u32(rank);
+    w.u32(node.slots);
   }
   w.strings(m.argv);
   w.strings(m.env);
@@ -82,6 +83,7 @@ void put(Writer& w, const JobSpec& m) {
   w.boolean(m.virtual_nodes);
   w.boolean(m.serve_pmix);
   w.boolean(m.serve_pmi);
+  w.u32(m.universe_size);
 }
 void put(Writer& w, const Spawn& m) {
   w.str(m.nspace);
@@ -186,6 +188,7 @@ Message get(Reader& r, MsgType type) {
           break;
         }
         for (std::uint32_t k = 0; k < count && r.ok(); ++k) node.ranks.push_back(r.u32());
+        node.slots = r.u32();
         m.nodes.push_back(std::move(node));
       }
       m.argv = r.strings();
@@ -195,6 +198,7 @@ Message get(Reader& r, MsgType type) {
       m.virtual_nodes = r.boolean();
       m.serve_pmix = r.boolean();
       m.serve_pmi = r.boolean();
+      m.universe_size = r.u32();
       return m;
     }
     case MsgType::Spawn:

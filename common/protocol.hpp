@@ -17,7 +17,7 @@
 
 namespace mpilaunch::protocol {
 
-inline constexpr std::uint16_t kProtocolVersion = 6;
+inline constexpr std::uint16_t kProtocolVersion = 7;
 inline constexpr std::size_t kHeaderBytes = 16;  // version, type: u16; id, refers_to, size: u32
 inline constexpr std::uint32_t kMaxBodyBytes = 16u << 20;
 
@@ -69,6 +69,9 @@ struct AgentHello {
 struct NodeRanks {
   std::string name;
   std::vector<std::uint32_t> ranks;
+  /// The node's slots (host:N, slots=N, the cores counted): more ranks than slots is
+  /// oversubscribed, where Open MPI's ranks must yield instead of busy-polling. 0: unknown.
+  std::uint32_t slots = 0;
   friend bool operator==(const NodeRanks&, const NodeRanks&) = default;
 };
 
@@ -85,6 +88,8 @@ struct JobSpec {
   bool virtual_nodes = false;     // several nodes share this machine
   bool serve_pmix = true;         // register every rank with the agent's PMIx server
   bool serve_pmi = false;         // give every rank a PMI-1/PMI-2 socket (PMI_FD), for MPICH
+  /// MPI_UNIVERSE_SIZE: the slots of every host of the job, with ranks or not (0: the job size).
+  std::uint32_t universe_size = 0;
   friend bool operator==(const JobSpec&, const JobSpec&) = default;
 };
 

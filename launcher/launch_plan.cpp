@@ -23,7 +23,10 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
   } else {
     plan.hosts_source = hosts.source;
   }
-  for (const HostEntry& h : entries) slots.push_back(NodeSlots{h.name, h.slots, h.max_slots});
+  for (const HostEntry& h : entries) {
+    slots.push_back(NodeSlots{h.name, h.slots, h.max_slots});
+    plan.universe_size += h.slots;
+  }
 
   bool all_local = true;
   for (const HostEntry& h : entries)

@@ -183,7 +183,10 @@ void Supervisor::spawn_ranks() {
   spec.nspace = fmt::format("mpilaunch-{}-{}", config_.job_id, attempt_);
   spec.attempt = attempt_;
   for (int n = 0; n < plan.map.node_count(); ++n) {
-    protocol::NodeRanks node{plan.map.node_name(n), {}};
+    protocol::NodeRanks node{
+        plan.map.node_name(n),
+        {},
+        static_cast<std::uint32_t>(plan.nodes[static_cast<std::size_t>(n)].slots)};
     for (int r : plan.map.ranks_on(n)) node.ranks.push_back(static_cast<std::uint32_t>(r));
     spec.nodes.push_back(std::move(node));
   }
@@ -210,6 +213,7 @@ void Supervisor::spawn_ranks() {
   spec.virtual_nodes = plan.launcher == LauncherKind::Local && plan.map.node_count() > 1;
   spec.serve_pmix = plan.pmi.pmix;
   spec.serve_pmi = plan.pmi.pmi;
+  spec.universe_size = static_cast<std::uint32_t>(plan.universe_size);
   // A fresh attempt: new namespace, nothing carried over but the agents.
   streams_.close_all();
   for (RankStatus& r : ranks_) r = RankStatus{RankPhase::Spawning, -1};

@@ -44,3 +44,16 @@ TEST_CASE("a spec with holes, duplicates or a foreign node index is refused") {
   CHECK(namespace_values(spec({{"n1", {0}}}), 1).error().kind == ErrorKind::MalformedFrame);
   CHECK(namespace_values(spec({{"n1", {}}}), 0).error().kind == ErrorKind::MalformedFrame);
 }
+
+TEST_CASE("a node with more ranks than slots is oversubscribed; the universe is every slot") {
+  auto s = spec({{"n1", {0, 1, 2}, 2}, {"n2", {3}, 1}, {"n3", {4}, 0}});
+  s.universe_size = 6;
+  auto v = namespace_values(s, 0);
+  REQUIRE(v.has_value());
+  CHECK(v->oversubscribed);
+  CHECK(v->universe_size == 6);
+  CHECK_FALSE(namespace_values(s, 1)->oversubscribed);
+  CHECK_FALSE(namespace_values(s, 2)->oversubscribed);  // slots unknown
+  s.universe_size = 0;
+  CHECK(namespace_values(s, 0)->universe_size == 5);  // unknown: the job size
+}

@@ -157,3 +157,25 @@ TEST_CASE("rank env: ranks get the agent's topology XML unless they steer hwloc 
   none.topology_xml.clear();
   CHECK_FALSE(has(build_rank_env(none), "HWLOC_THISSYSTEM=1"));
 }
+
+// mpirun 4.1.4 gives every rank OMPI_MCA_mpi_oversubscribe: 1 on a node with more ranks than
+// slots (Open MPI then yields when idle), 0 otherwise; OMPI_UNIVERSE_SIZE is the slots.
+TEST_CASE("ranks learn whether their node is oversubscribed, and the universe's slots") {
+  RankEnvInput in;
+  in.placement = {.rank = 2, .size = 3, .universe_size = 2, .oversubscribed = true};
+  auto env = build_rank_env(in);
+  CHECK(has(env, "OMPI_MCA_mpi_oversubscribe=1"));
+  CHECK(has(env, "OMPI_UNIVERSE_SIZE=2"));
+  in.placement = {.rank = 0, .size = 2, .universe_size = 17, .oversubscribed = false};
+  env = build_rank_env(in);
+  CHECK(has(env, "OMPI_MCA_mpi_oversubscribe=0"));
+  CHECK(has(env, "OMPI_UNIVERSE_SIZE=17"));
+  in.placement = {.rank = 0, .size = 3};  // universe unknown: the job size
+  CHECK(has(build_rank_env(in), "OMPI_UNIVERSE_SIZE=3"));
+  // The user's --mca/-x choice wins, once.
+  in.placement.oversubscribed = true;
+  in.job = {"OMPI_MCA_mpi_oversubscribe=0"};
+  env = build_rank_env(in);
+  CHECK(has(env, "OMPI_MCA_mpi_oversubscribe=0"));
+  CHECK(count_name(env, "OMPI_MCA_mpi_oversubscribe") == 1);
+}

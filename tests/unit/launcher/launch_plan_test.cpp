@@ -85,3 +85,14 @@ TEST_CASE("inside a Slurm allocation its hosts go through srun; --launcher overr
   const HostList named{{{.name = "n1", .slots = 2}, {.name = "n2", .slots = 2}}, "-H"};
   CHECK(make_plan(opts({"./a"}), named, kMachine, in_job)->launcher == LauncherKind::Ssh);
 }
+
+// MPI_UNIVERSE_SIZE under mpirun 4.1.4 is every allocated slot, used by ranks or not.
+TEST_CASE("the universe is every host's slots, whatever -n asks") {
+  const HostList hosts{{{.name = "n1", .slots = 17}, {.name = "n2", .slots = 3}}, "-H"};
+  const auto plan = make_plan(opts({"-n", "2", "./a"}), hosts, kMachine, env);
+  REQUIRE(plan.has_value());
+  CHECK(plan->map.node_count() == 1);
+  CHECK(plan->universe_size == 20);
+  CHECK(make_plan(opts({"-n", "6", "--oversubscribe", "./a"}), HostList{}, kMachine, env)
+            ->universe_size == 4);
+}
