@@ -49,6 +49,26 @@ TEST_CASE("env: --mca KEY VALUE reaches every rank as OMPI_MCA_KEY") {
   check_each_rank_printed(out, "OMPI_MCA_e2e_test_param=42");
 }
 
+// As mpirun 4.1.4 gives them: Open MPI's ranks yield when idle only when told the node is
+// oversubscribed (a 3-rank ring on 2 cores busy-polled for seconds without it), and the
+// universe is every slot, not the job size.
+TEST_CASE("env: oversubscribed nodes and the universe size follow the slots") {
+  {
+    Job job;
+    const std::string out = dump_env(job, {"-H", "localhost:1", "--oversubscribe"},
+                                     {"OMPI_MCA_mpi_oversubscribe", "@universe"});
+    check_each_rank_printed(out, "OMPI_MCA_mpi_oversubscribe=1");
+    check_each_rank_printed(out, "@universe=1");
+  }
+  {
+    Job job;
+    const std::string out =
+        dump_env(job, {"-H", "localhost:17"}, {"OMPI_MCA_mpi_oversubscribe", "@universe"});
+    check_each_rank_printed(out, "OMPI_MCA_mpi_oversubscribe=0");
+    check_each_rank_printed(out, "@universe=17");
+  }
+}
+
 TEST_CASE("env: --wdir and --wd set the ranks' working directory") {
   for (const std::string option : {"--wdir", "--wd"}) {
     CAPTURE(option);
