@@ -1,0 +1,288 @@
+// The command lines compared with mpirun 4.1.4. Each is a real spelling from mpirun(1)'s
+// examples and option list (or a project that uses mpirun), scaled to this machine: 2 cores
+// locally, or virtual nodes node1 and node2 (compat.hpp). A case whose difference is known and
+// owned by an issue item says so in `pending`; when the item lands and the two agree, the suite
+// says "now same" and the mark comes out.
+
+#include "tests/compat/compat.hpp"
+
+namespace mpilaunch::compat {
+namespace {
+
+// Items of issue 20 and 21 that own the known differences.
+constexpr const char* kStdin = "issue 20 item 1: stdin to rank 0";
+constexpr const char* kMpmd = "issue 20 item 2: MPMD";
+constexpr const char* kUniverse = "issue 20 item 3: MPI_UNIVERSE_SIZE = slots";
+constexpr const char* kSlots = "issue 20 item 4: slots = the node's cores";
+constexpr const char* kFormats = "issue 20 item 5: output formats";
+constexpr const char* kMca = "issue 20 item 6: OMPI_MCA_* in the launcher's environment";
+constexpr const char* kSpelling = "issue 20 item 9: single-dash spellings";
+constexpr const char* kOptions = "issue 20: every other mpirun(1) option";
+constexpr const char* kBinding = "issue 21: mapping, ranking and binding";
+
+constexpr unsigned kAll = Report | Stdout | Stderr;
+constexpr unsigned kRefusal = ExitNonzero;
+
+std::vector<Case> table() {
+  std::vector<Case> t;
+  auto add = [&](Case c) { t.push_back(std::move(c)); };
+
+  // ---- one node (this machine: 2 cores) ----
+  add({.name = "np2", .args = {"-np", "2", "@probe"}, .source = "mpirun(1): mpirun -np 4 ./a.out"});
+  add({.name = "n1", .args = {"-n", "1", "@probe"}, .source = "mpirun(1): -n"});
+  add({.name = "long-np", .args = {"--np", "2", "@probe"}, .source = "mpirun(1): --np"});
+  add({.name = "c2", .args = {"-c", "2", "@probe"}, .source = "mpirun(1): -c, -n, --n, -np"});
+  add({.name = "args",
+       .args = {"-n", "2", "@probe", "in.dat", "two words", "--flag=x", "-n", "3"},
+       .source = "mpirun(1): program arguments are the program's"});
+  add({.name = "no-np",
+       .args = {"@probe"},
+       .source = "mpirun(1): without -np, one process per slot (2 cores here)"});
+  add({.name = "oversubscribe",
+       .args = {"-n", "3", "--oversubscribe", "@probe"},
+       .source = "mpirun(1): --oversubscribe"});
+  add({.name = "too-many-ranks",
+       .args = {"-n", "3", "@probe"},
+       .checks = kRefusal,
+       .source = "mpirun(1): more processes than slots is an error without --oversubscribe"});
+  add({.name = "nooversubscribe",
+       .args = {"--nooversubscribe", "-n", "2", "@probe"},
+       .pending = kOptions,
+       .source = "mpirun(1): --nooversubscribe"});
+  add({.name = "nooversubscribe-single-dash",
+       .args = {"-nooversubscribe", "-n", "2", "@probe"},
+       .pending = kSpelling,
+       .source = "mpirun(1): -nooversubscribe"});
+  add({.name = "mca-oversubscribe-env",
+       .args = {"-n", "3", "@probe"},
+       .pending = kMca,
+       .env = {"OMPI_MCA_rmaps_base_oversubscribe=1"},
+       .source = "issue 20: OMPI_MCA_rmaps_base_oversubscribe=1 in the environment"});
+  add({.name = "host-localhost-17",
+       .args = {"-H", "localhost:17", "-n", "2", "@probe"},
+       .source = "issue 20 item 3: -host localhost:17 gives MPI_UNIVERSE_SIZE 17"});
+  add({.name = "host-localhost-2",
+       .args = {"-host", "localhost:2", "-np", "2", "@probe"},
+       .source = "mpirun(1): -host"});
+  add({.name = "host-localhost",
+       .args = {"--host", "localhost", "-n", "1", "@probe"},
+       .source = "mpirun(1): --host without :N (one slot)"});
+  add({.name = "host-localhost-too-many",
+       .args = {"--host", "localhost", "-n", "2", "@probe"},
+       .checks = kRefusal,
+       .source = "mpirun(1): --host without :N gives one slot"});
+  add({.name = "hostfile-slots",
+       .args = {"--hostfile", "hf", "-n", "2", "@probe"},
+       .files = {{"hf", "localhost slots=2\n"}},
+       .source = "mpirun(1): --hostfile with slots="});
+  add({.name = "hostfile-no-slots",
+       .args = {"--hostfile", "hf", "@probe"},
+       .pending = kSlots,
+       .files = {{"hf", "localhost\n"}},
+       .source = "issue 20 item 4: a hostfile line without slots= counts the cores"});
+  add({.name = "machinefile",
+       .args = {"-machinefile", "hf", "-np", "2", "@probe"},
+       .files = {{"hf", "localhost slots=2\n"}},
+       .source = "mpirun(1): -machinefile"});
+  add({.name = "tag-output",
+       .args = {"--tag-output", "-n", "2", "@probe"},
+       .pending = kFormats,
+       .source = "mpirun(1): --tag-output"});
+  add({.name = "tag-output-single-dash",
+       .args = {"-tag-output", "-np", "2", "@probe"},
+       .pending = kFormats,
+       .source = "mpirun(1): -tag-output"});
+  add({.name = "timestamp-output",
+       .args = {"--timestamp-output", "-n", "2", "@probe"},
+       .pending = kFormats,
+       .source = "mpirun(1): --timestamp-output"});
+  add({.name = "tag-and-timestamp",
+       .args = {"--tag-output", "--timestamp-output", "-n", "2", "@probe"},
+       .pending = kFormats,
+       .source = "mpirun(1): --tag-output with --timestamp-output"});
+  add({.name = "output-filename",
+       .args = {"--output-filename", "of", "-n", "2", "@probe"},
+       .checks = kAll | Files,
+       .pending = kFormats,
+       .source = "mpirun(1): --output-filename"});
+  add({.name = "output-filename-merge",
+       .args = {"--output-filename", "of", "--merge-stderr-to-stdout", "-n", "2", "@probe"},
+       .checks = kAll | Files,
+       .pending = kFormats,
+       .source = "mpirun(1): --output-filename with --merge-stderr-to-stdout"});
+  add({.name = "merge-stderr-to-stdout",
+       .args = {"--merge-stderr-to-stdout", "-n", "2", "@probe"},
+       .pending = kFormats,
+       .source = "mpirun(1): --merge-stderr-to-stdout (4.1.4 keeps the terminal's streams apart)"});
+  add({.name = "stdin-rank0",
+       .args = {"-n", "2", "@probe"},
+       .pending = kStdin,
+       .stdin_text = binary_input(200'000),
+       .source = "issue 20 item 1: mpirun -n 2 ./app < input"});
+  add({.name = "stdin-rank1",
+       .args = {"--stdin", "1", "-n", "2", "@probe"},
+       .pending = kStdin,
+       .stdin_text = binary_input(50'000),
+       .source = "mpirun(1): --stdin rank"});
+  add({.name = "stdin-none",
+       .args = {"--stdin", "none", "-n", "2", "@probe"},
+       .pending = kStdin,
+       .stdin_text = "ignored\n",
+       .source = "mpirun(1): --stdin none"});
+  add({.name = "x-value",
+       .args = {"-x", "PROBE_FOO=bar", "-n", "2", "@probe"},
+       .env = {"PROBE_ENV=PROBE_FOO"},
+       .source = "mpirun(1): -x FOO=bar"});
+  add({.name = "x-from-env",
+       .args = {"-x", "PROBE_FOO", "-np", "2", "@probe"},
+       .env = {"PROBE_ENV=PROBE_FOO", "PROBE_FOO=from the environment"},
+       .source = "mpirun(1): -x FOO exports the launcher's value"});
+  add({.name = "x-ld-library-path",
+       .args = {"-x", "LD_LIBRARY_PATH", "-x", "PROBE_FOO=1", "-n", "1", "@probe"},
+       .env = {"PROBE_ENV=PROBE_FOO,LD_LIBRARY_PATH", "LD_LIBRARY_PATH=/opt/lib"},
+       .source = "mpirun(1): mpirun -x DISPLAY -x OFILE=/tmp/out ..."});
+  add({.name = "wdir",
+       .args = {"--wdir", "sub", "-n", "2", "@probe"},
+       .files = {{"sub/keep", ""}},
+       .source = "mpirun(1): -wdir <dir>"});
+  add({.name = "wdir-single-dash",
+       .args = {"-wdir", "sub", "-n", "2", "@probe"},
+       .files = {{"sub/keep", ""}},
+       .source = "mpirun(1): -wdir <dir>"});
+  add({.name = "mpmd",
+       .args = {"-n", "1", "@probe", "first", ":", "-n", "1", "@probe", "second"},
+       .pending = kMpmd,
+       .source = "mpirun(1): mpirun -np 2 a.out : -np 2 b.out"});
+  add({.name = "appfile",
+       .args = {"--app", "appfile"},
+       .pending = kMpmd,
+       .files = {{"appfile", "-n 1 @probe first\n-n 1 @probe second\n"}},
+       .source = "mpirun(1): --app <appfile>"});
+  add({.name = "mca-btl",
+       .args = {"--mca", "btl", "self,vader", "-n", "2", "@probe"},
+       .source = "mpirun(1): mpirun --mca btl tcp,self -np 1 foo"});
+  add({.name = "mca-single-dash",
+       .args = {"-mca", "btl", "^openib", "-np", "2", "@probe"},
+       .source = "common job scripts: -mca btl ^openib"});
+  add({.name = "allow-run-as-root",
+       .args = {"--allow-run-as-root", "-n", "2", "@probe"},
+       .source = "mpirun(1): --allow-run-as-root (container entrypoints)"});
+  add({.name = "quiet",
+       .args = {"-q", "-n", "2", "@probe"},
+       .pending = kOptions,
+       .source = "mpirun(1): -q, --quiet"});
+  add({.name = "prefix",
+       .args = {"--prefix", "/usr", "-n", "2", "@probe"},
+       .pending = kOptions,
+       .source = "mpirun(1): --prefix <dir>"});
+  add({.name = "bind-to-none",
+       .args = {"--bind-to", "none", "-n", "2", "@probe"},
+       .pending = kBinding,
+       .source = "Horovod, T9k MPIJob: -bind-to none"});
+  add({.name = "bind-to-core",
+       .args = {"--bind-to", "core", "-n", "2", "@probe"},
+       .pending = kBinding,
+       .source = "mpirun(1): --bind-to core"});
+  add({.name = "map-by-core",
+       .args = {"--map-by", "core", "-n", "2", "@probe"},
+       .source = "mpirun(1): --map-by core"});
+  add({.name = "map-by-ppr",
+       .args = {"--map-by", "ppr:1:core", "@probe"},
+       .pending = kBinding,
+       .source = "mpirun(1): --map-by ppr:N:<object>"});
+  add({.name = "rank-exit-code",
+       .args = {"-n", "2", "@probe"},
+       .checks = Report,
+       .env = {"PROBE_EXIT_RANK=1", "PROBE_EXIT_CODE=3"},
+       .source = "mpirun(1) EXIT STATUS: the first non-zero exit code of a rank"});
+  add({.name = "program-not-found",
+       .args = {"-n", "2", "./no-such-program"},
+       .checks = kRefusal,
+       .source = "mpirun(1): a program that cannot be run"});
+  add({.name = "unknown-option",
+       .args = {"--no-such-option", "-n", "2", "@probe"},
+       .checks = kRefusal,
+       .source = "an option mpirun does not know"});
+
+  // ---- virtual nodes node1 and node2 ----
+  auto vnode = [&](Case c) {
+    c.nodes = Nodes::Virtual;
+    t.push_back(std::move(c));
+  };
+  vnode({.name = "vn-4",
+         .args = {"-H", "node1:2,node2:2", "-n", "4", "@probe"},
+         .source = "mpirun(1): mpirun -H aa,bb -np 4 ./a.out"});
+  vnode({.name = "vn-fill-first",
+         .args = {"-H", "node1:2,node2:2", "-n", "2", "@probe"},
+         .source = "mpirun(1): by slot, the first node fills first"});
+  vnode({.name = "vn-map-by-node",
+         .args = {"-H", "node1:2,node2:2", "--map-by", "node", "-n", "4", "@probe"},
+         .source = "mpirun(1): --map-by node"});
+  vnode({.name = "vn-one-slot-each",
+         .args = {"-H", "node1,node2", "-n", "2", "@probe"},
+         .source = "mpirun(1): -H host without :N is one slot"});
+  vnode({.name = "vn-npernode",
+         .args = {"-H", "node1:2,node2:2", "-npernode", "1", "@probe"},
+         .source = "mpirun(1): -npernode"});
+  vnode({.name = "vn-N",
+         .args = {"-H", "node1:2,node2:2", "-N", "1", "@probe"},
+         .source = "Kubeflow MPI Operator, T9k: -N <n> per node"});
+  vnode({.name = "vn-hostfile",
+         .args = {"--hostfile", "hf", "-n", "4", "@probe"},
+         .files = {{"hf", "node1 slots=2\nnode2 slots=2\n"}},
+         .source = "mpirun(1): mpirun --hostfile myhostfile ./a.out"});
+  vnode({.name = "vn-tag-output",
+         .args = {"-H", "node1:1,node2:1", "--tag-output", "-n", "2", "@probe"},
+         .pending = kFormats,
+         .source = "mpirun(1): --tag-output across nodes"});
+  vnode({.name = "vn-stdin",
+         .args = {"-H", "node1:2,node2:2", "-n", "4", "@probe"},
+         .pending = kStdin,
+         .stdin_text = binary_input(100'000),
+         .source = "issue 20 item 1: stdin to rank 0 across nodes"});
+  vnode({.name = "vn-mpmd",
+         .args = {"-H", "node1:2,node2:2", "-n", "2", "@probe", "a", ":", "-n", "2", "@probe", "b"},
+         .pending = kMpmd,
+         .source = "mpirun(1): MPMD across nodes"});
+  vnode({.name = "vn-x",
+         .args = {"-H", "node1:1,node2:1", "-x", "PROBE_FOO=bar", "-n", "2", "@probe"},
+         .env = {"PROBE_ENV=PROBE_FOO"},
+         .source = "mpirun(1): -x reaches remote nodes"});
+  vnode({.name = "vn-output-filename",
+         .args = {"-H", "node1:1,node2:1", "--output-filename", "of", "-n", "2", "@probe"},
+         .checks = kAll | Files,
+         .pending = kFormats,
+         .source = "mpirun(1): --output-filename across nodes"});
+  return t;
+}
+
+}  // namespace
+
+const std::map<std::string, std::string>& known_key_differences() {
+  static const std::map<std::string, std::string> keys = {
+      {"cpus", kBinding},
+      {"env.OMPI_MCA_mpi_oversubscribe", kBinding},
+      {"env.OMPI_FIRST_RANKS", kMpmd},
+      {"env.OMPI_APP_CTX_NUM_PROCS", kMpmd},
+      {"universe", kUniverse},
+      {"env.OMPI_UNIVERSE_SIZE", kUniverse},
+  };
+  return keys;
+}
+
+const std::vector<Case>& cases() {
+  static const std::vector<Case> all = table();
+  return all;
+}
+
+std::string binary_input(std::size_t size) {
+  std::string bytes(size, '\0');
+  std::uint64_t state = 0x9e3779b97f4a7c15ULL;
+  for (char& b : bytes) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    b = static_cast<char>(state >> 56);
+  }
+  return bytes;
+}
+
+}  // namespace mpilaunch::compat

@@ -1,0 +1,291 @@
+// compat_tests: runs each case of the table (cases.cpp) through the real mpirun and through
+// mpilaunch, compares, and prints one verdict per case: "same", "pending" (a known difference,
+// owned by the issue item named in the table: reported, not failed), "now same" (a pending
+// case that agrees now: take the mark out of the table) or "DIFFERS" (fails the suite).
+//
+// Usage: compat_tests [--list] [-v] [--case NAME]...
+// MPILAUNCH_COMPAT_CASES=NAME,PREFIX*,... selects cases too. MPILAUNCH_TEST_BUILD names another
+// build's launcher, agent and apps (tests/e2e/support/test_build.hpp); MPIRUN names the mpirun.
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+#include "tests/compat/compat.hpp"
+#include "tests/e2e/support/job.hpp"
+#include "tests/e2e/support/temp_dir.hpp"
+
+namespace mpilaunch::compat {
+namespace {
+
+namespace fs = std::filesystem;
+using e2e::Millis;
+
+// mpirun's plm_rsh_agent for virtual nodes: called as `agent HOST WORD...` (the orted command
+// line, words for a shell, as ssh would pass them), it runs the command in a new UTS namespace
+// named HOST, with TMPDIR (and so Open MPI's session directory and shared-memory files) of
+// its own under COMPAT_VNODE_DIR.
+constexpr const char* kRshAgent = R"(#!/bin/sh
+host=$1
+shift
+dir=$COMPAT_VNODE_DIR/$host
+mkdir -p "$dir" || exit 1
+exec unshare --uts /bin/sh -c 'hostname "$0" && TMPDIR=$1 && export TMPDIR && shift && exec /bin/sh -c "$*"' "$host" "$dir" "$@"
+)";
+
+constexpr Millis kDeadline{120'000};
+
+std::string mpirun_path() {
+  if (const char* m = std::getenv("MPIRUN"); m != nullptr && *m != '\0') return m;
+  return "mpirun";
+}
+
+std::string join(const std::vector<std::string>& words) {
+  std::string out;
+  for (const std::string& w : words) {
+    if (!out.empty()) out += ' ';
+    const bool plain = !w.empty() && w.find_first_of(" \t'\"$\\*?") == std::string::npos;
+    out += plain ? w : "'" + w + "'";
+  }
+  return out;
+}
+
+struct Options {
+  bool list = false, verbose = false;
+  std::vector<std::string> selected;  // names, or prefixes ending in '*'
+};
+
+bool selected(const Options& o, const std::string& name) {
+  if (o.selected.empty()) return true;
+  for (const std::string& s : o.selected) {
+    if (s == name) return true;
+    if (s.ends_with('*') && name.starts_with(s.substr(0, s.size() - 1))) return true;
+  }
+  return false;
+}
+
+struct Ran {
+  Side side;
+  std::vector<std::string> argv;
+  Millis elapsed{0};
+};
+
+Ran run_side(const Case& c, bool under_mpirun, const fs::path& case_dir,
+             const std::string& rsh_agent) {
+  const fs::path dir = case_dir / (under_mpirun ? "mpirun" : "mpilaunch");
+  fs::create_directories(dir / "report");
+  std::vector<std::string> inputs;
+  for (const auto& [name, text] : c.files) {
+    fs::create_directories((dir / name).parent_path());
+    std::string content = text;
+    for (std::size_t at = content.find("@probe"); at != std::string::npos;
+         at = content.find("@probe", at))
+      content.replace(at, 6, e2e::app("probe"));
+    e2e::write_file((dir / name).string(), content);
+    inputs.push_back(name);
+  }
+  std::vector<std::string> args;
+  if (c.nodes == Nodes::Virtual) {
+    if (under_mpirun)
+      args = {"--mca", "plm_rsh_agent",      rsh_agent, "--mca", "plm_rsh_no_tree_spawn", "1",
+              "--mca", "btl_tcp_if_include", "lo",      "--mca", "oob_tcp_if_include",    "lo"};
+    else
+      args = {"--launcher=local"};
+  }
+  for (const std::string& a : c.args) args.push_back(a == "@probe" ? e2e::app("probe") : a);
+
+  e2e::Job job;
+  job.cwd = dir.string();
+  job.extra_env = c.env;
+  job.extra_env.push_back("PROBE_OUT=" + (dir / "report").string());
+  if (c.nodes == Nodes::Virtual)
+    job.extra_env.push_back("COMPAT_VNODE_DIR=" + (dir / "vnodes").string());
+  e2e::Command command = job.command(args, kDeadline);
+  if (under_mpirun) {
+    // By name, as people run it: mpirun started by its absolute path acts as if given
+    // --prefix (mpirun(1)), which puts <prefix>/lib in front of the ranks' LD_LIBRARY_PATH.
+    command.argv[0] = mpirun_path();
+    if (std::getenv("MPIRUN") == nullptr) command.argv.insert(command.argv.begin(), "/usr/bin/env");
+  }
+  command.stdin_text = c.stdin_text;
+  const e2e::Outcome o = e2e::run(command);
+  Ran ran;
+  ran.argv = command.argv;
+  ran.elapsed = o.elapsed;
+  ran.side = collect(dir.string(), o.status(), o.timed_out, o.out, o.err, inputs);
+  // mpilaunch's virtual nodes share the machine's name (no UTS namespace of their own);
+  // which ranks share a node is still compared (node_leader, local_size).
+  if (c.nodes == Nodes::Virtual)
+    for (auto& [rank, keys] : ran.side.reports) keys.erase("host");
+  return ran;
+}
+
+void show(const char* who, const Ran& ran) {
+  std::cout << "  " << who << ": " << join(ran.argv) << "\n    status " << ran.side.status
+            << (ran.side.timed_out ? " (timed out)" : "") << " after " << ran.elapsed.count()
+            << " ms\n";
+  auto indent = [](const std::string& label, const std::string& text) {
+    if (text.empty()) return;
+    std::cout << "    " << label << ":\n";
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) std::cout << "      | " << line << "\n";
+  };
+  indent("stdout", ran.side.raw_out);
+  indent("stderr", ran.side.raw_err);
+  for (const auto& [rank, keys] : ran.side.reports) {
+    std::cout << "    rank " << rank << ":";
+    for (const auto& [k, v] : keys)
+      if (!k.starts_with("env.")) std::cout << " " << k << "=" << v;
+    std::cout << "\n";
+  }
+  for (const auto& [path, text] : ran.side.files)
+    std::cout << "    file " << path << ": " << text.size() << " bytes\n";
+}
+
+int main_impl(int argc, char** argv) {
+  Options o;
+  if (const char* env = std::getenv("MPILAUNCH_COMPAT_CASES"); env != nullptr) {
+    std::istringstream in(env);
+    for (std::string name; std::getline(in, name, ',');)
+      if (!name.empty()) o.selected.push_back(name);
+  }
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--list") {
+      o.list = true;
+    } else if (a == "-v" || a == "--verbose") {
+      o.verbose = true;
+    } else if (a == "--case" && i + 1 < argc) {
+      o.selected.push_back(argv[++i]);
+    } else {
+      std::cerr << "usage: compat_tests [--list] [-v] [--case NAME]...\n";
+      return 2;
+    }
+  }
+
+  if (o.list) {
+    for (const Case& c : cases()) {
+      if (!selected(o, c.name)) continue;
+      std::cout << c.name << (c.nodes == Nodes::Virtual ? " [virtual nodes]" : "")
+                << (c.pending.empty() ? "" : " [pending: " + c.pending + "]") << "\n  "
+                << join(c.args) << "\n";
+    }
+    return 0;
+  }
+
+  if (::access(std::getenv("MPIRUN") != nullptr ? mpirun_path().c_str() : "/usr/bin/mpirun",
+               X_OK) != 0) {
+    std::cerr << "compat: no mpirun (/usr/bin/mpirun or $MPIRUN)"
+              << " (tools/bootstrap installs openmpi-bin; MPIRUN names another)\n";
+    return 1;
+  }
+  e2e::TempDir top("mpilaunch-compat");
+  const std::string rsh_agent = top.file("rsh-agent");
+  e2e::write_file(rsh_agent, kRshAgent);
+  ::chmod(rsh_agent.c_str(), 0755);
+
+  int same = 0, pending = 0, now_same = 0, failed = 0, run = 0;
+  std::set<std::string> seen_keys;
+  std::vector<std::string> failures;
+  for (const Case& c : cases()) {
+    if (!selected(o, c.name)) continue;
+    if (c.nodes == Nodes::Virtual && ::geteuid() != 0) {
+      std::cout << "skipped  " << c.name << "  (mpirun's virtual nodes need root: unshare --uts)\n";
+      continue;
+    }
+    ++run;
+    const fs::path case_dir = top.path() / c.name;
+    const Ran a = run_side(c, true, case_dir, rsh_agent);
+    const Ran b = run_side(c, false, case_dir, rsh_agent);
+    const std::vector<Difference> diffs = differences(a.side, b.side, c.checks);
+    // Each difference is pending (owned by an issue item: a known key, or the case's mark
+    // covering its kind) or not; one that is not fails the case.
+    std::vector<std::string> failing, known;
+    std::set<std::string> owners;
+    bool case_mark_used = false;
+    for (const Difference& d : diffs) {
+      auto key =
+          d.kind == Report ? known_key_differences().find(d.key) : known_key_differences().end();
+      if (key != known_key_differences().end()) {
+        known.push_back(d.text);
+        owners.insert(key->second);
+        seen_keys.insert(key->first);
+      } else if (!c.pending.empty() && (c.pending_on & d.kind) != 0) {
+        known.push_back(d.text);
+        owners.insert(c.pending);
+        case_mark_used = true;
+      } else {
+        failing.push_back(d.text);
+      }
+    }
+    std::string verdict;
+    if (!failing.empty()) {
+      verdict = "DIFFERS  ";
+      ++failed;
+      failures.push_back(c.name);
+    } else if (!c.pending.empty() && !case_mark_used) {
+      verdict = "now same ";
+      ++now_same;
+    } else if (!known.empty()) {
+      verdict = "pending  ";
+      ++pending;
+    } else {
+      verdict = "same     ";
+      ++same;
+    }
+    std::cout << verdict << c.name << "  (" << a.elapsed.count() << " + " << b.elapsed.count()
+              << " ms)";
+    for (const std::string& owner : owners) std::cout << "  [" << owner << "]";
+    std::cout << "\n";
+    if (!c.pending.empty() && !case_mark_used)
+      std::cout << "  its own mark no longer covers a difference: take `pending` out of "
+                   "tests/compat/cases.cpp\n";
+    for (const std::string& text : failing) std::cout << "  - " << text << "\n";
+    const std::size_t shown = o.verbose ? known.size() : 3;
+    for (std::size_t i = 0; i < known.size() && i < shown; ++i)
+      std::cout << "  - (pending) " << known[i] << "\n";
+    if (known.size() > shown)
+      std::cout << "  - (pending) ... " << known.size() - shown << " more (-v shows all)\n";
+    if (o.verbose || !failing.empty()) {
+      std::cout << "  " << c.source << "\n";
+      show("mpirun", a);
+      show("mpilaunch", b);
+    }
+    std::cout.flush();
+    std::error_code ec;
+    fs::remove_all(case_dir, ec);
+  }
+  std::cout << "\ncompat: " << run << " cases: " << same << " same, " << pending
+            << " pending (known differences, owned by an issue item), " << now_same
+            << " pending that agree now, " << failed << " differ\n";
+  for (const std::string& name : failures) std::cout << "  differs: " << name << "\n";
+  if (o.selected.empty())
+    for (const auto& [key, owner] : known_key_differences())
+      if (seen_keys.count(key) == 0)
+        std::cout << "  known difference '" << key << "' (" << owner
+                  << ") showed in no case: take it out of known_key_differences()\n";
+  if (run == 0) {
+    std::cerr << "compat: no case selected\n";
+    return 1;
+  }
+  return failed == 0 ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace mpilaunch::compat
+
+int main(int argc, char** argv) {
+  try {
+    return mpilaunch::compat::main_impl(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "compat: " << e.what() << "\n";
+    return 1;
+  }
+}
