@@ -261,7 +261,6 @@ std::vector<Case> table() {
 const std::map<std::string, std::string>& known_key_differences() {
   static const std::map<std::string, std::string> keys = {
       {"cpus", kBinding},
-      {"env.OMPI_MCA_mpi_oversubscribe", kBinding},
       {"env.OMPI_FIRST_RANKS", kMpmd},
       {"env.OMPI_APP_CTX_NUM_PROCS", kMpmd},
       {"universe", kUniverse},
