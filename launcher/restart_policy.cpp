@@ -33,7 +33,12 @@ RestartDecision RestartPolicy::on_failure(const Error& failure, TimePoint starte
       last_failure_->exit_code == failure.exit_code && last_failure_->signal == failure.signal;
   repeats_ = (same && !healthy) ? repeats_ + 1 : 1;
   last_failure_ = failure;
-  if (config_.repeat_limit > 0 && repeats_ >= config_.repeat_limit && !config_.restart_on)
+  // Only the kinds whose class says so (docs/errors.md "budget, stop on repeats": wire-up,
+  // resources, unrecognised) stop early; a rank's own failure or a lost agent spends the whole
+  // budget, as docs/container.md promises: a node that crashes three times is no proof the
+  // fourth attempt fails too.
+  if (config_.repeat_limit > 0 && repeats_ >= config_.repeat_limit && !config_.restart_on &&
+      retry_class(failure) == RetryClass::WithinBudgetStopOnRepeat)
     return GiveUp{GiveUpReason::Repeated};
   Duration backoff = config_.first_backoff * (1LL << std::min(quick_failures_, 20));
   backoff = std::min(backoff, config_.max_backoff);

@@ -70,6 +70,22 @@ TEST_CASE("restart: an exhausted budget ends with the last failure and says so")
   check_nothing_left(job, o);
 }
 
+TEST_CASE("restart: the same rank failure after short runs spends the whole budget") {
+  // docs/container.md and docs/errors.md: a rank's own failure is of class "budget"; only
+  // wire-up, resource and unrecognised failures stop early when they repeat.
+  Job job;
+  const Outcome o = job.launch(
+      {"-n", "2", "--max-restarts", "4", "--restart-backoff", "0", app("flaky"), "99", "0", "5"});
+  check_error_block(o, "rank-exit-nonzero", 5);
+  const auto failed = events_named(check_events(job, 5), "attempt-failed");
+  REQUIRE(failed.size() == 5);
+  for (std::size_t i = 0; i + 1 < failed.size(); ++i)
+    CHECK(failed[i].value("decision", "") == "restart");
+  CHECK(failed.back().value("decision", "") == "give-up");
+  CHECK(failed.back().value("reason", "") == "budget-spent");
+  check_nothing_left(job, o);
+}
+
 TEST_CASE("restart: a failure that cannot succeed on a retry is not retried") {
   Job job;
   const Outcome o =

@@ -1,5 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <string>
+#include <vector>
+
 #include "launcher/restart_policy.hpp"
 #include "tests/support/manual_clock.hpp"
 
@@ -10,6 +13,9 @@ using mpilaunch::testing::ManualClock;
 namespace {
 Error segv(int rank = 3) {
   return Error{.kind = ErrorKind::RankSignaled, .host = "b", .rank = rank, .signal = 11};
+}
+Error init_failed(int rank = 3) {
+  return Error{.kind = ErrorKind::MpiInitFailed, .host = "b", .rank = rank, .exit_code = 1};
 }
 }  // namespace
 
@@ -69,14 +75,34 @@ TEST_CASE("errors that can never succeed are not retried, whatever the budget") 
 TEST_CASE("the same short failure repeated stops early; a different one does not") {
   RestartPolicy policy({.max_restarts = 100, .first_backoff = 0s, .repeat_limit = 3});
   ManualClock clock;
-  CHECK(std::holds_alternative<Restart>(policy.on_failure(segv(1), clock.now(), clock.now())));
-  CHECK(std::holds_alternative<Restart>(policy.on_failure(segv(1), clock.now(), clock.now())));
-  CHECK(std::get<GiveUp>(policy.on_failure(segv(1), clock.now(), clock.now())).reason ==
+  CHECK(
+      std::holds_alternative<Restart>(policy.on_failure(init_failed(1), clock.now(), clock.now())));
+  CHECK(
+      std::holds_alternative<Restart>(policy.on_failure(init_failed(1), clock.now(), clock.now())));
+  CHECK(std::get<GiveUp>(policy.on_failure(init_failed(1), clock.now(), clock.now())).reason ==
         GiveUpReason::Repeated);
   RestartPolicy varied({.max_restarts = 100, .first_backoff = 0s, .repeat_limit = 3});
   for (int i = 0; i < 10; ++i)
-    CHECK(
-        std::holds_alternative<Restart>(varied.on_failure(segv(i % 2), clock.now(), clock.now())));
+    CHECK(std::holds_alternative<Restart>(
+        varied.on_failure(init_failed(i % 2), clock.now(), clock.now())));
+}
+
+TEST_CASE("kinds of class 'budget' spend the whole budget however alike their failures") {
+  ManualClock clock;
+  const std::vector<Error> failures = {
+      segv(1),
+      Error{.kind = ErrorKind::RankExitNonzero, .rank = 0, .exit_code = 5},
+      Error{.kind = ErrorKind::RankCalledAbort, .rank = 0, .exit_code = 2},
+      Error{.kind = ErrorKind::AgentLost, .host = "n"},
+  };
+  for (const Error& failure : failures) {
+    CAPTURE(std::string(kind_name(failure.kind)));
+    RestartPolicy policy({.max_restarts = 6, .first_backoff = 0s, .repeat_limit = 3});
+    for (int i = 0; i < 6; ++i)
+      CHECK(std::holds_alternative<Restart>(policy.on_failure(failure, clock.now(), clock.now())));
+    CHECK(std::get<GiveUp>(policy.on_failure(failure, clock.now(), clock.now())).reason ==
+          GiveUpReason::BudgetSpent);
+  }
 }
 
 TEST_CASE("--restart-on replaces the default classes") {
