@@ -167,6 +167,10 @@ std::string hint(const Error& e) {
     case ErrorKind::AgentStartFailed:
       return agent_phase_hint(e.phase);
     case ErrorKind::AgentLost:
+      if (e.phase == "teardown")
+        return "the agent is stopped (SIGSTOP, a debugger) or its host is frozen: its link was "
+               "closed so the job could end; a local agent was killed with its ranks, a remote "
+               "one ends when it next runs and finds the link gone (check that host)";
       if (e.signal && is_crash_signal(*e.signal))
         return "the agent crashed; the lines it printed just before say where (libpmix's own "
                "when its PMIx server failed): 'PLEASE set NS_DATA_SEG_SIZE' means one rank's "

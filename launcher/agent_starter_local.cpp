@@ -88,9 +88,13 @@ Result<AgentProcess> LocalAgentStarter::start(const HostEntry& host) {
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid == 0) {
-    // The agent dies with the launcher's process only through its closed stream; keep it in
-    // our process group so a terminal's Ctrl-C is handled by the launcher, not the agent.
-    ::signal(SIGINT, SIG_IGN);
+    // The agent dies with the launcher's process only through its closed stream. It stays in
+    // our process group, and signals sent to the whole group (a terminal's Ctrl-C, GNU
+    // timeout, a shell's job control, a container runtime) are the launcher's to handle: it
+    // tears the job down through the agents, SIGTERM to every rank first. An agent dying of
+    // them killed its ranks at once and raced the launcher into agent-lost. The ranks get
+    // default dispositions back (agent/child_set.cpp).
+    for (const int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) ::signal(s, SIG_IGN);
     // The channel goes to descriptor 3, by way of one above the ones about to be replaced.
     const int moved = channel[1] >= 0 ? ::fcntl(channel[1], F_DUPFD, 10) : -1;
     ::dup2(sv[1], 0);

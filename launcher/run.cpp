@@ -323,6 +323,17 @@ int run(const std::vector<std::string>& args) {
       config.timeout_seconds = parsed->timeout_seconds;
     }
   config.kill_grace_seconds = o.kill_grace_seconds;
+  if (const auto text = env_value("MPILAUNCH_AGENT_START_TIMEOUT"); text && !text->empty()) {
+    char* end = nullptr;
+    const double s = std::strtod(text->c_str(), &end);
+    if (end == text->c_str() || *end != '\0' || !(s > 0 && s <= 86400))
+      return early_failure(Error{.kind = ErrorKind::BadOption,
+                                 .detail = fmt::format("MPILAUNCH_AGENT_START_TIMEOUT={}: needs "
+                                                       "a number of seconds from 0 to 86400",
+                                                       *text)},
+                           events);
+    config.start_timeout_seconds = s;
+  }
   config.start_timeout_seconds += o.wait_for_hosts_seconds;
   config.wireup_timeout_seconds = o.wireup_timeout_seconds;
   config.report_state_on_timeout = o.report_state_on_timeout;

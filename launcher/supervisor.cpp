@@ -25,6 +25,9 @@ namespace {
 
 constexpr std::int32_t kPmixErrLostConnection = -61;  // PMIX_ERR_LOST_CONNECTION
 constexpr auto kShutdownGrace = std::chrono::seconds(5);
+// How long after the SIGKILL an agent has to report its ranks' ends before its link is closed:
+// a live agent reaps a SIGKILLed rank at once; under load, and under sanitizers, a few seconds.
+constexpr auto kTeardownAnswer = std::chrono::seconds(5);
 
 std::chrono::steady_clock::duration seconds(double s) {
   return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
@@ -61,7 +64,8 @@ Supervisor::Supervisor(asio::io_context& io, JobConfig config, AgentStarter& sta
       start_timer_(io),
       shutdown_timer_(io),
       backoff_timer_(io),
-      wireup_timer_(io) {
+      wireup_timer_(io),
+      teardown_timer_(io) {
   signals_.add(SIGUSR1);
   signals_.add(SIGUSR2);
   ranks_.resize(static_cast<std::size_t>(config_.plan.map.size()));
@@ -351,7 +355,44 @@ void Supervisor::tear_down() {
   kill_timer_.async_wait([this](const boost::system::error_code& ec) {
     if (!ec) kill_ranks(SIGKILL);
   });
+  arm_teardown_timer(seconds(config_.kill_grace_seconds) + kTeardownAnswer);
   check_ranks();
+}
+
+void Supervisor::arm_teardown_timer(std::chrono::steady_clock::duration after) {
+  teardown_timer_.expires_after(after);
+  teardown_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (!ec) close_unresponsive_links();
+  });
+}
+
+void Supervisor::close_unresponsive_links() {
+  if (state_ != JobState::TearingDown) return;
+  std::vector<int> silent;
+  for (const auto& link : links_) {
+    if (!link || link->closed || !link->ready) continue;
+    for (int r : config_.plan.map.ranks_on(link->node)) {
+      const RankPhase phase = ranks_[static_cast<std::size_t>(r)].phase;
+      if (phase == RankPhase::Spawning || phase == RankPhase::Running) {
+        silent.push_back(link->node);
+        break;
+      }
+    }
+  }
+  for (const int node : silent) {
+    // Closing a link may end the teardown (and start the next attempt's agents).
+    if (state_ != JobState::TearingDown) return;
+    Link& link = *links_.at(static_cast<std::size_t>(node));
+    if (link.closed) continue;
+    link.unresponsive = true;
+    on_link_closed(link, Error{.kind = ErrorKind::AgentLost,
+                               .host = link.host.name,
+                               .phase = "teardown",
+                               .detail = fmt::format(
+                                   "no answer to the teardown within {} s of the SIGTERM",
+                                   config_.kill_grace_seconds +
+                                       std::chrono::duration<double>(kTeardownAnswer).count())});
+  }
 }
 
 void Supervisor::check_ranks() {
@@ -374,6 +415,7 @@ void Supervisor::check_ranks() {
 
 void Supervisor::decide_restart() {
   kill_timer_.cancel();
+  teardown_timer_.cancel();
   const Error failure = error_.value_or(Error{});
   std::random_device rd;
   const double jitter = std::uniform_real_distribution<double>(0.0, 1.0)(rd);
@@ -429,6 +471,7 @@ void Supervisor::update_status() {
 void Supervisor::finish() {
   finishing_ = true;
   kill_timer_.cancel();
+  teardown_timer_.cancel();
   job_timer_.cancel();
   start_timer_.cancel();
   backoff_timer_.cancel();
@@ -440,19 +483,39 @@ void Supervisor::finish() {
     status_.move_to(JobPhase::Succeeded, "AllRanksSucceeded", "every rank exited 0", rfc3339_now());
   }
   update_status();
+  // An agent that never said hello (silent, still starting, a fake at --agent-path) cannot
+  // take a Shutdown: its link is closed now, which ends it (EOF on its stdin; a local one is
+  // killed). on_link_closed() completes the job once every link is closed.
+  std::vector<Link*> silent;
   bool any_open = false;
   for (const auto& link : links_)
     if (link && !link->closed) {
+      if (!link->ready) {
+        silent.push_back(link.get());
+        continue;
+      }
       link->stream.send(protocol::Shutdown{});
       any_open = true;
     }
-  if (!any_open) return complete();
-  shutdown_timer_.expires_after(kShutdownGrace);
-  shutdown_timer_.async_wait([this](const boost::system::error_code& ec) {
-    if (ec) return;
-    for (const auto& link : links_)
-      if (link && !link->closed && link->pid > 0) ::kill(link->pid, SIGKILL);
-  });
+  if (any_open) {
+    shutdown_timer_.expires_after(kShutdownGrace);
+    shutdown_timer_.async_wait([this](const boost::system::error_code& ec) {
+      if (ec) return;
+      // A local agent is killed (its link then closes); a remote one, whose process is not
+      // ours, has its link closed: the ssh session ends and the agent finds EOF.
+      std::vector<Link*> remote;
+      for (const auto& link : links_)
+        if (link && !link->closed) {
+          if (link->pid > 0)
+            ::kill(link->pid, SIGKILL);
+          else
+            remote.push_back(link.get());
+        }
+      for (Link* link : remote) on_link_closed(*link, std::nullopt);
+    });
+  }
+  for (Link* link : silent) on_link_closed(*link, std::nullopt);
+  if (!any_open && silent.empty()) complete();
 }
 
 void Supervisor::complete() {
@@ -521,6 +584,10 @@ void Supervisor::wait_for_signals() {
       fail(Error{.kind = ErrorKind::Interrupted, .signal = signal}, JobEvent::Interrupted);
     } else {
       kill_ranks(SIGKILL);  // a second interrupt: no more grace
+      // ... and no long wait for an agent that cannot pass the SIGKILL on.
+      if (state_ == JobState::TearingDown &&
+          teardown_timer_.expiry() > std::chrono::steady_clock::now() + kTeardownAnswer)
+        arm_teardown_timer(kTeardownAnswer);
     }
     wait_for_signals();
   });

@@ -89,6 +89,11 @@ class Supervisor {
   void show_progress();
   void clear_progress();
   void check_ranks();
+  /// Teardown's bound (issue 23): an agent that has not reported its ranks' ends
+  /// --kill-grace plus kTeardownAnswer after the SIGTERM (stopped, frozen host) has its link
+  /// closed as agent-lost, phase teardown; a local one is killed, and its ranks with it.
+  void close_unresponsive_links();
+  void arm_teardown_timer(std::chrono::steady_clock::duration after);
   void on_link_message(Link& link, protocol::Envelope envelope);
   void on_link_closed(Link& link, std::optional<Error> why);
   /// Whether the attempt's error is a rank of `link`'s host killed from outside (a SIGTERM or
@@ -152,6 +157,7 @@ class Supervisor {
   asio::steady_timer shutdown_timer_;
   asio::steady_timer backoff_timer_;
   asio::steady_timer wireup_timer_;
+  asio::steady_timer teardown_timer_;  // close_unresponsive_links()
 };
 
 }  // namespace mpilaunch::launcher

@@ -35,6 +35,7 @@ class Supervisor::Link final : public FrameSink {
   bool ready = false;
   bool bye = false;
   bool closed = false;
+  bool unresponsive = false;                 // closed by close_unresponsive_links()
   std::vector<std::string> transport_facts;  // from the AgentHello
 };
 

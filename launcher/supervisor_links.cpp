@@ -4,9 +4,11 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdio>
 
 #include <fmt/format.h>
 
+#include "common/error_catalog.hpp"
 #include "common/error_json.hpp"
 #include "common/rank_exit.hpp"
 #include "common/stream_channel.hpp"
@@ -266,6 +268,14 @@ void Supervisor::on_link_closed(Link& link, std::optional<Error> why) {
         rank.phase = RankPhase::Ended;
     }
     Error e = why.value_or(Error{});
+    if (link.unresponsive) {
+      // Closed by us: the agent did not answer the teardown. Said on stderr at once, since the
+      // attempt's error (what started the teardown) stays the cause.
+      e.host = link.host.name;
+      std::fprintf(stderr, "mpilaunch: %s\n  hint: %s\n", message(e).c_str(), hint(e).c_str());
+      if (!finishing_) fail(e, JobEvent::AgentFailed);
+      return check_ranks();
+    }
     // EOF or a reset says little; the starter may know why (ssh: phase, remote exit, stderr).
     // What the agent itself sent wrong (a bad frame, another version) stays the cause.
     bool starter_knows = false;

@@ -106,6 +106,31 @@ TEST_CASE("signals: SIGINT and SIGTERM to the launcher end the job with 128+N") 
   }
 }
 
+// GNU timeout, a shell's job control and container runtimes signal the launcher's whole process
+// group: local agents are in it, and used to die of it, their ranks SIGKILLed with them (no
+// grace) and the job racing into agent-lost. The agents leave the teardown to the launcher.
+TEST_CASE("signals: SIGTERM to the launcher's process group: 143, every rank gets SIGTERM") {
+  const std::vector<std::vector<std::string>> layouts = {{"-n", "2"},
+                                                         {"--launcher=local", "-H", "n1:1,n2:1"}};
+  for (const auto& layout : layouts) {
+    CAPTURE(layout.size());
+    Job job;
+    std::vector<std::string> args = layout;
+    args.push_back(app("hang"));
+    auto bg = start_running(job, args, 2);
+    ::kill(-bg->pid(), SIGTERM);  // Background puts the launcher in a group of its own
+    const auto status = bg->wait(Millis{20'000});
+    REQUIRE(status.has_value());
+    CHECK(*status == 128 + SIGTERM);
+    check_job_failed(job, "interrupted", 128 + SIGTERM);
+    const auto exits = events_named(read_events(job.events_path()).events, "rank-exit");
+    CHECK_MESSAGE(exits.size() == 2, read_file(job.events_path()));
+    for (const Json& e : exits) CHECK_MESSAGE(e.value("signal", 0) == SIGTERM, e.dump());
+    CHECK(events_count(job, "secondary-error") == 0);
+    check_gone_within(job, Millis{1'000});
+  }
+}
+
 TEST_CASE("signals: ranks deaf to SIGTERM get SIGKILL at once on a second SIGINT") {
   Job job;
   // A kill grace far beyond the wait below: only the second interrupt can end the job in time.
@@ -190,6 +215,51 @@ TEST_CASE("kill -9 of an agent: its ranks die with it and the launcher reports a
   CHECK_FALSE(error.contains("signal"));
   CHECK(error.value("hint", "").find("out of memory") != std::string::npos);
   check_gone_within(job, Millis{1'000});
+}
+
+// A stopped process's state in /proc/PID/stat is 'T' (or 't' when traced).
+bool is_stopped(pid_t pid) {
+  const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+  const auto paren = stat.rfind(')');
+  return paren != std::string::npos && paren + 2 < stat.size() &&
+         (stat[paren + 2] == 'T' || stat[paren + 2] == 't');
+}
+
+// An agent that cannot answer (SIGSTOP here; a frozen host over ssh) used to hold the teardown
+// until it resumed: SIGTERM, a second SIGINT and --timeout all waited for its ranks' ends.
+TEST_CASE("a stopped agent: the teardown closes its link after --kill-grace + 5 s, naming it") {
+  Job job;
+  auto bg = start_running(
+      job, {"--kill-grace", "1", "--launcher=local", "-H", "n1:1,n2:1", app("hang")}, 2);
+  const auto agents = events_named(read_events(job.events_path()).events, "agent-up");
+  REQUIRE(agents.size() == 2);
+  const pid_t agent = agents[1].value("pid", 0);
+  const std::string host = agents[1].value("host", "");
+  REQUIRE(agent > 0);
+  // Whatever happens below, the agent is not left stopped (the job's cleanup kills it).
+  struct Resume {
+    pid_t pid;
+    ~Resume() { ::kill(pid, SIGCONT); }
+  } resume{agent};
+  REQUIRE(::kill(agent, SIGSTOP) == 0);
+  REQUIRE(eventually([&] { return is_stopped(agent); }, Millis{10'000}));
+  ::kill(bg->pid(), SIGTERM);
+  const auto status = bg->wait(Millis{40'000});
+  REQUIRE_MESSAGE(status.has_value(), "the launcher waited for the stopped agent");
+  CHECK(*status == 128 + SIGTERM);
+  check_job_failed(job, "interrupted", 128 + SIGTERM);
+  bool named = false;
+  for (const Json& e : events_named(read_events(job.events_path()).events, "secondary-error")) {
+    const Json& error = e["error"];
+    if (error.value("kind", "") == "agent-lost" && error.value("phase", "") == "teardown" &&
+        error.value("host", "") == host)
+      named = true;
+  }
+  CHECK_MESSAGE(named, read_file(job.events_path()));
+  const std::string err = read_file(job.dir().file("err"));
+  CHECK_MESSAGE(
+      err.find("the connection to the agent on " + host + " was lost") != std::string::npos, err);
+  check_gone_within(job, Millis{3'000});
 }
 
 // One rank's PMIx data larger than a data segment of the shared store makes libpmix fail inside

@@ -254,6 +254,32 @@ TEST_CASE("ssh: an agent speaking another protocol version -> phase version, not
   CHECK(wait_until_gone(mark, 3s).empty());
 }
 
+// ---- an agent that never says hello ----
+
+TEST_CASE("ssh: an agent that never says hello -> phase handshake, printed, the launcher exits") {
+  const std::string mark = new_mark();
+  const std::string fake = sshd().dir() + "/silent-agent-" + std::to_string(::getpid());
+  std::ofstream(fake) << "#!/bin/sh\nwhile read -r line; do :; done\n";
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  // The hello deadline, 60 s by default; the launcher's environment is this process's.
+  ::setenv("MPILAUNCH_AGENT_START_TIMEOUT", "2", 1);
+  const auto start = std::chrono::steady_clock::now();
+  Launcher launcher(ssh_args(
+      mark, {"--deploy-agent=never", "--agent-path", fake, "-H", "node1", env_path("HELLO_BIN")}));
+  ::unsetenv("MPILAUNCH_AGENT_START_TIMEOUT");
+  const Run run = launcher.wait(std::chrono::seconds(40));
+  INFO("stderr: " << run.err);
+  CHECK(std::chrono::steady_clock::now() - start < 20s);
+  CHECK(run.exit_code == 69);
+  REQUIRE(run.failure);
+  CHECK(run.failure->value("kind", "") == "agent-start-failed");
+  CHECK(run.failure->value("host", "") == "node1");
+  CHECK(run.failure->value("phase", "") == "handshake");
+  CHECK(run.err.find("no answer within 2 s") != std::string::npos);
+  CHECK(wait_until_no_cmdline(fake, 3s).empty());
+  CHECK(wait_until_gone(mark, 3s).empty());
+}
+
 // ---- progress on a terminal ----
 
 TEST_CASE("ssh: a terminal sees one 'N/M agents up' line; a file sees none") {
