@@ -35,6 +35,7 @@
   X(enum ssh_keytypes_e, ssh_key_type, (const ssh_key key), (key))                                 \
   X(const char*, ssh_key_type_to_char, (enum ssh_keytypes_e type), (type))                         \
   X(void, ssh_key_free, (ssh_key key), (key))                                                      \
+  X(int, ssh_pki_export_pubkey_base64, (const ssh_key key, char** b64), (key, b64))                \
   X(int, ssh_get_publickey_hash,                                                                   \
     (const ssh_key key, enum ssh_publickey_hash_type type, unsigned char** hash, size_t* len),     \
     (key, type, hash, len))                                                                        \

@@ -53,6 +53,32 @@ bool is_reserved_invalid_name(std::string_view host) {
   return lower == "invalid" || lower.ends_with(".invalid");
 }
 
+std::optional<int> revoked_line(std::string_view text, std::string_view key_type,
+                                std::string_view key_base64) {
+  if (key_type.empty() || key_base64.empty()) return std::nullopt;
+  int number = 0;
+  while (!text.empty()) {
+    ++number;
+    const auto nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    // "@revoked HOSTS TYPE BASE64 [comment]", fields separated by blanks.
+    std::string_view fields[4];
+    int n = 0;
+    while (n < 4) {
+      const auto start = line.find_first_not_of(" \t\r");
+      if (start == std::string_view::npos) break;
+      line.remove_prefix(start);
+      const auto end = line.find_first_of(" \t\r");
+      fields[n++] = line.substr(0, end);
+      line.remove_prefix(end == std::string_view::npos ? line.size() : end);
+    }
+    if (n == 4 && fields[0] == "@revoked" && fields[2] == key_type && fields[3] == key_base64)
+      return number;
+  }
+  return std::nullopt;
+}
+
 Error hostkey_error(const std::string& host, HostKeyState state, const std::string& fingerprint,
                     const std::string& known_hosts_entry) {
   std::string what;
@@ -71,8 +97,20 @@ Error hostkey_error(const std::string& host, HostKeyState state, const std::stri
     case HostKeyState::OtherType:
       what = "known_hosts has a key of another type for this host (possible man-in-the-middle)";
       break;
+    case HostKeyState::Revoked:
+      what = "the host key is REVOKED (@revoked in known_hosts): it must not be trusted";
+      break;
   }
   std::string fix;
+  if (state == HostKeyState::Revoked) {
+    return Error{.kind = ErrorKind::AgentStartFailed,
+                 .host = host,
+                 .phase = "hostkey",
+                 .detail = fmt::format("{}; server key {}, revoked at {}; give the host a new key "
+                                       "(ssh-keygen -A on it) and record that one, or remove "
+                                       "the @revoked line if the mark is a mistake",
+                                       what, fingerprint, known_hosts_entry)};
+  }
   if (state == HostKeyState::Unknown || state == HostKeyState::NoKnownHostsFile) {
     fix = fmt::format(
         "verify it, then add it: ssh-keyscan -p PORT HOST >> ~/.ssh/known_hosts, or "

@@ -22,9 +22,18 @@ std::string remote_agent_command(std::string_view agent_path, std::string_view m
 bool is_reserved_invalid_name(std::string_view host);
 
 /// How the server's host key compares with known_hosts.
-enum class HostKeyState { Unknown, Changed, OtherType, NoKnownHostsFile };
+enum class HostKeyState { Unknown, Changed, OtherType, NoKnownHostsFile, Revoked };
 
-/// AgentStartFailed, phase hostkey: the fingerprint and the command that fixes it.
+/// Whether known_hosts text (`text`, one file's) marks the key `key_type key_base64` (e.g.
+/// "ssh-ed25519", "AAAAC3...") @revoked: the line "@revoked HOSTS TYPE BASE64 [comment]". libssh
+/// 0.10 ignores marker lines, so the launcher reads them itself. A revoked key is refused for
+/// every host, whatever the line's host patterns (hashed ones included): stricter than
+/// OpenSSH, which revokes it for the hosts the patterns match. Returns the line's number.
+std::optional<int> revoked_line(std::string_view text, std::string_view key_type,
+                                std::string_view key_base64);
+
+/// AgentStartFailed, phase hostkey: the fingerprint and the command that fixes it. For Revoked,
+/// `known_hosts_entry` names the file and line of the @revoked mark.
 Error hostkey_error(const std::string& host, HostKeyState state, const std::string& fingerprint,
                     const std::string& known_hosts_entry);
 

@@ -10,13 +10,16 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 #include <fmt/format.h>
 #include <libssh/libssh.h>
 
+#include "common/file_text.hpp"
 #include "launcher/fd_wait.hpp"
 #include "launcher/libssh_loader.hpp"
 
@@ -229,23 +232,43 @@ Status SshSession::check_host_key() {
   unsigned int port = 22;
   ssh_options_get_port(session_, &port);
   const std::string entry = port == 22 ? target_ : fmt::format("[{}]:{}", target_, port);
+  std::string fingerprint = "(unavailable)";
+  std::string key_type, key_base64;
+  ssh_key key = nullptr;
+  if (ssh_get_server_publickey(session_, &key) == SSH_OK) {
+    unsigned char* hash = nullptr;
+    size_t len = 0;
+    const char* type = ssh_key_type_to_char(ssh_key_type(key));
+    key_type = type != nullptr ? type : "";
+    if (ssh_get_publickey_hash(key, SSH_PUBLICKEY_HASH_SHA256, &hash, &len) == 0) {
+      SshChars text{ssh_get_fingerprint_hash(SSH_PUBLICKEY_HASH_SHA256, hash, len)};
+      fingerprint = fmt::format("{} {}", key_type, text.str());
+      ssh_clean_pubkey_hash(&hash);
+    }
+    SshChars b64;
+    if (ssh_pki_export_pubkey_base64(key, &b64.p) == SSH_OK) key_base64 = b64.str();
+    ssh_key_free(key);
+  }
+  // libssh 0.10 skips marker lines: a key marked @revoked would pass as known. OpenSSH refuses
+  // it, from the user's and the global file alike; so do we, before asking libssh.
+  const char* home = std::getenv("HOME");
+  const std::pair<ssh_options_e, std::string> files[] = {
+      {SSH_OPTIONS_KNOWNHOSTS, std::string(home != nullptr ? home : "") + "/.ssh/known_hosts"},
+      {SSH_OPTIONS_GLOBAL_KNOWNHOSTS, "/etc/ssh/ssh_known_hosts"}};
+  for (const auto& [option, fallback] : files) {
+    SshChars path;
+    const std::string file =
+        ssh_options_get(session_, option, &path.p) == SSH_OK && path.p != nullptr ? path.str()
+                                                                                  : fallback;
+    if (const auto line = revoked_line(file_text(file), key_type, key_base64))
+      return hostkey_error(host_.name, HostKeyState::Revoked, fingerprint,
+                           fmt::format("{}:{}", file, *line));
+  }
   const ssh_known_hosts_e known = ssh_session_is_known_server(session_);
   if (known == SSH_KNOWN_HOSTS_OK) return {};
   if (known == SSH_KNOWN_HOSTS_ERROR)
     return failure("hostkey", fmt::format("cannot check {} against known_hosts: {}", entry,
                                           ssh_get_error(session_)));
-  std::string fingerprint = "(unavailable)";
-  ssh_key key = nullptr;
-  if (ssh_get_server_publickey(session_, &key) == SSH_OK) {
-    unsigned char* hash = nullptr;
-    size_t len = 0;
-    if (ssh_get_publickey_hash(key, SSH_PUBLICKEY_HASH_SHA256, &hash, &len) == 0) {
-      SshChars text{ssh_get_fingerprint_hash(SSH_PUBLICKEY_HASH_SHA256, hash, len)};
-      fingerprint = fmt::format("{} {}", ssh_key_type_to_char(ssh_key_type(key)), text.str());
-      ssh_clean_pubkey_hash(&hash);
-    }
-    ssh_key_free(key);
-  }
   HostKeyState state = HostKeyState::Unknown;
   if (known == SSH_KNOWN_HOSTS_CHANGED) state = HostKeyState::Changed;
   if (known == SSH_KNOWN_HOSTS_OTHER) state = HostKeyState::OtherType;

@@ -174,6 +174,32 @@ TEST_CASE("ssh: strict host key checking") {
   }
 }
 
+// libssh 0.10 ignores known_hosts marker lines: the launcher reads @revoked itself, from the
+// user's file and the global one; a key trusted only as @cert-authority stays unknown.
+TEST_CASE("ssh: a host key marked @revoked is refused with its fingerprint and the fix") {
+  for (const std::string host : {"revokedkey", "revokedglobal"}) {
+    CAPTURE(host);
+    const std::string mark = new_mark();
+    const Run run = run_launcher(ssh_args(mark, {"-H", host, env_path("HELLO_BIN")}));
+    INFO("stderr: " << run.err);
+    CHECK(run.exit_code == 69);
+    REQUIRE(run.failure);
+    CHECK(run.failure->value("kind", "") == "agent-start-failed");
+    CHECK(run.failure->value("phase", "") == "hostkey");
+    const std::string detail = run.failure->value("detail", "");
+    CHECK(detail.find("REVOKED") != std::string::npos);
+    CHECK(detail.find("SHA256:") != std::string::npos);
+    CHECK(detail.find(host == "revokedkey" ? "known_hosts_revoked:2"
+                                           : "known_hosts_global_revoked:1") != std::string::npos);
+    CHECK(run.out.empty());  // nothing ran
+    CHECK(wait_until_gone(mark, 3s).empty());
+  }
+}
+
+TEST_CASE("ssh: a host key known only as @cert-authority fails closed -> phase hostkey") {
+  check_start_failure("cakey", "agent-start-failed", "hostkey");
+}
+
 TEST_CASE("ssh: no agent at --agent-path and --deploy-agent=never -> phase exec, remote stderr") {
   const std::string mark = new_mark();
   const Run run =

@@ -107,6 +107,11 @@ for a in $addrs; do patterns="$patterns[$a]:$port,"; done
 echo "$patterns[127.0.0.1]:$late_port,[127.0.0.1]:$fast_port,[127.0.0.1]:$slow_port $hostkey" \
   > known_hosts
 echo "[127.0.0.3]:$port $otherkey" > known_hosts_changed
+# The right key, known, and also marked @revoked (libssh alone would accept it); the same mark
+# in a global file only; and the key only as a certificate authority (must fail closed).
+{ cat known_hosts; echo "@revoked * $hostkey"; } > known_hosts_revoked
+echo "@revoked * $hostkey" > known_hosts_global_revoked
+echo "@cert-authority * $hostkey" > known_hosts_ca
 
 common="Port $port
   User root
@@ -150,6 +155,25 @@ Host changedkey
   User root
   IdentityFile $dir/user_key
   UserKnownHostsFile $dir/known_hosts_changed
+Host revokedkey
+  HostName 127.0.0.4
+  Port $port
+  User root
+  IdentityFile $dir/user_key
+  UserKnownHostsFile $dir/known_hosts_revoked
+Host revokedglobal
+  HostName 127.0.0.4
+  Port $port
+  User root
+  IdentityFile $dir/user_key
+  UserKnownHostsFile $dir/known_hosts
+  GlobalKnownHostsFile $dir/known_hosts_global_revoked
+Host cakey
+  HostName 127.0.0.5
+  Port $port
+  User root
+  IdentityFile $dir/user_key
+  UserKnownHostsFile $dir/known_hosts_ca
 Host fastlogin
   HostName 127.0.0.1
   Port $fast_port

@@ -69,3 +69,31 @@ TEST_CASE("ssh: how a closed channel is classified") {
   REQUIRE(dropped);
   CHECK(dropped->detail.find("Socket error") != std::string::npos);
 }
+
+TEST_CASE("revoked_line: an @revoked mark of the server's key, for any host pattern") {
+  const std::string text =
+      "# comment\n"
+      "node1 ssh-ed25519 AAAAgood\n"
+      "@cert-authority *.example ssh-ed25519 AAAAca\n"
+      "@revoked * ssh-ed25519 AAAAbad old key\n"
+      "  @revoked\t|1|c2FsdA==|aGFzaA== ecdsa-sha2-nistp256 AAAAecdsa\r\n";
+  CHECK(revoked_line(text, "ssh-ed25519", "AAAAbad") == 4);
+  CHECK(revoked_line(text, "ecdsa-sha2-nistp256", "AAAAecdsa") == 5);    // hashed hosts too
+  CHECK(revoked_line(text, "ssh-ed25519", "AAAAgood") == std::nullopt);  // not marked
+  CHECK(revoked_line(text, "ssh-ed25519", "AAAAca") == std::nullopt);    // another marker
+  CHECK(revoked_line(text, "ssh-rsa", "AAAAbad") == std::nullopt);       // another type
+  CHECK(revoked_line(text, "", "") == std::nullopt);
+  CHECK(revoked_line("", "ssh-ed25519", "AAAAbad") == std::nullopt);
+  CHECK(revoked_line("@revoked ssh-ed25519 AAAAbad\n", "ssh-ed25519", "AAAAbad") == std::nullopt);
+}
+
+TEST_CASE("hostkey_error: a revoked key names the fingerprint, the mark's line and the fix") {
+  const Error e = hostkey_error("node2", HostKeyState::Revoked, "ssh-ed25519 SHA256:abc",
+                                "/root/.ssh/known_hosts:4");
+  CHECK(e.kind == ErrorKind::AgentStartFailed);
+  CHECK(e.phase == "hostkey");
+  CHECK(e.detail.find("REVOKED") != std::string::npos);
+  CHECK(e.detail.find("SHA256:abc") != std::string::npos);
+  CHECK(e.detail.find("/root/.ssh/known_hosts:4") != std::string::npos);
+  CHECK(e.detail.find("ssh-keygen -A") != std::string::npos);
+}
