@@ -124,6 +124,28 @@ void Agent::handle(const protocol::JobSpec& m) {
     ranks_.clear();
     rank_of_pid_.clear();
     children_.release_ended();  // the previous attempt's leftovers
+    // ... and its files: Open MPI's session directory and shared-memory segments. Every rank of
+    // it is gone, so nothing maps them any more; the PMIx server's own directory stays.
+    std::error_code ec;
+    std::filesystem::remove_all(node_dir() + "/ompi/" + job_->nspace, ec);
+    std::filesystem::remove_all(node_dir() + "/vader", ec);
+    cgroup_.kill_all({});  // what its ranks left running, daemons included
+  }
+  if (!job_dir_.held()) {
+    // The first job spec: this machine's job directory, 0700, held until the agent ends; job
+    // directories of this user whose every process is gone (a SIGKILLed job) are removed.
+    std::error_code ec;
+    const std::filesystem::path dir(m.tmpdir);
+    std::filesystem::create_directories(dir.parent_path(), ec);
+    remove_stale_job_dirs(dir.parent_path().string());
+    auto hold = JobDirHold::take(m.tmpdir);
+    if (!hold) {
+      Error e = hold.error();
+      e.host = hello_->node_name;
+      return fail(e);
+    }
+    job_dir_ = std::move(hold).value();
+    cgroup_.start(fmt::format("mpilaunch-{}-node{}-{}", m.job_id, hello_->node_index, ::getpid()));
   }
   if (pmi_) pmi_->close_all();
   pmi_.reset();
@@ -266,7 +288,8 @@ std::optional<SpawnRequest> Agent::prepare_rank(std::uint32_t rank) {
   input.ompi_tmpdir = node_dir() + "/ompi";
   input.virtual_nodes = job_->virtual_nodes;
   input.topology_xml = topology_xml_.value_or(std::string());
-  return SpawnRequest{rank, job_->argv, build_rank_env(input), job_->wdir, input.pmi_fd};
+  return SpawnRequest{rank,       job_->argv,   build_rank_env(input),
+                      job_->wdir, input.pmi_fd, cgroup_.procs_fd()};
 }
 
 std::optional<SpawnedChild> Agent::fork_rank(const SpawnRequest& request) {
@@ -449,6 +472,7 @@ void Agent::maybe_finish() {
 void Agent::finish() {
   finished_ = true;
   children_.release_ended();
+  cgroup_.remove();  // and whatever the ranks left, wherever it went
   if (pmi_) pmi_->close_all();
   for (auto& [key, done] : pending_fences_) done(-1, {});
   pending_fences_.clear();
@@ -479,7 +503,7 @@ void Agent::remove_job_files() {
   if (!job_ || !hello_) return;
   std::error_code ec;
   std::filesystem::remove_all(node_dir(), ec);
-  ::rmdir(job_->tmpdir.c_str());  // the last agent of a machine removes the job directory
+  job_dir_.release_and_remove_if_last();  // the last agent of a machine removes the directory
 }
 
 }  // namespace mpilaunch::agent

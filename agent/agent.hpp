@@ -10,10 +10,12 @@
 #include <string>
 
 #include "agent/child_set.hpp"
+#include "agent/job_cgroup.hpp"
 #include "agent/pmi_server.hpp"
 #include "agent/pmix_host.hpp"
 #include "common/asio.hpp"
 #include "common/frame_stream.hpp"
+#include "common/job_dir.hpp"
 #include "common/protocol.hpp"
 
 namespace mpilaunch::agent {
@@ -100,6 +102,8 @@ class Agent final : public FrameSink, public PmixEvents, public PmiEvents {
   ChildSet children_;
   std::optional<protocol::LauncherHello> hello_;
   std::optional<protocol::JobSpec> job_;
+  JobDirHold job_dir_;  // the job directory on this machine, held while the agent lives
+  JobCgroup cgroup_;    // what the job started here, whatever it did to get away
   std::optional<std::string> topology_xml_;  // once per agent: topology_file()
   std::map<std::uint32_t, Rank> ranks_;
   std::map<pid_t, std::uint32_t> rank_of_pid_;

@@ -30,7 +30,7 @@ struct ExecFailure {
 // What the new process needs between clone and exec, all prepared by the parent.
 struct ChildStart {
   pid_t parent;
-  int devnull, out, err, status, inherit_fd;
+  int devnull, out, err, status, inherit_fd, cgroup_procs;
   const char* wdir;
   const char* exe;
   char* const* argv;
@@ -52,6 +52,10 @@ MPILAUNCH_CHILD_SIDE int start_child(void* arg) {
   const ChildStart& c = *static_cast<const ChildStart*>(arg);
   ::setpgid(0, 0);
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != c.parent) ::_exit(127);
+  // Into the job's cgroup before exec, so that everything the rank starts is in it too. Best
+  // effort: without it the agent's subreaper sweep still finds what the rank leaves.
+  if (c.cgroup_procs >= 0) [[maybe_unused]]
+    ssize_t n = ::write(c.cgroup_procs, "0", 1);
   // Default dispositions first, then unblock (the parent blocked everything around clone, so
   // none of its handlers can run here).
   for (int s = 1; s < NSIG; ++s)
@@ -172,6 +176,7 @@ Result<SpawnedChild> ChildSet::spawn(const SpawnRequest& request) {
                          err[1],
                          status_pipe[1],
                          request.inherit_fd,
+                         request.cgroup_procs_fd,
                          request.wdir.empty() ? nullptr : request.wdir.c_str(),
                          path.value().c_str(),
                          argv.data(),

@@ -24,8 +24,9 @@ struct SpawnRequest {
   std::uint32_t rank = 0;
   std::vector<std::string> argv;  // argv[0] is the program as the user wrote it
   std::vector<std::string> env;
-  std::string wdir;     // empty: the agent's own
-  int inherit_fd = -1;  // a close-on-exec descriptor the rank keeps, same number (PMI_FD)
+  std::string wdir;          // empty: the agent's own
+  int inherit_fd = -1;       // a close-on-exec descriptor the rank keeps, same number (PMI_FD)
+  int cgroup_procs_fd = -1;  // the job's cgroup.procs (agent/job_cgroup.hpp): joined before exec
 };
 
 struct SpawnedChild {

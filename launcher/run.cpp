@@ -20,6 +20,7 @@
 #include "common/error_json.hpp"
 #include "common/executable_path.hpp"
 #include "common/exit_codes.hpp"
+#include "common/job_dir.hpp"
 #include "common/os_hostname.hpp"
 #include "common/protocol.hpp"
 #include "launcher/agent_starter.hpp"
@@ -351,6 +352,16 @@ int run(const std::vector<std::string>& args) {
         std::chrono::duration<double>(*o.restart_backoff_max_seconds));
   config.restart.max_backoff = std::max(config.restart.max_backoff, config.restart.first_backoff);
 
+  // This machine's job directory, 0700 and held until the job ends; directories of this
+  // user's jobs whose every process is gone (SIGKILLed together) go first
+  // (common/job_dir.hpp). Agents do the same on their machines.
+  {
+    std::error_code ec;
+    std::filesystem::create_directories(temp_base(), ec);
+  }
+  remove_stale_job_dirs(temp_base());
+  auto job_dir = JobDirHold::take(config.tmpdir);
+  if (!job_dir) return early_failure(job_dir.error(), events);
   Supervisor supervisor(io, std::move(config), *starter, events, output);
   return supervisor.run();
 }

@@ -2,9 +2,14 @@
 // agent killed with SIGKILL, and mpilaunch as PID 1. Nothing of a job may survive any of them.
 #include <doctest/doctest.h>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <csignal>
+#include <ctime>
+#include <filesystem>
 
 #include "tests/e2e/support/background.hpp"
 #include "tests/e2e/support/checks.hpp"
@@ -313,6 +318,81 @@ TEST_CASE("leftovers: a failed rank's background child is torn down with the job
       job.launch({"-n", "2", "sh", "-c", "sleep 300 & exit $((OMPI_COMM_WORLD_RANK == 0 ? 3 : 0))"},
                  Millis{30'000});
   check_error_block(o, "rank-exit-nonzero", 3);
+  check_nothing_left(job, o);
+}
+
+// A daemon leaves the rank's process group and session (setsid) and its parent (a double
+// fork): the agent, a child subreaper, adopts it, and the job's cgroup holds it where the agent
+// could make one; either way it ends with the job. MPILAUNCH_CGROUP=off: the subreaper alone.
+TEST_CASE("leftovers: a daemon started with setsid and a double fork does not outlive the job") {
+  for (const std::string cgroup : {"", "off"}) {
+    CAPTURE(cgroup);
+    Job job;
+    if (!cgroup.empty()) job.extra_env = {"MPILAUNCH_CGROUP=" + cgroup};
+    const Outcome o = job.launch(
+        {"-n", "2", "sh", "-c",
+         "setsid sh -c 'sleep 300 </dev/null >/dev/null 2>&1 &' </dev/null; echo started"},
+        Millis{30'000});
+    CHECK_MESSAGE(o.status() == 0, o.summary());
+    CHECK(count_of(o.out, "started") == 2);
+    check_nothing_left(job, o);
+  }
+}
+
+// Each attempt's files (Open MPI's session directory, shared-memory segments) go when it ends,
+// not when the job does: a job restarting for hours does not fill /dev/shm.
+TEST_CASE("leftovers: an attempt's files are removed when the next attempt starts") {
+  Job job;
+  const Outcome o =
+      job.launch({"-n", "1", "--max-restarts", "2", "--restart-backoff", "0", "sh", "-c",
+                  "echo \"attempt $MPILAUNCH_ATTEMPT sees: $(ls "
+                  "\"$OMPI_MCA_orte_tmpdir_base\" | tr '\\n' ' ')\"; exit "
+                  "$((MPILAUNCH_ATTEMPT < 3 ? 3 : 0))"});
+  CHECK_MESSAGE(o.status() == 0, o.summary());
+  const std::vector<std::string> lines = lines_of(o.out);
+  REQUIRE_MESSAGE(lines.size() == 3, o.out);
+  for (int attempt = 1; attempt <= 3; ++attempt) {
+    const std::string& line = lines[static_cast<std::size_t>(attempt - 1)];
+    CAPTURE(line);
+    CHECK(line.starts_with("attempt " + std::to_string(attempt) + " sees: mpilaunch-"));
+    CHECK(count_of(line, "mpilaunch-") == 1);  // its own namespace's directory only
+  }
+  check_nothing_left(job, o);
+}
+
+// A job SIGKILLed with everything it started leaves its directory behind; the next job of the
+// user on the machine removes it, but never one whose lock a live process holds.
+TEST_CASE("leftovers: a SIGKILLed job's directory is removed at the next start; a held one stays") {
+  Job job;
+  auto bg = start_running(job, {"--launcher=local", "-H", "n1:1,n2:1", app("hang")}, 2);
+  const std::vector<std::string> dirs = list_dir(job.tmpdir());
+  REQUIRE(dirs.size() == 1);
+  const std::filesystem::path killed = job.tmpdir() / dirs[0];
+  struct stat st {};
+  REQUIRE(::stat(killed.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0700);  // no other user can look inside
+  ::kill(-bg->pid(), SIGKILL);
+  REQUIRE(bg->wait(Millis{10'000}).has_value());
+  REQUIRE(eventually([&] { return marked_processes(job.mark()).empty(); }, Millis{10'000}));
+  REQUIRE(std::filesystem::exists(killed / "owner.lock"));
+  // A lock file only seconds old may be a job's that is still taking it: backdate it.
+  const timespec an_hour_ago[2] = {{::time(nullptr) - 3600, 0}, {::time(nullptr) - 3600, 0}};
+  REQUIRE(::utimensat(AT_FDCWD, (killed / "owner.lock").c_str(), an_hour_ago, 0) == 0);
+  // A directory whose lock is held by a live process (this one) is in use.
+  const std::filesystem::path held =
+      job.tmpdir() / (dirs[0].substr(0, dirs[0].rfind('-')) + "-held");
+  std::filesystem::create_directories(held / "node0");
+  const int lock = ::open((held / "owner.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  REQUIRE(lock >= 0);
+  REQUIRE(::flock(lock, LOCK_SH) == 0);
+  REQUIRE(::utimensat(AT_FDCWD, (held / "owner.lock").c_str(), an_hour_ago, 0) == 0);
+
+  const Outcome o = job.launch({"-n", "1", app("hello")});
+  CHECK_MESSAGE(o.status() == 0, o.summary());
+  CHECK_FALSE(std::filesystem::exists(killed));
+  CHECK(std::filesystem::exists(held / "node0"));
+  ::close(lock);
+  std::filesystem::remove_all(held);
   check_nothing_left(job, o);
 }
 
