@@ -118,17 +118,20 @@ std::vector<Case> table() {
        .args = {"-n", "2", "@probe"},
        .pending = kStdin,
        .stdin_text = binary_input(200'000),
-       .source = "issue 20 item 1: mpirun -n 2 ./app < input"});
+       .source = "issue 20 item 1: mpirun -n 2 ./app < input",
+       .mpirun_may_crash = true});
   add({.name = "stdin-rank1",
        .args = {"--stdin", "1", "-n", "2", "@probe"},
        .pending = kStdin,
        .stdin_text = binary_input(50'000),
-       .source = "mpirun(1): --stdin rank"});
+       .source = "mpirun(1): --stdin rank",
+       .mpirun_may_crash = true});
   add({.name = "stdin-none",
        .args = {"--stdin", "none", "-n", "2", "@probe"},
        .pending = kStdin,
        .stdin_text = "ignored\n",
-       .source = "mpirun(1): --stdin none"});
+       .source = "mpirun(1): --stdin none",
+       .mpirun_may_crash = true});
   add({.name = "x-value",
        .args = {"-x", "PROBE_FOO=bar", "-n", "2", "@probe"},
        .env = {"PROBE_ENV=PROBE_FOO"},
@@ -239,7 +242,8 @@ std::vector<Case> table() {
          .args = {"-H", "node1:2,node2:2", "-n", "4", "@probe"},
          .pending = kStdin,
          .stdin_text = binary_input(100'000),
-         .source = "issue 20 item 1: stdin to rank 0 across nodes"});
+         .source = "issue 20 item 1: stdin to rank 0 across nodes",
+         .mpirun_may_crash = true});
   vnode({.name = "vn-mpmd",
          .args = {"-H", "node1:2,node2:2", "-n", "2", "@probe", "a", ":", "-n", "2", "@probe", "b"},
          .pending = kMpmd,

@@ -40,6 +40,10 @@ struct Case {
   std::vector<std::string> env;              // "NAME=value", for both launchers
   std::map<std::string, std::string> files;  // written into the working directory first
   std::string source;                        // where the line comes from (mpirun(1), a project)
+  /// mpirun 4.1.4 itself sometimes dies of SIGSEGV at its end after forwarding stdin (1 run in
+  /// 8 here, after the ranks got every byte and exited; its output can be lost with it). When
+  /// it does, only the ranks' reports are compared, and the run says so.
+  bool mpirun_may_crash = false;
 };
 
 /// The table.

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -56,6 +57,11 @@ std::string join(const std::vector<std::string>& words) {
     out += plain ? w : "'" + w + "'";
   }
   return out;
+}
+
+Side with_status(Side side, int status) {
+  side.status = status;
+  return side;
 }
 
 struct Options {
@@ -217,7 +223,15 @@ int main_impl(int argc, char** argv) {
     const fs::path case_dir = top.path() / c.name;
     const Ran a = run_side(c, true, case_dir, rsh_agent);
     const Ran b = run_side(c, false, case_dir, rsh_agent);
-    const std::vector<Difference> diffs = differences(a.side, b.side, c.checks);
+    // mpirun's own crash at its end (Case::mpirun_may_crash): what the ranks saw still counts.
+    const bool mpirun_crashed = c.mpirun_may_crash && a.side.status == 128 + SIGSEGV;
+    const unsigned checks = mpirun_crashed ? (c.checks & Report) | ExitNonzero : c.checks;
+    if (mpirun_crashed)
+      std::cout << "note     " << c.name
+                << ": mpirun died of SIGSEGV at its end (a 4.1.4 bug with stdin); only the "
+                   "ranks' reports are compared\n";
+    const std::vector<Difference> diffs =
+        differences(a.side, mpirun_crashed ? with_status(b.side, 1) : b.side, checks);
     // Each difference is pending (owned by an issue item: a known key, or the case's mark
     // covering its kind) or not; one that is not fails the case.
     std::vector<std::string> failing, known;
