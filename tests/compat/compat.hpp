@@ -36,8 +36,8 @@ struct Case {
   /// ("pending"); others still fail the case.
   std::string pending;
   unsigned pending_on = Report | Stdout | Stderr | Files | Exit;
-  std::string stdin_text;                    // written to both launchers' stdin, then closed
-  std::vector<std::string> env;              // "NAME=value", for both launchers
+  std::string stdin_text;        // written to both launchers' stdin, then closed
+  std::vector<std::string> env;  // "NAME=value" for both launchers; "@apps": the apps dir
   std::map<std::string, std::string> files;  // written into the working directory first
   std::string source;                        // where the line comes from (mpirun(1), a project)
   /// mpirun 4.1.4 itself sometimes dies of SIGSEGV at its end after forwarding stdin (1 run in

@@ -111,6 +111,9 @@ Ran run_side(const Case& c, bool under_mpirun, const fs::path& case_dir,
   e2e::Job job;
   job.cwd = dir.string();
   job.extra_env = c.env;
+  const std::string apps_dir = fs::path(e2e::app("probe")).parent_path().string();
+  for (std::string& e : job.extra_env)
+    if (const std::size_t at = e.find("@apps"); at != std::string::npos) e.replace(at, 5, apps_dir);
   job.extra_env.push_back("PROBE_OUT=" + (dir / "report").string());
   if (c.nodes == Nodes::Virtual)
     job.extra_env.push_back("COMPAT_VNODE_DIR=" + (dir / "vnodes").string());
