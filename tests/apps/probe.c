@@ -2,9 +2,10 @@
  * stdin to the end, then writes "key=value" lines to $PROBE_OUT/rank.<world rank> (when
  * PROBE_OUT is set): world size and rank, MPI_APPNUM, MPI_UNIVERSE_SIZE, its host and the lowest
  * world rank sharing its node (MPI_COMM_TYPE_SHARED), the bytes of stdin it received and their
- * FNV-1a checksum, its arguments, working directory, CPU affinity and a set of environment
- * variables (a fixed list plus the comma-separated names in PROBE_ENV). It prints one line to
- * stdout and one to stderr, and exits with $PROBE_EXIT_CODE when its rank is $PROBE_EXIT_RANK. */
+ * FNV-1a checksum, what its descriptors 0-2 are (pipe, pty, devnull, ...), its arguments,
+ * working directory, CPU affinity and a set of environment variables (a fixed list plus the
+ * comma-separated names in PROBE_ENV). It prints one line to stdout and one to stderr, and
+ * exits with $PROBE_EXIT_CODE when its rank is $PROBE_EXIT_RANK. */
 #define _GNU_SOURCE
 #include <mpi.h>
 #include <sched.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char* const fixed_env[] = {"OMPI_COMM_WORLD_SIZE",
@@ -45,6 +47,25 @@ static void write_cpus(FILE* out) {
     cpu = last;
   }
   fprintf(out, "\n");
+}
+
+/* What descriptor `fd` is: closed, devnull, pty, tty, pipe, socket, file or other. */
+static const char* fd_kind(int fd) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) return "closed";
+  if (S_ISFIFO(st.st_mode)) return "pipe";
+  if (S_ISSOCK(st.st_mode)) return "socket";
+  if (S_ISREG(st.st_mode)) return "file";
+  if (S_ISCHR(st.st_mode)) {
+    char link[64], target[256];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, target, sizeof target - 1);
+    target[n > 0 ? n : 0] = '\0';
+    if (strcmp(target, "/dev/null") == 0) return "devnull";
+    if (strncmp(target, "/dev/pts/", 9) == 0) return "pty";
+    return isatty(fd) ? "tty" : "chardev";
+  }
+  return "other";
 }
 
 static void write_env(FILE* out, const char* name) {
@@ -81,6 +102,9 @@ int main(int argc, char** argv) {
   MPI_Comm_free(&node);
   MPI_Allreduce(&rank, &rank_sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 
+  /* Before anything is read or written: what the launcher made of descriptors 0-2. */
+  const char* kinds[3] = {fd_kind(0), fd_kind(1), fd_kind(2)};
+
   /* All of stdin: mpirun gives rank 0 the launcher's and the others /dev/null. */
   uint64_t sum = 14695981039346656037ULL;
   long long bytes = 0;
@@ -108,6 +132,7 @@ int main(int argc, char** argv) {
     fprintf(out, "host=%s\nnode_leader=%d\nlocal_size=%d\n", host, node_leader, local_size);
     fprintf(out, "allreduce=%s\n", rank_sum == size * (size - 1) / 2 ? "ok" : "wrong");
     fprintf(out, "stdin_bytes=%lld\nstdin_fnv=%016llx\n", bytes, (unsigned long long)sum);
+    fprintf(out, "fd0=%s\nfd1=%s\nfd2=%s\n", kinds[0], kinds[1], kinds[2]);
     fprintf(out, "argc=%d\n", argc);
     for (int i = 1; i < argc; ++i) fprintf(out, "argv.%d=%s\n", i, argv[i]);
     char cwd[4096];

@@ -16,6 +16,8 @@ constexpr const char* kUniverse = "issue 20 item 3: MPI_UNIVERSE_SIZE = slots";
 constexpr const char* kSlots = "issue 20 item 4: slots = the node's cores";
 constexpr const char* kFormats = "issue 20 item 5: output formats";
 constexpr const char* kMca = "issue 20 item 6: OMPI_MCA_* in the launcher's environment";
+constexpr const char* kFramed = "issue 20 item 7: errors framed as Open MPI's help blocks";
+constexpr const char* kPty = "issue 20 item 8: rank stdout is a pseudo-terminal";
 constexpr const char* kSpelling = "issue 20 item 9: single-dash spellings";
 constexpr const char* kOptions = "issue 20: every other mpirun(1) option";
 constexpr const char* kBinding = "issue 21: mapping, ranking and binding";
@@ -26,7 +28,7 @@ constexpr const char* kOversubscribedRemote =
     "issue 21: OMPI_MCA_mpi_oversubscribe on mpirun's remote nodes (lead to decide)";
 
 constexpr unsigned kAll = Report | Stdout | Stderr;
-constexpr unsigned kRefusal = ExitNonzero;
+constexpr unsigned kRefusal = ExitNonzero | Framed;
 
 std::vector<Case> table() {
   std::vector<Case> t;
@@ -49,6 +51,8 @@ std::vector<Case> table() {
   add({.name = "too-many-ranks",
        .args = {"-n", "3", "@probe"},
        .checks = kRefusal,
+       .pending = kFramed,
+       .pending_on = Framed,
        .source = "mpirun(1): more processes than slots is an error without --oversubscribe"});
   add({.name = "nooversubscribe",
        .args = {"--nooversubscribe", "-n", "2", "@probe"},
@@ -75,6 +79,8 @@ std::vector<Case> table() {
   add({.name = "host-localhost-too-many",
        .args = {"--host", "localhost", "-n", "2", "@probe"},
        .checks = kRefusal,
+       .pending = kFramed,
+       .pending_on = Framed,
        .source = "mpirun(1): --host without :N gives one slot"});
   add({.name = "hostfile-slots",
        .args = {"--hostfile", "hf", "-n", "2", "@probe"},
@@ -200,12 +206,16 @@ std::vector<Case> table() {
        .source = "mpirun(1): --map-by ppr:N:<object>"});
   add({.name = "rank-exit-code",
        .args = {"-n", "2", "@probe"},
-       .checks = Report,
+       .checks = Report | Framed,
+       .pending = kFramed,
+       .pending_on = Framed,
        .env = {"PROBE_EXIT_RANK=1", "PROBE_EXIT_CODE=3"},
        .source = "mpirun(1) EXIT STATUS: the first non-zero exit code of a rank"});
   add({.name = "program-not-found",
        .args = {"-n", "2", "./no-such-program"},
        .checks = kRefusal,
+       .pending = kFramed,
+       .pending_on = Framed,
        .source = "mpirun(1): a program that cannot be run"});
   add({.name = "unknown-option",
        .args = {"--no-such-option", "-n", "2", "@probe"},
@@ -338,7 +348,9 @@ std::vector<Case> table() {
          .source = "mpirun(1): --host picks hosts out of the hostfile"});
   vnode({.name = "vn-rank-exit-code",
          .args = {"-H", "node1:1,node2:1", "-n", "2", "@probe"},
-         .checks = Report,
+         .checks = Report | Framed,
+         .pending = kFramed,
+         .pending_on = Framed,
          .env = {"PROBE_EXIT_RANK=1", "PROBE_EXIT_CODE=5"},
          .source = "mpirun(1) EXIT STATUS, a rank on the second node"});
   vnode({.name = "vn-oversubscribe",
@@ -349,6 +361,8 @@ std::vector<Case> table() {
   vnode({.name = "vn-too-many",
          .args = {"-H", "node1:1,node2:1", "-n", "3", "@probe"},
          .checks = kRefusal,
+         .pending = kFramed,
+         .pending_on = Framed,
          .source = "mpirun(1): more processes than the nodes' slots"});
   vnode({.name = "vn-mca-btl",
          .args = {"-H", "node1:2,node2:2", "--mca", "btl", "self,vader,tcp", "-n", "4", "@probe"},
@@ -361,6 +375,8 @@ std::vector<Case> table() {
 const std::map<std::string, std::string>& known_key_differences() {
   static const std::map<std::string, std::string> keys = {
       {"cpus", kBinding},
+      {"fd1", kPty},
+      {"fd0", kStdin},
       {"env.OMPI_FIRST_RANKS", kMpmd},
       {"env.OMPI_APP_CTX_NUM_PROCS", kMpmd},
       {"universe", kUniverse},

@@ -72,6 +72,13 @@ std::string quoted(const std::string& s) {
   return "'" + s + "'";
 }
 
+// A line of at least five dashes and nothing else: how Open MPI frames its help messages.
+bool has_frame(const std::vector<std::string>& lines) {
+  return std::any_of(lines.begin(), lines.end(), [](const std::string& line) {
+    return line.size() >= 5 && line.find_first_not_of('-') == std::string::npos;
+  });
+}
+
 // Lines in `a` but not in `b` (both sorted), as a multiset difference.
 std::vector<std::string> only_in(const std::vector<std::string>& a,
                                  const std::vector<std::string>& b) {
@@ -188,6 +195,11 @@ std::vector<Difference> differences(const Side& mpirun, const Side& mpilaunch, u
   }
   if ((checks & Stdout) != 0) compare_lines(Stdout, mpirun.out_lines, mpilaunch.out_lines, diffs);
   if ((checks & Stderr) != 0) compare_lines(Stderr, mpirun.err_lines, mpilaunch.err_lines, diffs);
+  if ((checks & Framed) != 0 && has_frame(mpirun.err_lines) != has_frame(mpilaunch.err_lines))
+    diffs.push_back({Framed, "",
+                     std::string("error framed by a line of dashes: under mpirun ") +
+                         (has_frame(mpirun.err_lines) ? "yes" : "no") + ", under mpilaunch " +
+                         (has_frame(mpilaunch.err_lines) ? "yes" : "no")});
   if ((checks & Files) != 0) {
     std::set<std::string> paths;
     for (const auto& [p, c] : mpirun.files) paths.insert(p);

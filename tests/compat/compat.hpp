@@ -23,6 +23,8 @@ enum Check : unsigned {
   Files = 8,         // every file the run left in its working directory (--output-filename)
   ExitNonzero = 16,  // both must fail; the codes may differ (refusals, documented codes)
   Exit = 32,         // (a difference's kind only) the exit status or a deadline
+  Framed = 64,       // an error on stderr is framed by a line of dashes under both (Open MPI's
+                     // help blocks, which scrapers such as ipyparallel look for)
 };
 
 struct Case {
