@@ -288,6 +288,21 @@ std::vector<Case> table() {
        .pending = kFormats,
        .source = "mpirun(1): --output-filename with --tag-output (tagged lines in the files)"});
 
+  add({.name = "mpmd-per-context",
+       .args = {"-n", "1", "--wdir", "sub", "-x", "PROBE_FOO=one", "@probe", ":", "-n", "1", "-x",
+                "PROBE_FOO=two", "@probe"},
+       .pending = kMpmd,
+       .env = {"PROBE_ENV=PROBE_FOO"},
+       .files = {{"sub/keep", ""}},
+       .source = "issue 20 item 2: per-context -n, -x, --wdir"});
+  add({.name = "npersocket-single-dash",
+       .args = {"-npersocket", "1", "@probe"},
+       .pending = kSpelling,
+       .source = "issue 20 item 9: -npersocket is not -n persocket"});
+  add({.name = "map-by-slot",
+       .args = {"--map-by", "slot", "-np", "2", "@probe"},
+       .source = "mpirun(1): --map-by slot"});
+
   // ---- virtual nodes node1 and node2 ----
   auto vnode = [&](Case c) {
     c.nodes = Nodes::Virtual;
@@ -367,6 +382,23 @@ std::vector<Case> table() {
   vnode({.name = "vn-mca-btl",
          .args = {"-H", "node1:2,node2:2", "--mca", "btl", "self,vader,tcp", "-n", "4", "@probe"},
          .source = "mpirun(1): --mca btl across nodes"});
+  vnode({.name = "vn-mca-mapping-policy-env",
+         .args = {"-H", "node1:2,node2:2", "-n", "2", "@probe"},
+         .pending = kMca,
+         .env = {"OMPI_MCA_rmaps_base_mapping_policy=node"},
+         .source = "issue 20 item 6: OMPI_MCA_rmaps_base_mapping_policy=node"});
+  vnode({.name = "vn-rmaps-seq",
+         .args = {"-mca", "rmaps", "seq", "--hostfile", "hf", "-n", "3", "@probe"},
+         .pending = kMca,
+         .files = {{"hf", "node2\nnode1\nnode2\n"}},
+         .source = "issue 20 item 6: -mca rmaps seq places ranks in hostfile line order"});
+  vnode({.name = "vn-map-by-slot",
+         .args = {"-H", "node1:2,node2:2", "--map-by", "slot", "-n", "3", "@probe"},
+         .source = "mpirun(1): --map-by slot"});
+  vnode({.name = "vn-mpmd-hosts",
+         .args = {"-n", "1", "-H", "node2", "@probe", ":", "-n", "1", "-H", "node1", "@probe"},
+         .pending = kMpmd,
+         .source = "issue 20 item 2: per-context -H"});
   return t;
 }
 
