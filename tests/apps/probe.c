@@ -5,10 +5,12 @@
  * FNV-1a checksum, what its descriptors 0-2 are (pipe, pty, devnull, ...), its arguments,
  * working directory, CPU affinity and a set of environment variables (a fixed list plus the
  * comma-separated names in PROBE_ENV). It prints one line to stdout and one to stderr, and
- * exits with $PROBE_EXIT_CODE when its rank is $PROBE_EXIT_RANK. */
+ * exits with $PROBE_EXIT_CODE when its rank is $PROBE_EXIT_RANK (likewise MPI_Abort with
+ * PROBE_ABORT_RANK/CODE, a signal with PROBE_SIGNAL_RANK/PROBE_SIGNAL). */
 #define _GNU_SOURCE
 #include <mpi.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,11 +157,25 @@ int main(int argc, char** argv) {
     }
   }
 
+  /* PROBE_ABORT_RANK/CODE: that rank calls MPI_Abort, once every rank's report is written. */
+  MPI_Barrier(MPI_COMM_WORLD);
+  const char* abort_rank = getenv("PROBE_ABORT_RANK");
+  const char* abort_code = getenv("PROBE_ABORT_CODE");
+  if (abort_rank != NULL && abort_code != NULL && atoi(abort_rank) == rank)
+    MPI_Abort(MPI_COMM_WORLD, atoi(abort_code));
+
   printf("probe rank %d of %d\n", rank, size);
   fflush(stdout);
   fprintf(stderr, "probe rank %d stderr\n", rank);
   MPI_Finalize();
 
+  /* PROBE_SIGNAL_RANK/SIGNAL: that rank kills itself with the signal at the end. */
+  const char* signal_rank = getenv("PROBE_SIGNAL_RANK");
+  const char* signal_number = getenv("PROBE_SIGNAL");
+  if (signal_rank != NULL && signal_number != NULL && atoi(signal_rank) == rank) {
+    signal(atoi(signal_number), SIG_DFL);
+    raise(atoi(signal_number));
+  }
   const char* exit_rank = getenv("PROBE_EXIT_RANK");
   const char* exit_code = getenv("PROBE_EXIT_CODE");
   if (exit_rank != NULL && exit_code != NULL && atoi(exit_rank) == rank) return atoi(exit_code);

@@ -37,7 +37,7 @@ struct Case {
   /// known difference: differences of the kinds in `pending_on` are reported, not failed
   /// ("pending"); others still fail the case.
   std::string pending;
-  unsigned pending_on = Report | Stdout | Stderr | Files | Exit;
+  unsigned pending_on = Report | Stdout | Stderr | Files | Exit | Framed;
   std::string stdin_text;        // written to both launchers' stdin, then closed
   std::vector<std::string> env;  // "NAME=value" for both launchers; "@apps": the apps dir
   std::map<std::string, std::string> files;  // written into the working directory first
