@@ -25,25 +25,6 @@ bool is_sha256_hex(std::string_view s) {
 
 }  // namespace
 
-std::optional<DeployMode> parse_deploy_mode(std::string_view word) {
-  if (word == "auto") return DeployMode::Auto;
-  if (word == "always") return DeployMode::Always;
-  if (word == "never") return DeployMode::Never;
-  return std::nullopt;
-}
-
-std::string_view to_string(DeployMode mode) {
-  switch (mode) {
-    case DeployMode::Auto:
-      return "auto";
-    case DeployMode::Always:
-      return "always";
-    case DeployMode::Never:
-      return "never";
-  }
-  return "auto";
-}
-
 std::string agent_cache_dir_expression(std::string_view version) {
   return fmt::format("\"${{XDG_CACHE_HOME:-$HOME/.cache}}\"/mpilaunch/{}", shell_quote(version));
 }

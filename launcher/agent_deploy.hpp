@@ -9,13 +9,9 @@
 #include <string_view>
 
 #include "common/error.hpp"
+#include "launcher/cli/deploy_mode.hpp"
 
 namespace mpilaunch::launcher {
-
-/// --deploy-agent=auto|always|never (default auto).
-enum class DeployMode { Auto, Always, Never };
-std::optional<DeployMode> parse_deploy_mode(std::string_view word);
-std::string_view to_string(DeployMode mode);
 
 /// The cache directory as a remote shell expression:
 /// "${XDG_CACHE_HOME:-$HOME/.cache}/mpilaunch/<version>". The probe prints it expanded.

@@ -24,10 +24,10 @@
 #include "common/os_hostname.hpp"
 #include "common/protocol.hpp"
 #include "launcher/agent_starter.hpp"
+#include "launcher/cli/options.hpp"
 #include "launcher/doctor.hpp"
 #include "launcher/hosts_from_system.hpp"
 #include "launcher/launch_plan.hpp"
-#include "launcher/options.hpp"
 #include "launcher/ssh_session.hpp"
 #include "mpilaunch_version.h"
 

@@ -3,8 +3,8 @@
 /// environment. Reads files and the environment, then hands the text to the pure parsers.
 
 #include "common/result.hpp"
+#include "launcher/cli/options.hpp"
 #include "launcher/host_entry.hpp"
-#include "launcher/options.hpp"
 
 namespace mpilaunch::launcher {
 

@@ -9,8 +9,8 @@
 
 #include "common/job_map.hpp"
 #include "common/result.hpp"
+#include "launcher/cli/options.hpp"
 #include "launcher/host_entry.hpp"
-#include "launcher/options.hpp"
 #include "launcher/program_pmi.hpp"
 
 namespace mpilaunch::launcher {

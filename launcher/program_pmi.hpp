@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "common/result.hpp"
-#include "launcher/options.hpp"
+#include "launcher/cli/options.hpp"
 
 namespace mpilaunch::launcher {
 

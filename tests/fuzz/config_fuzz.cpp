@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "launcher/settings.hpp"
+#include "launcher/cli/settings.hpp"
 
 using namespace mpilaunch::launcher;
 

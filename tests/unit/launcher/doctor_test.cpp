@@ -2,8 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "launcher/cli/options.hpp"
 #include "launcher/doctor.hpp"
-#include "launcher/options.hpp"
 
 using namespace mpilaunch;
 using namespace mpilaunch::launcher;

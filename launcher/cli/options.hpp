@@ -11,7 +11,7 @@
 #include "common/error.hpp"
 #include "common/job_map.hpp"
 #include "common/result.hpp"
-#include "launcher/agent_deploy.hpp"
+#include "launcher/cli/deploy_mode.hpp"
 
 namespace mpilaunch::launcher {
 

@@ -4,8 +4,8 @@
 #include <map>
 #include <string>
 
-#include "launcher/options.hpp"
-#include "launcher/settings.hpp"
+#include "launcher/cli/options.hpp"
+#include "launcher/cli/settings.hpp"
 
 using namespace mpilaunch;
 using namespace mpilaunch::launcher;

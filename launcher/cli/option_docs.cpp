@@ -1,4 +1,4 @@
-#include "launcher/option_docs.hpp"
+#include "launcher/cli/option_docs.hpp"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 #include "common/error.hpp"
 #include "common/error_catalog.hpp"
 #include "common/exit_codes.hpp"
-#include "launcher/options.hpp"
+#include "launcher/cli/options.hpp"
 
 namespace mpilaunch::launcher {
 namespace {

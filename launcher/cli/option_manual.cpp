@@ -1,4 +1,4 @@
-#include "launcher/option_manual.hpp"
+#include "launcher/cli/option_manual.hpp"
 
 #include <fmt/format.h>
 
@@ -9,8 +9,8 @@
 #include "common/error.hpp"
 #include "common/error_catalog.hpp"
 #include "common/exit_codes.hpp"
-#include "launcher/option_docs.hpp"
-#include "launcher/options.hpp"
+#include "launcher/cli/option_docs.hpp"
+#include "launcher/cli/options.hpp"
 
 namespace mpilaunch::launcher {
 namespace {

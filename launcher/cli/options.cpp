@@ -1,4 +1,4 @@
-#include "launcher/options.hpp"
+#include "launcher/cli/options.hpp"
 
 #include <fmt/format.h>
 

@@ -6,9 +6,9 @@
 #include <set>
 #include <string>
 
-#include "launcher/option_docs.hpp"
-#include "launcher/option_manual.hpp"
-#include "launcher/options.hpp"
+#include "launcher/cli/option_docs.hpp"
+#include "launcher/cli/option_manual.hpp"
+#include "launcher/cli/options.hpp"
 
 using namespace mpilaunch::launcher;
 

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "launcher/options.hpp"
+#include "launcher/cli/options.hpp"
 
 using namespace mpilaunch;
 using namespace mpilaunch::launcher;

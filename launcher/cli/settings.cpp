@@ -1,4 +1,4 @@
-#include "launcher/settings.hpp"
+#include "launcher/cli/settings.hpp"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include <set>
 
 #include "common/error.hpp"
-#include "launcher/options.hpp"
+#include "launcher/cli/options.hpp"
 
 namespace mpilaunch::launcher {
 namespace {
