@@ -17,7 +17,7 @@
 
 #include "common/asio.hpp"
 #include "common/result.hpp"
-#include "launcher/host_entry.hpp"
+#include "launcher/hosts/host_entry.hpp"
 #include "launcher/ssh_session.hpp"
 
 namespace mpilaunch::launcher {

@@ -10,7 +10,7 @@
 #include "common/job_map.hpp"
 #include "common/result.hpp"
 #include "launcher/cli/options.hpp"
-#include "launcher/host_entry.hpp"
+#include "launcher/hosts/host_entry.hpp"
 #include "launcher/program_pmi.hpp"
 
 namespace mpilaunch::launcher {

@@ -32,7 +32,7 @@
 #include "launcher/event_log.hpp"
 #include "launcher/explain_command.hpp"
 #include "launcher/file_digest.hpp"
-#include "launcher/hosts_from_system.hpp"
+#include "launcher/hosts/hosts_from_system.hpp"
 #include "launcher/launch_plan.hpp"
 #include "launcher/output_forwarder.hpp"
 #include "launcher/supervisor.hpp"

@@ -16,7 +16,7 @@
 #include "common/asio.hpp"
 #include "common/result.hpp"
 #include "launcher/agent_deploy.hpp"
-#include "launcher/host_entry.hpp"
+#include "launcher/hosts/host_entry.hpp"
 #include "launcher/ssh_failure.hpp"
 
 struct ssh_session_struct;

@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <string_view>
 
-#include "launcher/host_option.hpp"
-#include "launcher/hostfile.hpp"
-#include "launcher/hostlist.hpp"
+#include "launcher/hosts/host_option.hpp"
+#include "launcher/hosts/hostfile.hpp"
+#include "launcher/hosts/hostlist.hpp"
 
 using namespace mpilaunch::launcher;
 

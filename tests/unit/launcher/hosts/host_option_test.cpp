@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "launcher/host_option.hpp"
+#include "launcher/hosts/host_option.hpp"
 
 using namespace mpilaunch;
 using namespace mpilaunch::launcher;

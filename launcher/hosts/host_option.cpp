@@ -1,4 +1,4 @@
-#include "launcher/host_option.hpp"
+#include "launcher/hosts/host_option.hpp"
 
 #include <fmt/format.h>
 

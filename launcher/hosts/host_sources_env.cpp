@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <map>
 
-#include "launcher/host_sources.hpp"
-#include "launcher/hostfile.hpp"
-#include "launcher/hostlist.hpp"
+#include "launcher/hosts/host_sources.hpp"
+#include "launcher/hosts/hostfile.hpp"
+#include "launcher/hosts/hostlist.hpp"
 
 namespace mpilaunch::launcher {
 namespace {

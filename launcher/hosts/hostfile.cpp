@@ -1,4 +1,4 @@
-#include "launcher/hostfile.hpp"
+#include "launcher/hosts/hostfile.hpp"
 
 #include <fmt/format.h>
 

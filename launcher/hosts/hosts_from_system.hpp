@@ -4,7 +4,7 @@
 
 #include "common/result.hpp"
 #include "launcher/cli/options.hpp"
-#include "launcher/host_entry.hpp"
+#include "launcher/hosts/host_entry.hpp"
 
 namespace mpilaunch::launcher {
 

@@ -1,4 +1,4 @@
-#include "launcher/hostlist.hpp"
+#include "launcher/hosts/hostlist.hpp"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "launcher/host_entry.hpp"
+#include "launcher/hosts/host_entry.hpp"
 
 namespace mpilaunch::launcher {
 namespace {

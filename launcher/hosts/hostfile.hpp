@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "common/result.hpp"
-#include "launcher/host_entry.hpp"
+#include "launcher/hosts/host_entry.hpp"
 
 namespace mpilaunch::launcher {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "launcher/host_sources.hpp"
+#include "launcher/hosts/host_sources.hpp"
 
 using namespace mpilaunch;
 using namespace mpilaunch::launcher;

@@ -1,9 +1,9 @@
-#include "launcher/host_sources.hpp"
+#include "launcher/hosts/host_sources.hpp"
 
 #include <fmt/format.h>
 
-#include "launcher/host_option.hpp"
-#include "launcher/hostfile.hpp"
+#include "launcher/hosts/host_option.hpp"
+#include "launcher/hosts/hostfile.hpp"
 
 namespace mpilaunch::launcher {
 namespace {

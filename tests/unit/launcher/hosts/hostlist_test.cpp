@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "launcher/hostlist.hpp"
+#include "launcher/hosts/hostlist.hpp"
 
 using namespace mpilaunch;
 using namespace mpilaunch::launcher;

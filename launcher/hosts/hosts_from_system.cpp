@@ -1,4 +1,4 @@
-#include "launcher/hosts_from_system.hpp"
+#include "launcher/hosts/hosts_from_system.hpp"
 
 #include <cerrno>
 #include <cstdlib>
@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "launcher/host_sources.hpp"
+#include "launcher/hosts/host_sources.hpp"
 
 namespace mpilaunch::launcher {
 

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "launcher/hostfile.hpp"
+#include "launcher/hosts/hostfile.hpp"
 
 using namespace mpilaunch;
 using namespace mpilaunch::launcher;

@@ -1,4 +1,4 @@
-#include "launcher/host_entry.hpp"
+#include "launcher/hosts/host_entry.hpp"
 
 #include <fmt/format.h>
 
