@@ -3,7 +3,7 @@
 #include <array>
 #include <utility>
 
-#include "launcher/line_splitter.hpp"
+#include "launcher/output/line_splitter.hpp"
 
 namespace mpilaunch::launcher {
 

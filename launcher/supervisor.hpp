@@ -16,13 +16,13 @@
 #include "common/frame_stream.hpp"
 #include "common/protocol.hpp"
 #include "launcher/agent_starter.hpp"
-#include "launcher/event_log.hpp"
 #include "launcher/fence_relay.hpp"
 #include "launcher/job_state.hpp"
 #include "launcher/job_status.hpp"
 #include "launcher/launch_plan.hpp"
-#include "launcher/output_forwarder.hpp"
-#include "launcher/rank_streams.hpp"
+#include "launcher/output/event_log.hpp"
+#include "launcher/output/output_forwarder.hpp"
+#include "launcher/output/rank_streams.hpp"
 #include "launcher/restart_policy.hpp"
 
 namespace mpilaunch::launcher {

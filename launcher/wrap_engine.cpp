@@ -18,8 +18,8 @@
 #include "common/error_json.hpp"
 #include "common/exit_codes.hpp"
 #include "launcher/console_parser.hpp"
-#include "launcher/event_log.hpp"
-#include "launcher/output_forwarder.hpp"
+#include "launcher/output/event_log.hpp"
+#include "launcher/output/output_forwarder.hpp"
 #include "launcher/parse_worker.hpp"
 #include "launcher/restart_policy.hpp"
 

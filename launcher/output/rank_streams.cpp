@@ -1,4 +1,4 @@
-#include "launcher/rank_streams.hpp"
+#include "launcher/output/rank_streams.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

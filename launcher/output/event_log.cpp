@@ -1,4 +1,4 @@
-#include "launcher/event_log.hpp"
+#include "launcher/output/event_log.hpp"
 
 #include <chrono>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "launcher/output_forwarder.hpp"
+#include "launcher/output/output_forwarder.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
