@@ -9,7 +9,7 @@
 
 #include "common/error_catalog.hpp"
 #include "common/error_json.hpp"
-#include "launcher/ssh_failure.hpp"
+#include "launcher/start/ssh_failure.hpp"
 
 namespace mpilaunch::launcher {
 namespace {

@@ -23,12 +23,12 @@
 #include "common/exit_codes.hpp"
 #include "common/os_hostname.hpp"
 #include "common/protocol.hpp"
-#include "launcher/agent_starter.hpp"
 #include "launcher/cli/options.hpp"
 #include "launcher/doctor.hpp"
 #include "launcher/hosts/hosts_from_system.hpp"
 #include "launcher/launch_plan.hpp"
-#include "launcher/ssh_session.hpp"
+#include "launcher/start/agent_starter.hpp"
+#include "launcher/start/ssh_session.hpp"
 #include "mpilaunch_version.h"
 
 extern char** environ;

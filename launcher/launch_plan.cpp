@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "launcher/srun_command.hpp"
+#include "launcher/start/srun_command.hpp"
 
 namespace mpilaunch::launcher {
 

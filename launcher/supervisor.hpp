@@ -15,7 +15,6 @@
 #include "common/clock.hpp"
 #include "common/frame_stream.hpp"
 #include "common/protocol.hpp"
-#include "launcher/agent_starter.hpp"
 #include "launcher/fence_relay.hpp"
 #include "launcher/job_state.hpp"
 #include "launcher/job_status.hpp"
@@ -24,6 +23,7 @@
 #include "launcher/output/output_forwarder.hpp"
 #include "launcher/output/rank_streams.hpp"
 #include "launcher/restart_policy.hpp"
+#include "launcher/start/agent_starter.hpp"
 
 namespace mpilaunch::launcher {
 

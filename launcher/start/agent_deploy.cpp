@@ -1,8 +1,8 @@
-#include "launcher/agent_deploy.hpp"
+#include "launcher/start/agent_deploy.hpp"
 
 #include <fmt/format.h>
 
-#include "launcher/ssh_failure.hpp"
+#include "launcher/start/ssh_failure.hpp"
 
 namespace mpilaunch::launcher {
 

@@ -12,7 +12,7 @@
 
 #include <libssh/libssh.h>
 
-#include "launcher/ssh_session.hpp"
+#include "launcher/start/ssh_session.hpp"
 
 namespace mpilaunch::launcher {
 namespace {

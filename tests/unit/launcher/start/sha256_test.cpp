@@ -1,4 +1,4 @@
-#include "launcher/sha256.hpp"
+#include "launcher/start/sha256.hpp"
 
 #include <doctest/doctest.h>
 

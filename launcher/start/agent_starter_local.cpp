@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 
 #include "common/stream_channel.hpp"
-#include "launcher/agent_starter.hpp"
+#include "launcher/start/agent_starter.hpp"
 
 namespace mpilaunch::launcher {
 

@@ -2,7 +2,7 @@
 // answering "again", the coroutine waiting for the session's socket in between (on the event
 // loop, see fd_wait.hpp), with one deadline overall.
 
-#include "launcher/ssh_session.hpp"
+#include "launcher/start/ssh_session.hpp"
 
 #include <netdb.h>
 #include <poll.h>
@@ -20,8 +20,8 @@
 #include <libssh/libssh.h>
 
 #include "common/file_text.hpp"
-#include "launcher/fd_wait.hpp"
-#include "launcher/libssh_loader.hpp"
+#include "launcher/start/fd_wait.hpp"
+#include "launcher/start/libssh_loader.hpp"
 
 namespace mpilaunch::launcher {
 namespace {

@@ -1,4 +1,4 @@
-#include "launcher/srun_command.hpp"
+#include "launcher/start/srun_command.hpp"
 
 namespace mpilaunch::launcher {
 

@@ -18,7 +18,7 @@
 #include "common/asio.hpp"
 #include "common/result.hpp"
 #include "launcher/hosts/host_entry.hpp"
-#include "launcher/ssh_session.hpp"
+#include "launcher/start/ssh_session.hpp"
 
 namespace mpilaunch::launcher {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "common/error.hpp"
-#include "launcher/srun_command.hpp"
+#include "launcher/start/srun_command.hpp"
 
 using namespace mpilaunch;
 using namespace mpilaunch::launcher;

@@ -1,4 +1,4 @@
-#include "launcher/agent_deploy.hpp"
+#include "launcher/start/agent_deploy.hpp"
 
 #include <doctest/doctest.h>
 

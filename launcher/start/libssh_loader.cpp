@@ -1,4 +1,4 @@
-#include "launcher/libssh_loader.hpp"
+#include "launcher/start/libssh_loader.hpp"
 
 #include <dlfcn.h>
 #include <libssh/libssh.h>

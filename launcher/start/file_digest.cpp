@@ -1,4 +1,4 @@
-#include "launcher/file_digest.hpp"
+#include "launcher/start/file_digest.hpp"
 
 #include <dlfcn.h>
 
@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "launcher/sha256.hpp"
+#include "launcher/start/sha256.hpp"
 
 namespace mpilaunch::launcher {
 namespace {

@@ -1,6 +1,6 @@
 #pragma once
 /// [io] SHA-256 of a local file, as lower-case hex (the agent binary that deployment uploads):
-/// libcrypto's when libssh has loaded it into the process, else launcher/sha256.hpp.
+/// libcrypto's when libssh has loaded it into the process, else launcher/start/sha256.hpp.
 
 #include <string>
 

@@ -1,4 +1,4 @@
-#include "launcher/sha256.hpp"
+#include "launcher/start/sha256.hpp"
 
 // The compression loop is the whole cost of hashing the agent for deployment (tens of MB):
 // optimised even in debug and sanitizer builds, where it would otherwise take seconds.

@@ -1,5 +1,5 @@
 // SshSession: agent deployment over the session that is already open (docs/ssh.md, "Agent
-// deployment"). The decisions are launcher/agent_deploy.cpp's; this file runs the remote
+// deployment"). The decisions are launcher/start/agent_deploy.cpp's; this file runs the remote
 // commands on extra channels of the same session and copies the binary over SFTP.
 
 #include <fcntl.h>
@@ -18,9 +18,9 @@
 #include <libssh/sftp.h>
 
 #include "common/os_hostname.hpp"
-#include "launcher/fd_wait.hpp"
-#include "launcher/ssh_failure.hpp"
-#include "launcher/ssh_session.hpp"
+#include "launcher/start/fd_wait.hpp"
+#include "launcher/start/ssh_failure.hpp"
+#include "launcher/start/ssh_session.hpp"
 #include "mpilaunch_version.h"
 
 namespace mpilaunch::launcher {

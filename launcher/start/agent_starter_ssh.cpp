@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "launcher/agent_starter.hpp"
-#include "launcher/fd_wait.hpp"
-#include "launcher/ssh_failure.hpp"
+#include "launcher/start/agent_starter.hpp"
+#include "launcher/start/fd_wait.hpp"
+#include "launcher/start/ssh_failure.hpp"
 
 namespace mpilaunch::launcher {
 

@@ -1,4 +1,4 @@
-#include "launcher/fd_wait.hpp"
+#include "launcher/start/fd_wait.hpp"
 
 #include <sys/eventfd.h>
 #include <unistd.h>

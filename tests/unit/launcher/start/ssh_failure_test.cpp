@@ -1,4 +1,4 @@
-#include "launcher/ssh_failure.hpp"
+#include "launcher/start/ssh_failure.hpp"
 
 #include <doctest/doctest.h>
 

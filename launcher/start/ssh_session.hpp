@@ -15,9 +15,9 @@
 
 #include "common/asio.hpp"
 #include "common/result.hpp"
-#include "launcher/agent_deploy.hpp"
 #include "launcher/hosts/host_entry.hpp"
-#include "launcher/ssh_failure.hpp"
+#include "launcher/start/agent_deploy.hpp"
+#include "launcher/start/ssh_failure.hpp"
 
 struct ssh_session_struct;
 struct ssh_channel_struct;

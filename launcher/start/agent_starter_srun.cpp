@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
-#include "launcher/agent_starter.hpp"
-#include "launcher/srun_command.hpp"
+#include "launcher/start/agent_starter.hpp"
+#include "launcher/start/srun_command.hpp"
 
 namespace mpilaunch::launcher {
 
