@@ -12,7 +12,7 @@
 #include "common/error_json.hpp"
 #include "common/rank_exit.hpp"
 #include "common/stream_channel.hpp"
-#include "launcher/rank_diagnosis.hpp"
+#include "launcher/diagnose/rank_diagnosis.hpp"
 #include "launcher/supervisor_link.hpp"
 #include "mpilaunch_version.h"
 

@@ -17,10 +17,10 @@
 #include "common/error_catalog.hpp"
 #include "common/error_json.hpp"
 #include "common/exit_codes.hpp"
-#include "launcher/console_parser.hpp"
+#include "launcher/diagnose/console_parser.hpp"
+#include "launcher/diagnose/parse_worker.hpp"
 #include "launcher/output/event_log.hpp"
 #include "launcher/output/output_forwarder.hpp"
-#include "launcher/parse_worker.hpp"
 #include "launcher/restart_policy.hpp"
 
 extern char** environ;

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "launcher/console_parser.hpp"
-#include "launcher/explain.hpp"
+#include "launcher/diagnose/console_parser.hpp"
+#include "launcher/diagnose/explain.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view in(reinterpret_cast<const char*>(data), size);

@@ -3,7 +3,7 @@
 // opal/util/cmd_line.c, orte/mca/plm/rsh/help-plm-rsh.txt, help-orte-rmaps-base.txt,
 // help-orte-runtime.txt, help-ess-base.txt (Open MPI v4.1.8).
 
-#include "launcher/console_pattern.hpp"
+#include "launcher/diagnose/console_pattern.hpp"
 
 namespace mpilaunch::launcher {
 namespace {

@@ -5,9 +5,9 @@
 #include <optional>
 #include <vector>
 
-#include "launcher/console_pattern.hpp"
-#include "launcher/explanation.hpp"
-#include "launcher/finding_set.hpp"
+#include "launcher/diagnose/console_pattern.hpp"
+#include "launcher/diagnose/explanation.hpp"
+#include "launcher/diagnose/finding_set.hpp"
 
 namespace mpilaunch::launcher {
 

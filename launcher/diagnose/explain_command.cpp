@@ -1,4 +1,4 @@
-#include "launcher/explain_command.hpp"
+#include "launcher/diagnose/explain_command.hpp"
 
 #include <cerrno>
 #include <charconv>
@@ -11,8 +11,8 @@
 
 #include "common/error_catalog.hpp"
 #include "common/exit_codes.hpp"
-#include "launcher/console_parser.hpp"
-#include "launcher/explain.hpp"
+#include "launcher/diagnose/console_parser.hpp"
+#include "launcher/diagnose/explain.hpp"
 #include "launcher/stacks/ompi_stack_dump.hpp"
 #include "launcher/stacks/stack_merge.hpp"
 #include "launcher/stacks/straggler.hpp"

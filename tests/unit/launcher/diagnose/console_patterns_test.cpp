@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "launcher/explain.hpp"
+#include "launcher/diagnose/explain.hpp"
 
 using namespace mpilaunch;
 using namespace mpilaunch::launcher;

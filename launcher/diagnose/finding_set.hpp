@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "common/error.hpp"
-#include "launcher/console_pattern.hpp"
+#include "launcher/diagnose/console_pattern.hpp"
 
 namespace mpilaunch::launcher {
 

@@ -1,4 +1,4 @@
-#include "launcher/finding_set.hpp"
+#include "launcher/diagnose/finding_set.hpp"
 
 #include <algorithm>
 

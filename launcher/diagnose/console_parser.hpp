@@ -9,13 +9,13 @@
 #include <string_view>
 #include <vector>
 
-#include "launcher/byte_set.hpp"
-#include "launcher/console_line.hpp"
-#include "launcher/console_pattern.hpp"
-#include "launcher/explanation.hpp"
-#include "launcher/finding_set.hpp"
-#include "launcher/mpilaunch_log.hpp"
-#include "launcher/root_cause.hpp"
+#include "launcher/diagnose/byte_set.hpp"
+#include "launcher/diagnose/console_line.hpp"
+#include "launcher/diagnose/console_pattern.hpp"
+#include "launcher/diagnose/explanation.hpp"
+#include "launcher/diagnose/finding_set.hpp"
+#include "launcher/diagnose/mpilaunch_log.hpp"
+#include "launcher/diagnose/root_cause.hpp"
 
 namespace mpilaunch::launcher {
 

@@ -2,7 +2,7 @@
 // and the help texts ORTE and PRRTE print with the same wording. Sources are cited per group
 // as help file [topic] or C file; see /work/shared/notes/message-catalog.md.
 
-#include "launcher/console_pattern.hpp"
+#include "launcher/diagnose/console_pattern.hpp"
 
 namespace mpilaunch::launcher {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "launcher/console_line.hpp"
+#include "launcher/diagnose/console_line.hpp"
 
 using namespace mpilaunch::launcher;
 

@@ -1,11 +1,11 @@
-#include "launcher/mpilaunch_log.hpp"
+#include "launcher/diagnose/mpilaunch_log.hpp"
 
 #include <charconv>
 
 #include <nlohmann/json.hpp>
 
 #include "common/error_json.hpp"
-#include "launcher/finding_set.hpp"
+#include "launcher/diagnose/finding_set.hpp"
 
 namespace mpilaunch::launcher {
 namespace {

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "launcher/byte_set.hpp"
+#include "launcher/diagnose/byte_set.hpp"
 
 using mpilaunch::launcher::ByteSet;
 

@@ -3,7 +3,7 @@
 // help-plm-ssh.txt, help-prte-runtime.txt, help-schizo-base.txt, openpmix help-cli.txt, and
 // the 60-dash daemon block of plm_ssh_module.c.
 
-#include "launcher/console_pattern.hpp"
+#include "launcher/diagnose/console_pattern.hpp"
 
 namespace mpilaunch::launcher {
 namespace {

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "launcher/phrase_template.hpp"
+#include "launcher/diagnose/phrase_template.hpp"
 
 using namespace mpilaunch::launcher;
 

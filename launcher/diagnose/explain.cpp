@@ -1,8 +1,8 @@
-#include "launcher/explain.hpp"
+#include "launcher/diagnose/explain.hpp"
 
 #include "common/error_catalog.hpp"
 #include "common/error_json.hpp"
-#include "launcher/console_parser.hpp"
+#include "launcher/diagnose/console_parser.hpp"
 
 namespace mpilaunch::launcher {
 

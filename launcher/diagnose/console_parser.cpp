@@ -1,11 +1,11 @@
-#include "launcher/console_parser.hpp"
+#include "launcher/diagnose/console_parser.hpp"
 
 #include <algorithm>
 #include <array>
 #include <charconv>
 #include <string>
 
-#include "launcher/phrase_template.hpp"
+#include "launcher/diagnose/phrase_template.hpp"
 
 namespace mpilaunch::launcher {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "launcher/byte_set.hpp"
+#include "launcher/diagnose/byte_set.hpp"
 
 namespace mpilaunch::launcher {
 

@@ -3,7 +3,7 @@
 // matching line is the cause. Sources: MPICH v4.0.2 src/pm/hydra (utils/launch/launch.c,
 // utils/args/args.c, utils/sock/sock.c, pm/pmiserv/*.c, ui/mpich/mpiexec.c), ch4_globals.c.
 
-#include "launcher/console_pattern.hpp"
+#include "launcher/diagnose/console_pattern.hpp"
 
 namespace mpilaunch::launcher {
 namespace {

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error_json.hpp"
-#include "launcher/explain.hpp"
+#include "launcher/diagnose/explain.hpp"
 
 #ifndef MPILAUNCH_TEST_DATA_DIR
 #error "tests/meson.build passes MPILAUNCH_TEST_DATA_DIR"

@@ -1,6 +1,6 @@
-#include "launcher/rank_diagnosis.hpp"
+#include "launcher/diagnose/rank_diagnosis.hpp"
 
-#include "launcher/explain.hpp"
+#include "launcher/diagnose/explain.hpp"
 
 namespace mpilaunch::launcher {
 

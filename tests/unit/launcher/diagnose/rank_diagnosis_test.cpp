@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "launcher/rank_diagnosis.hpp"
+#include "launcher/diagnose/rank_diagnosis.hpp"
 
 using namespace mpilaunch;
 using namespace mpilaunch::launcher;

@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "launcher/console_parser.hpp"
-#include "launcher/explain.hpp"
+#include "launcher/diagnose/console_parser.hpp"
+#include "launcher/diagnose/explain.hpp"
 
 using namespace mpilaunch;
 using namespace mpilaunch::launcher;

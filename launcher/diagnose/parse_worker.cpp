@@ -1,4 +1,4 @@
-#include "launcher/parse_worker.hpp"
+#include "launcher/diagnose/parse_worker.hpp"
 
 #include <array>
 #include <utility>

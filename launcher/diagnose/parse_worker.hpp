@@ -12,8 +12,8 @@
 #include <string_view>
 #include <thread>
 
-#include "launcher/console_parser.hpp"
-#include "launcher/explanation.hpp"
+#include "launcher/diagnose/console_parser.hpp"
+#include "launcher/diagnose/explanation.hpp"
 
 namespace mpilaunch::launcher {
 

@@ -1,4 +1,4 @@
-#include "launcher/root_cause.hpp"
+#include "launcher/diagnose/root_cause.hpp"
 
 #include <algorithm>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "launcher/phrase_template.hpp"
+#include "launcher/diagnose/phrase_template.hpp"
 
 namespace mpilaunch::launcher {
 namespace {

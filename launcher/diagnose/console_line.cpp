@@ -1,4 +1,4 @@
-#include "launcher/console_line.hpp"
+#include "launcher/diagnose/console_line.hpp"
 
 #include <algorithm>
 #include <array>

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "launcher/explanation.hpp"
+#include "launcher/diagnose/explanation.hpp"
 
 namespace mpilaunch::launcher {
 
