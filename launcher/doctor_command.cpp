@@ -26,7 +26,7 @@
 #include "launcher/cli/options.hpp"
 #include "launcher/doctor.hpp"
 #include "launcher/hosts/hosts_from_system.hpp"
-#include "launcher/launch_plan.hpp"
+#include "launcher/job/launch_plan.hpp"
 #include "launcher/start/agent_starter.hpp"
 #include "launcher/start/ssh_session.hpp"
 #include "mpilaunch_version.h"

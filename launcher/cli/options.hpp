@@ -17,7 +17,7 @@ namespace mpilaunch::launcher {
 
 enum class LauncherKind { Auto, Local, Ssh, Srun };
 /// How ranks reach their agent: PMIx (Open MPI), the PMI-1/PMI-2 wire protocol (MPICH), or
-/// auto: read from the program's linked MPI library (launcher/program_pmi.hpp).
+/// auto: read from the program's linked MPI library (launcher/job/program_pmi.hpp).
 enum class PmiKind { Auto, Pmix, Pmi1, Pmi2 };
 
 struct Options {

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "launcher/program_pmi.hpp"
+#include "launcher/job/program_pmi.hpp"
 
 using namespace mpilaunch;
 using namespace mpilaunch::launcher;

@@ -1,4 +1,4 @@
-#include "launcher/job_state.hpp"
+#include "launcher/job/job_state.hpp"
 
 namespace mpilaunch::launcher {
 

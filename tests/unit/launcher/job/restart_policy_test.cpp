@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "launcher/restart_policy.hpp"
+#include "launcher/job/restart_policy.hpp"
 #include "tests/support/manual_clock.hpp"
 
 using namespace mpilaunch;

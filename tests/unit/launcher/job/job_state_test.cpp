@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "launcher/job_state.hpp"
+#include "launcher/job/job_state.hpp"
 
 using namespace mpilaunch::launcher;
 

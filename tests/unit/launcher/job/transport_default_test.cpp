@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "launcher/transport_default.hpp"
+#include "launcher/job/transport_default.hpp"
 
 using namespace mpilaunch::launcher;
 

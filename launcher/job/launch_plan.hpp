@@ -11,7 +11,7 @@
 #include "common/result.hpp"
 #include "launcher/cli/options.hpp"
 #include "launcher/hosts/host_entry.hpp"
-#include "launcher/program_pmi.hpp"
+#include "launcher/job/program_pmi.hpp"
 
 namespace mpilaunch::launcher {
 

@@ -2,7 +2,7 @@
 /// [io] Supervisor::Link: one agent's stream and what the supervisor knows of it. Private to
 /// supervisor*.cpp.
 
-#include "launcher/supervisor.hpp"
+#include "launcher/job/supervisor.hpp"
 
 namespace mpilaunch::launcher {
 

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "launcher/fence_relay.hpp"
+#include "launcher/job/fence_relay.hpp"
 
 using namespace mpilaunch;
 using namespace mpilaunch::launcher;

@@ -1,4 +1,4 @@
-#include "launcher/supervisor.hpp"
+#include "launcher/job/supervisor.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,8 +16,8 @@
 #include "common/error_catalog.hpp"
 #include "common/error_json.hpp"
 #include "common/exit_codes.hpp"
-#include "launcher/supervisor_link.hpp"
-#include "launcher/transport_default.hpp"
+#include "launcher/job/supervisor_link.hpp"
+#include "launcher/job/transport_default.hpp"
 #include "mpilaunch_version.h"
 
 namespace mpilaunch::launcher {

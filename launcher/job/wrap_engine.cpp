@@ -1,4 +1,4 @@
-#include "launcher/wrap_engine.hpp"
+#include "launcher/job/wrap_engine.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -19,9 +19,9 @@
 #include "common/exit_codes.hpp"
 #include "launcher/diagnose/console_parser.hpp"
 #include "launcher/diagnose/parse_worker.hpp"
+#include "launcher/job/restart_policy.hpp"
 #include "launcher/output/event_log.hpp"
 #include "launcher/output/output_forwarder.hpp"
-#include "launcher/restart_policy.hpp"
 
 extern char** environ;
 

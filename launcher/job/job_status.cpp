@@ -1,4 +1,4 @@
-#include "launcher/job_status.hpp"
+#include "launcher/job/job_status.hpp"
 
 #include "common/error_json.hpp"
 

@@ -1,4 +1,4 @@
-#include "launcher/elf_needed.hpp"
+#include "launcher/job/elf_needed.hpp"
 
 #include <elf.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "launcher/launch_plan.hpp"
+#include "launcher/job/launch_plan.hpp"
 
 #include <fmt/format.h>
 

@@ -1,7 +1,7 @@
 #pragma once
 /// Which interface the ranks get (--pmi): PMIx for Open MPI, the PMI wire protocol for MPICH,
 /// or both when the program's MPI cannot be told (scripts, wrappers, static programs).
-/// Pure: the program's ELF dependencies are read by launcher/elf_needed.hpp.
+/// Pure: the program's ELF dependencies are read by launcher/job/elf_needed.hpp.
 
 #include <string>
 #include <vector>

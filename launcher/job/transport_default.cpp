@@ -1,4 +1,4 @@
-#include "launcher/transport_default.hpp"
+#include "launcher/job/transport_default.hpp"
 
 #include <fmt/format.h>
 

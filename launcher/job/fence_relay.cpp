@@ -1,4 +1,4 @@
-#include "launcher/fence_relay.hpp"
+#include "launcher/job/fence_relay.hpp"
 
 #include <fmt/format.h>
 

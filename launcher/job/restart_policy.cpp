@@ -1,4 +1,4 @@
-#include "launcher/restart_policy.hpp"
+#include "launcher/job/restart_policy.hpp"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "launcher/program_pmi.hpp"
+#include "launcher/job/program_pmi.hpp"
 
 #include <fmt/format.h>
 

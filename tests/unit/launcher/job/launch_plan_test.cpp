@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "launcher/launch_plan.hpp"
+#include "launcher/job/launch_plan.hpp"
 
 using namespace mpilaunch;
 using namespace mpilaunch::launcher;

@@ -13,7 +13,7 @@
 #include "common/rank_exit.hpp"
 #include "common/stream_channel.hpp"
 #include "launcher/diagnose/rank_diagnosis.hpp"
-#include "launcher/supervisor_link.hpp"
+#include "launcher/job/supervisor_link.hpp"
 #include "mpilaunch_version.h"
 
 namespace mpilaunch::launcher {
