@@ -27,7 +27,7 @@
 #include "launcher/cli/options.hpp"
 #include "launcher/cli/settings.hpp"
 #include "launcher/diagnose/explain_command.hpp"
-#include "launcher/doctor_command.hpp"
+#include "launcher/doctor/doctor_command.hpp"
 #include "launcher/hosts/hosts_from_system.hpp"
 #include "launcher/job/elf_needed.hpp"
 #include "launcher/job/launch_plan.hpp"

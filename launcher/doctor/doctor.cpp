@@ -1,4 +1,4 @@
-#include "launcher/doctor.hpp"
+#include "launcher/doctor/doctor.hpp"
 
 #include <algorithm>
 #include <charconv>

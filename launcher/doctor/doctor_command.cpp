@@ -1,4 +1,4 @@
-#include "launcher/doctor_command.hpp"
+#include "launcher/doctor/doctor_command.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -24,7 +24,7 @@
 #include "common/os_hostname.hpp"
 #include "common/protocol.hpp"
 #include "launcher/cli/options.hpp"
-#include "launcher/doctor.hpp"
+#include "launcher/doctor/doctor.hpp"
 #include "launcher/hosts/hosts_from_system.hpp"
 #include "launcher/job/launch_plan.hpp"
 #include "launcher/start/agent_starter.hpp"

@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "launcher/cli/options.hpp"
-#include "launcher/doctor.hpp"
+#include "launcher/doctor/doctor.hpp"
 
 using namespace mpilaunch;
 using namespace mpilaunch::launcher;
