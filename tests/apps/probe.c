@@ -18,17 +18,23 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char* const fixed_env[] = {"OMPI_COMM_WORLD_SIZE",
-                                        "OMPI_COMM_WORLD_RANK",
-                                        "OMPI_COMM_WORLD_LOCAL_SIZE",
-                                        "OMPI_COMM_WORLD_LOCAL_RANK",
-                                        "OMPI_COMM_WORLD_NODE_RANK",
-                                        "OMPI_UNIVERSE_SIZE",
-                                        "OMPI_APP_CTX_NUM_PROCS",
-                                        "OMPI_FIRST_RANKS",
-                                        "OMPI_MCA_mpi_oversubscribe",
-                                        "OMPI_MCA_mpi_yield_when_idle",
-                                        "PMIX_APPNUM"};
+static const char* const fixed_env[] = {
+    "OMPI_COMM_WORLD_SIZE",
+    "OMPI_COMM_WORLD_RANK",
+    "OMPI_COMM_WORLD_LOCAL_SIZE",
+    "OMPI_COMM_WORLD_LOCAL_RANK",
+    "OMPI_COMM_WORLD_NODE_RANK",
+    "OMPI_UNIVERSE_SIZE",
+    "OMPI_APP_CTX_NUM_PROCS",
+    "OMPI_FIRST_RANKS",
+    "OMPI_NUM_APP_CTX",
+    "OMPI_COMMAND",
+    "OMPI_MCA_mpi_oversubscribe",
+    "OMPI_MCA_mpi_yield_when_idle",
+    "OMPI_MCA_orte_bound_at_launch",
+    "PMIX_APPNUM",
+    "PMIX_RANK",
+};
 
 static void write_cpus(FILE* out) {
   cpu_set_t set;

@@ -463,6 +463,9 @@ const std::map<std::string, std::string>& known_key_differences() {
       {"fd0", kStdin},
       {"env.OMPI_FIRST_RANKS", kMpmd},
       {"env.OMPI_APP_CTX_NUM_PROCS", kMpmd},
+      {"env.OMPI_NUM_APP_CTX", kMpmd},
+      {"env.OMPI_COMMAND", kMpmd},
+      {"env.OMPI_MCA_orte_bound_at_launch", kBinding},
       {"universe", kUniverse},
       {"env.OMPI_UNIVERSE_SIZE", kUniverse},
   };
