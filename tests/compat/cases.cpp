@@ -309,8 +309,10 @@ std::vector<Case> table() {
 
   add({.name = "mpi-abort",
        .args = {"-n", "2", "@probe"},
-       .checks = Report | Framed,
+       .checks = Report,
        .env = {"PROBE_ABORT_RANK=1", "PROBE_ABORT_CODE=7"},
+       // Not Framed: mpirun 4.1.4 sometimes loses its own MPI_ABORT banner ("ORTE_ERROR_LOG:
+       // Data unpack would read past end of buffer in file ../orte/util/show_help.c").
        .source = "mpirun(1): MPI_Abort's error code is mpirun's exit status"});
   add({.name = "rank-killed",
        .args = {"-n", "2", "@probe"},
