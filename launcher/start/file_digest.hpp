@@ -1,6 +1,6 @@
 #pragma once
-/// [io] SHA-256 of a local file, as lower-case hex (the agent binary that deployment uploads):
-/// libcrypto's when libssh has loaded it into the process, else launcher/start/sha256.hpp.
+/// [io] SHA-256 of a local file, as lower-case hex (the agent binary that deployment uploads),
+/// computed by libcrypto (launcher/start/sha256.hpp).
 
 #include <string>
 
@@ -8,7 +8,8 @@
 
 namespace mpilaunch::launcher {
 
-/// Errors: BadOption with the path and the reason it could not be read.
+/// Errors: BadOption with the path and the reason it could not be read; AgentStartFailed,
+/// phase "deploy", when libcrypto could not be loaded or failed.
 Result<std::string> file_sha256(const std::string& path);
 
 }  // namespace mpilaunch::launcher

@@ -1,16 +1,13 @@
 #include "launcher/start/libssh_loader.hpp"
 
-#include <dlfcn.h>
 #include <libssh/libssh.h>
 #include <libssh/sftp.h>
 
 #include <array>
-#include <cstdio>
 #include <cstdlib>
-#include <mutex>
 #include <string>
 
-#include <fmt/format.h>
+#include "launcher/start/lazy_library.hpp"
 
 // Every libssh function the launcher calls: return type, name, parameters, arguments. A call
 // to one not listed here fails to link, since the launcher does not link libssh.
@@ -88,57 +85,21 @@ constexpr std::array<const char*, kFunctionCount> kNames = {
 #undef MPILAUNCH_LIBSSH_NAME
 };
 
-struct Loaded {
-  std::array<void*, kFunctionCount> functions{};
-  Status outcome;
-};
-
-Loaded& loaded() {
-  static Loaded state;
-  return state;
-}
-
-Status open_library(Loaded& state) {
-  auto failure = [](std::string detail) {
-    return Error{
-        .kind = ErrorKind::AgentStartFailed, .phase = "libssh", .detail = std::move(detail)};
-  };
-  // Local: libssh's symbols must not take the place of the launcher's forwarders or of any
-  // other library's symbols.
-  const std::string library = library_name();
-  void* handle = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) return failure(fmt::format("libssh could not be loaded: {}", ::dlerror()));
-  for (std::size_t i = 0; i < kFunctionCount; ++i) {
-    state.functions[i] = ::dlsym(handle, kNames[i]);
-    if (state.functions[i] == nullptr)
-      return failure(
-          fmt::format("{} has no {} (libssh 0.9 or later is needed)", library, kNames[i]));
-  }
-  return {};
+LazyLibrary& libssh() {
+  static LazyLibrary library("libssh", "libssh", library_name, kNames,
+                             "libssh 0.9 or later is needed");
+  return library;
 }
 
 template <class Fn>
 Fn* function(Function f) {
-  Loaded& state = loaded();
-  if (state.functions[f] == nullptr) {
-    // Only a caller that skipped load_libssh() gets here, and only if loading fails.
-    if (Status st = load_libssh(); !st) {
-      std::fprintf(stderr, "mpilaunch: %s\n", st.error().detail.c_str());
-      std::abort();
-    }
-  }
-  return reinterpret_cast<Fn*>(state.functions[f]);
+  return reinterpret_cast<Fn*>(libssh().function(f));
 }
 
 }  // namespace
 
 Status load_libssh() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    Loaded& state = loaded();
-    state.outcome = open_library(state);
-  });
-  return loaded().outcome;
+  return libssh().load();
 }
 
 }  // namespace mpilaunch::launcher

@@ -14,10 +14,18 @@ std::span<const std::byte> bytes(std::string_view s) {
   return std::as_bytes(std::span(s));
 }
 
+Sha256 started() {
+  auto h = Sha256::start();
+  REQUIRE_MESSAGE(h.has_value(), (h ? "" : h.error().detail));
+  return std::move(h).value();
+}
+
 std::string digest_of(std::string_view s) {
-  Sha256 h;
+  Sha256 h = started();
   h.update(bytes(s));
-  return h.finish_hex();
+  auto hex = h.finish_hex();
+  REQUIRE(hex.has_value());
+  return hex.value();
 }
 
 }  // namespace
@@ -54,9 +62,20 @@ TEST_CASE("sha256: fed in pieces, the digest is the same as in one piece") {
   for (int i = 0; i < 1000; ++i) message += static_cast<char>('a' + i % 26 + (i / 26) % 3);
   const std::string whole = digest_of(message);
   for (const std::size_t piece : {1U, 3U, 55U, 56U, 63U, 64U, 65U, 127U, 999U}) {
-    Sha256 h;
+    Sha256 h = started();
     for (std::size_t at = 0; at < message.size(); at += piece)
       h.update(bytes(std::string_view(message).substr(at, piece)));
-    CHECK_MESSAGE(h.finish_hex() == whole, "pieces of " << piece);
+    const auto hex = h.finish_hex();
+    REQUIRE(hex.has_value());
+    CHECK_MESSAGE(hex.value() == whole, "pieces of " << piece);
   }
+}
+
+TEST_CASE("sha256: a finished digest refuses a second finish") {
+  Sha256 h = started();
+  h.update(bytes("abc"));
+  CHECK(h.finish_hex().has_value());
+  const auto again = h.finish_hex();
+  REQUIRE_FALSE(again.has_value());
+  CHECK(again.error().phase == "deploy");
 }
