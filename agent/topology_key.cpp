@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "common/text.hpp"
+
 namespace mpilaunch::agent {
 namespace {
 
@@ -16,14 +18,6 @@ std::uint64_t fnv1a(std::string_view data, std::uint64_t hash = 0xcbf29ce4842223
     hash *= 0x100000001b3ULL;
   }
   return hash;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() &&
-         (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return s;
 }
 
 // The entries of `names` in `environment`, one per line in the order given, absent ones named

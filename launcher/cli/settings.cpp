@@ -7,16 +7,11 @@
 #include <set>
 
 #include "common/error.hpp"
+#include "common/text.hpp"
 #include "launcher/cli/options.hpp"
 
 namespace mpilaunch::launcher {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 // The parser's entry for a spelling; -1 when it has none.
 int option_index(const std::vector<OptionInfo>& infos, std::string_view spelling) {

@@ -2,19 +2,12 @@
 
 #include <fmt/format.h>
 
+#include "common/text.hpp"
 #include "launcher/start/ssh_failure.hpp"
 
 namespace mpilaunch::launcher {
 
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return s;
-}
 
 bool is_sha256_hex(std::string_view s) {
   if (s.size() != 64) return false;
