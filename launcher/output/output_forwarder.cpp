@@ -8,30 +8,18 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cstring>
-#include <ctime>
 #include <filesystem>
 
 #include <fmt/format.h>
+
+#include "launcher/output/event_log.hpp"
 
 namespace mpilaunch::launcher {
 namespace {
 
 constexpr std::size_t kMaxHeldLine = 64 * 1024;  // a longer unterminated line is written as is
 constexpr int kOutputPipeBytes = 1 << 20;        // the default most users may set (pipe-max-size)
-
-std::string timestamp_prefix() {
-  const auto now = std::chrono::system_clock::now();
-  const std::time_t t = std::chrono::system_clock::to_time_t(now);
-  const auto ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()) % 1000;
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  return fmt::format("[{}.{:03}Z] ", buf, ms.count());
-}
 
 }  // namespace
 
@@ -116,7 +104,7 @@ void OutputForwarder::emit(const Key& key, std::string_view text, bool complete_
       config_.tag ? fmt::format("[{},{}]<{}>: ", config_.job_tag, key.first,
                                 key.second == protocol::Stream::Stdout ? "stdout" : "stderr")
                   : std::string();
-  const std::string stamp = config_.timestamp ? timestamp_prefix() : std::string();
+  const std::string stamp = config_.timestamp ? fmt::format("[{}] ", rfc3339_now()) : std::string();
   std::size_t start = 0;
   while (start < text.size()) {
     std::size_t end = text.find('\n', start);
