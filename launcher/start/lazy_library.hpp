@@ -5,6 +5,7 @@
 /// Callers define the library's functions as forwarders (libssh_loader.cpp, sha256.cpp) that
 /// call through function(). No sockets or processes: loading a library is the only effect.
 
+#include <array>
 #include <cstddef>
 #include <mutex>
 #include <span>
@@ -45,3 +46,26 @@ class LazyLibrary {
 };
 
 }  // namespace mpilaunch::launcher
+
+// A library's function list is a macro LIST(X) calling X(ret, name, params, args) once per
+// function. In an anonymous namespace of mpilaunch::launcher, MPILAUNCH_LAZY_TABLE(LIST, LIBRARY)
+// declares the indices k_<name>, their names kNames, and function<Fn>(index), which calls
+// through LIBRARY(), the LazyLibrary& that the file defines next. At file scope,
+// MPILAUNCH_LAZY_FORWARDERS(LIST) defines the forwarders: extern "C" functions with the
+// library's own names and types (checked against its header), so that callers write ordinary
+// calls.
+#define MPILAUNCH_LAZY_INDEX(ret, name, params, args) k_##name,
+#define MPILAUNCH_LAZY_NAME(ret, name, params, args) #name,
+#define MPILAUNCH_LAZY_TABLE(LIST, LIBRARY)                                               \
+  enum Function : std::size_t { LIST(MPILAUNCH_LAZY_INDEX) kFunctionCount };              \
+  constexpr std::array<const char*, kFunctionCount> kNames = {LIST(MPILAUNCH_LAZY_NAME)}; \
+  LazyLibrary& LIBRARY();                                                                 \
+  template <class Fn>                                                                     \
+  Fn* function(Function f) {                                                              \
+    return reinterpret_cast<Fn*>(LIBRARY().function(f));                                  \
+  }
+#define MPILAUNCH_LAZY_FORWARD(ret, name, params, args)                                         \
+  extern "C" ret name params {                                                                  \
+    return mpilaunch::launcher::function<decltype(::name)>(mpilaunch::launcher::k_##name) args; \
+  }
+#define MPILAUNCH_LAZY_FORWARDERS(LIST) LIST(MPILAUNCH_LAZY_FORWARD)

@@ -72,28 +72,12 @@ std::string library_name() {
   return env != nullptr && *env != '\0' ? env : "libssh.so.4";
 }
 
-enum Function : std::size_t {
-#define MPILAUNCH_LIBSSH_INDEX(ret, name, params, args) k_##name,
-  MPILAUNCH_LIBSSH_FUNCTIONS(MPILAUNCH_LIBSSH_INDEX)
-#undef MPILAUNCH_LIBSSH_INDEX
-      kFunctionCount
-};
-
-constexpr std::array<const char*, kFunctionCount> kNames = {
-#define MPILAUNCH_LIBSSH_NAME(ret, name, params, args) #name,
-    MPILAUNCH_LIBSSH_FUNCTIONS(MPILAUNCH_LIBSSH_NAME)
-#undef MPILAUNCH_LIBSSH_NAME
-};
+MPILAUNCH_LAZY_TABLE(MPILAUNCH_LIBSSH_FUNCTIONS, libssh)
 
 LazyLibrary& libssh() {
   static LazyLibrary library("libssh", "libssh", library_name, kNames,
                              "libssh 0.9 or later is needed");
   return library;
-}
-
-template <class Fn>
-Fn* function(Function f) {
-  return reinterpret_cast<Fn*>(libssh().function(f));
 }
 
 }  // namespace
@@ -105,10 +89,4 @@ Status load_libssh() {
 }  // namespace mpilaunch::launcher
 
 // The forwarders, with libssh's own names and types (checked against its headers).
-#define MPILAUNCH_LIBSSH_FORWARD(ret, name, params, args)                                       \
-  extern "C" ret name params {                                                                  \
-    using mpilaunch::launcher::function;                                                        \
-    return mpilaunch::launcher::function<decltype(::name)>(mpilaunch::launcher::k_##name) args; \
-  }
-MPILAUNCH_LIBSSH_FUNCTIONS(MPILAUNCH_LIBSSH_FORWARD)
-#undef MPILAUNCH_LIBSSH_FORWARD
+MPILAUNCH_LAZY_FORWARDERS(MPILAUNCH_LIBSSH_FUNCTIONS)

@@ -28,28 +28,12 @@ std::string library_name() {
   return "libcrypto.so.3";
 }
 
-enum Function : std::size_t {
-#define MPILAUNCH_LIBCRYPTO_INDEX(ret, name, params, args) k_##name,
-  MPILAUNCH_LIBCRYPTO_FUNCTIONS(MPILAUNCH_LIBCRYPTO_INDEX)
-#undef MPILAUNCH_LIBCRYPTO_INDEX
-      kFunctionCount
-};
-
-constexpr std::array<const char*, kFunctionCount> kNames = {
-#define MPILAUNCH_LIBCRYPTO_NAME(ret, name, params, args) #name,
-    MPILAUNCH_LIBCRYPTO_FUNCTIONS(MPILAUNCH_LIBCRYPTO_NAME)
-#undef MPILAUNCH_LIBCRYPTO_NAME
-};
+MPILAUNCH_LAZY_TABLE(MPILAUNCH_LIBCRYPTO_FUNCTIONS, libcrypto)
 
 LazyLibrary& libcrypto() {
   static LazyLibrary library("libcrypto", "deploy", library_name, kNames,
                              "OpenSSL 1.1 or later is needed");
   return library;
-}
-
-template <class Fn>
-Fn* function(Function f) {
-  return reinterpret_cast<Fn*>(libcrypto().function(f));
 }
 
 Error failure(std::string detail) {
@@ -114,10 +98,4 @@ Result<std::string> Sha256::finish_hex() {
 }  // namespace mpilaunch::launcher
 
 // The forwarders.
-#define MPILAUNCH_LIBCRYPTO_FORWARD(ret, name, params, args)                                    \
-  extern "C" ret name params {                                                                  \
-    using mpilaunch::launcher::function;                                                        \
-    return mpilaunch::launcher::function<decltype(::name)>(mpilaunch::launcher::k_##name) args; \
-  }
-MPILAUNCH_LIBCRYPTO_FUNCTIONS(MPILAUNCH_LIBCRYPTO_FORWARD)
-#undef MPILAUNCH_LIBCRYPTO_FORWARD
+MPILAUNCH_LAZY_FORWARDERS(MPILAUNCH_LIBCRYPTO_FUNCTIONS)
