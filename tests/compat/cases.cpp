@@ -350,6 +350,17 @@ std::vector<Case> table() {
        .args = {"-H", "localhost,localhost", "-n", "2", "@probe"},
        .source = "mpirun(1): a host named twice has two slots"});
 
+  add({.name = "report-bindings",
+       .args = {"--report-bindings", "-n", "2", "@probe"},
+       .pending = kBinding,
+       .source =
+           "mpirun(1): --report-bindings (MCW rank N bound to socket 0[core N[hwt 0]]: ...)"});
+  add({.name = "output-filename-absolute",
+       .args = {"--output-filename", "@W/abs", "-n", "1", "@probe"},
+       .checks = kAll | Files,
+       .pending = kFormats,
+       .source = "mpirun(1): --output-filename with an absolute path"});
+
   // ---- virtual nodes node1 and node2 ----
   auto vnode = [&](Case c) {
     c.nodes = Nodes::Virtual;
@@ -453,6 +464,10 @@ std::vector<Case> table() {
          .pending_on = Framed,
          .env = {"PROBE_SIGNAL_RANK=1", "PROBE_SIGNAL=9"},
          .source = "a rank on the second node killed by SIGKILL"});
+  vnode({.name = "vn-report-bindings",
+         .args = {"-H", "node1:1,node2:1", "--report-bindings", "-n", "2", "@probe"},
+         .pending = kBinding,
+         .source = "mpirun(1): --report-bindings across nodes"});
   return t;
 }
 

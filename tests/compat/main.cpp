@@ -106,7 +106,11 @@ Ran run_side(const Case& c, bool under_mpirun, const fs::path& case_dir,
     else
       args = {"--launcher=local"};
   }
-  for (const std::string& a : c.args) args.push_back(a == "@probe" ? e2e::app("probe") : a);
+  for (std::string a : c.args) {
+    if (a == "@probe") a = e2e::app("probe");
+    if (a.starts_with("@W/")) a = (dir / a.substr(3)).string();
+    args.push_back(a);
+  }
 
   e2e::Job job;
   job.cwd = dir.string();
