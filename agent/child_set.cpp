@@ -4,10 +4,12 @@
 #include <pthread.h>
 #include <sched.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -31,6 +33,7 @@ struct ExecFailure {
 struct ChildStart {
   pid_t parent;
   int devnull, out, err, status, inherit_fd, cgroup_procs;
+  int max_fd;  // close_range's fallback: the highest descriptor that may be open
   const char* wdir;
   const char* exe;
   char* const* argv;
@@ -65,11 +68,21 @@ MPILAUNCH_CHILD_SIDE int start_child(void* arg) {
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
   if (c.devnull >= 0) ::dup2(c.devnull, 0);
   if (::dup2(c.out, 1) < 0 || ::dup2(c.err, 2) < 0) child_failed(c.status, 'S');
+  // Only 0-2 (and the descriptor the request names) reach the rank, whatever libraries in the
+  // agent opened without O_CLOEXEC. The descriptor table is the child's own copy.
+  if (::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) != 0)
+    for (int fd = 3; fd <= c.max_fd; ++fd) (void)::fcntl(fd, F_SETFD, FD_CLOEXEC);
   if (c.inherit_fd >= 0 && ::fcntl(c.inherit_fd, F_SETFD, 0) != 0) child_failed(c.status, 'S');
   if (c.wdir != nullptr && ::chdir(c.wdir) != 0) child_failed(c.status, 'W');
   ::execve(c.exe, c.argv, c.envp);
   child_failed(c.status, 'E');
   return 127;
+}
+
+int highest_descriptor() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 65535;
+  return static_cast<int>(std::min<rlim_t>(limit.rlim_cur, 1 << 20)) - 1;
 }
 
 }  // namespace
@@ -177,6 +190,7 @@ Result<SpawnedChild> ChildSet::spawn(const SpawnRequest& request) {
                          status_pipe[1],
                          request.inherit_fd,
                          request.cgroup_procs_fd,
+                         highest_descriptor(),
                          request.wdir.empty() ? nullptr : request.wdir.c_str(),
                          path.value().c_str(),
                          argv.data(),

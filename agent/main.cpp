@@ -11,11 +11,15 @@
 #include "agent/agent.hpp"
 #include "agent/login_shell.hpp"
 #include "agent/self_check.hpp"
+#include "common/descriptors.hpp"
 #include "common/stream_channel.hpp"
 #include "common/streaming_heap.hpp"
 #include "mpilaunch_version.h"
 
 int main(int argc, char** argv) {
+  mpilaunch::reserve_standard_descriptors();
+  // Nothing this agent inherited reaches its ranks; the stream channel is marked the same way.
+  mpilaunch::inherit_nothing_from(3);
   int stream_fd = -1;  // a local agent's stream channel (common/stream_channel.hpp)
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--version") == 0 || std::strcmp(argv[i], "-V") == 0) {

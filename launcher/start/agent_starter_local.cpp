@@ -100,6 +100,7 @@ Result<AgentProcess> LocalAgentStarter::start(const HostEntry& host) {
     ::dup2(sv[1], 0);
     ::dup2(sv[1], 1);
     if (moved >= 0) ::dup2(moved, 3), ::close(moved);
+    ::close_range(moved >= 0 ? 4 : 3, ~0U, 0);  // nothing else of ours reaches the agent
     if (::getppid() != parent) ::_exit(127);
     if (moved >= 0)
       ::execl(path.c_str(), path.c_str(), "--stdio", option.c_str(), "3",

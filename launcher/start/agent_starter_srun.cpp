@@ -109,6 +109,7 @@ Result<AgentProcess> SrunAgentStarter::start(const HostEntry& host) {
     ::dup2(sv[1], 0);
     ::dup2(sv[1], 1);
     ::dup2(err[1], 2);
+    ::close_range(3, ~0U, 0);  // nothing else of ours reaches srun and the agent
     if (::getppid() != parent) ::_exit(127);
     ::execvp(argv[0], argv.data());
     const char msg[] = "srun: error: cannot execute srun (is Slurm installed on this node?)\n";
