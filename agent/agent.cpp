@@ -294,6 +294,7 @@ std::optional<SpawnRequest> Agent::prepare_rank(std::uint32_t rank) {
 
 std::optional<SpawnedChild> Agent::fork_rank(const SpawnRequest& request) {
   auto child = children_.spawn(request);
+  if (child && job_->serve_pmix) pmix_.rank_started(job_->nspace, request.rank, child.value().pid);
   if (pmi_) pmi_->child_started(request.inherit_fd);
   if (!child) {
     report_spawn_failure(request.rank, child.error());  // registered until the namespace goes

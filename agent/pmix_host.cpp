@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "agent/peer_sockets.hpp"
 #include "agent/rank_env.hpp"
 #include "agent/topology_cache.hpp"
 
@@ -95,6 +96,15 @@ void complete_modex(pmix_modex_cbfunc_t cbfunc, void* cbdata, int status,
 pmix_status_t on_connected(const pmix_proc_t* proc, void*, pmix_op_cbfunc_t cbfunc, void*) {
   const std::string nspace = proc->nspace;
   const std::uint32_t rank = proc->rank;
+  // On the progress thread, before libpmix serves the client: a connection from a process that
+  // is not that rank's (another local user, docs/reliability.md) is closed by libpmix.
+  if (RankPeers::enabled() && !g_host->peers().admit(nspace, rank)) {
+    std::fprintf(stderr,
+                 "mpilaunch-agent: refused a PMIx connection claiming rank %u of %s: no process "
+                 "of that rank holds it (set MPILAUNCH_PMIX_PEER_CHECK=off if this is wrong)\n",
+                 rank, nspace.c_str());
+    return PMIX_ERR_NO_PERMISSIONS;
+  }
   asio::post(g_host->io(), [nspace, rank] { g_host->events().on_client_connected(nspace, rank); });
   // libpmix 4.2 passes no cbfunc here; should another version pass one, complete inline.
   return cbfunc == nullptr ? PMIX_SUCCESS : PMIX_OPERATION_SUCCEEDED;
@@ -385,12 +395,21 @@ Result<std::vector<std::string>> PmixHost::register_client(const std::string& ns
     std::free(*e);
   }
   std::free(env);
+  // The port the ranks connect to ("PMIX_SERVER_URI4=pmix-server.PID;tcp4://127.0.0.1:PORT").
+  for (const std::string& e : out)
+    if (e.starts_with("PMIX_SERVER_URI"))
+      if (const auto eq = e.find('='); eq != std::string::npos)
+        if (const auto port = server_uri_port(std::string_view(e).substr(eq + 1))) {
+          peers_.set_port(*port);
+          break;
+        }
   return out;
 }
 
 void PmixHost::deregister_namespace(const std::string& nspace) {
   if (!initialized_) return;
   PMIx_server_deregister_nspace(nspace.c_str(), nullptr, nullptr);
+  peers_.forget(nspace);
 }
 
 void PmixHost::request_dmodex(const std::string& nspace, std::uint32_t rank, ModexDone done) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "agent/namespace_info.hpp"
+#include "agent/rank_peers.hpp"
 #include "common/asio.hpp"
 #include "common/result.hpp"
 
@@ -67,15 +68,22 @@ class PmixHost {
   void request_dmodex(const std::string& nspace, std::uint32_t rank, ModexDone done);
   void finalize();
 
+  /// Rank `rank` of `nspace` runs as `pid`: only its processes may connect as it (RankPeers).
+  void rank_started(const std::string& nspace, std::uint32_t rank, pid_t pid) {
+    peers_.set_pid(nspace, rank, pid);
+  }
+
   // Entry points for the C upcalls (pmix_host.cpp); not for other callers.
   asio::io_context& io() { return io_; }
   PmixEvents& events() { return events_; }
+  RankPeers& peers() { return peers_; }
 
  private:
   asio::io_context& io_;
   PmixEvents& events_;
   bool initialized_ = false;
   hwloc_topology* topology_ = nullptr;  // lent to libpmix until PMIx_server_finalize
+  RankPeers peers_;
 };
 
 /// libpmix's version string ("OpenPMIx 4.2.2, ...").

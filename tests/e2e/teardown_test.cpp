@@ -360,6 +360,46 @@ TEST_CASE("leftovers: an attempt's files are removed when the next attempt start
   check_nothing_left(job, o);
 }
 
+// Security, issue 23 item 11: a process that is no rank of the job (another local user's, here
+// one the test starts) takes a running rank's PMIx environment, connects to the agent's PMIx
+// server as that rank and would call PMIx_Abort(42). libpmix alone lets it in (its TCP
+// credential is the client's own claim); the agent refuses it, and the job's result is its own.
+TEST_CASE("security: a process that is no rank is refused by the agent's PMIx server") {
+  Job job;
+  auto bg = start_running(job, {"-n", "2", app("stall"), "sigusr1", "0"}, 2);
+  REQUIRE(eventually([&] { return count_of(read_file(job.dir().file("out")), "ready") == 2; },
+                     Millis{20'000}));
+  pid_t rank1 = -1;
+  for (const Json& e : events_named(read_events(job.events_path()).events, "rank-start"))
+    if (e.value("rank", -1) == 1) rank1 = e.value("pid", -1);
+  REQUIRE(rank1 > 0);
+  const std::string environ = read_file("/proc/" + std::to_string(rank1) + "/environ");
+  Command intruder;
+  intruder.argv = {app("pmix_intruder")};
+  intruder.env = clean_environment({});
+  std::size_t start = 0;
+  while (start < environ.size()) {
+    const std::size_t end = environ.find('\0', start);
+    const std::string var =
+        environ.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (var.starts_with("PMIX_")) intruder.env.push_back(var);
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  intruder.deadline = Millis{30'000};
+  const Outcome o = run(intruder);
+  CHECK_MESSAGE(o.status() == 0, o.summary(), "\n", o.out);
+  CHECK_MESSAGE(o.out.find("refused") != std::string::npos, o.out);
+  ::kill(bg->pid(), SIGUSR1);  // the ranks finish
+  const auto status = bg->wait(Millis{20'000});
+  REQUIRE(status.has_value());
+  CHECK_MESSAGE(*status == 0, read_file(job.dir().file("err")));
+  CHECK(events_count(job, "job-failed") == 0);
+  CHECK(count_of(read_file(job.dir().file("err")), "refused a PMIx connection claiming rank 1") ==
+        1);
+  check_gone_within(job, Millis{1'000});
+}
+
 // A job SIGKILLed with everything it started leaves its directory behind; the next job of the
 // user on the machine removes it, but never one whose lock a live process holds.
 TEST_CASE("leftovers: a SIGKILLed job's directory is removed at the next start; a held one stays") {
