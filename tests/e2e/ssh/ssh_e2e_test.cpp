@@ -579,8 +579,10 @@ TEST_CASE("deploy: missing agents are uploaded into the cache, checked, then reu
   CHECK(events_named(second, "agent-deployed").empty());
   CHECK(events_named(second, "agent-cached").size() == 2);
   // The remote agents may still be exiting after the launcher: while one runs the cached file,
-  // writing it fails (ETXTBSY) and the copy below would stay intact.
+  // writing it fails (ETXTBSY) and the copy below would stay intact. The ranks carry the
+  // marker; the agents (started by sshd, without it) are found by their command line.
   CHECK(wait_until_gone(second_mark, 3s).empty());
+  CHECK(wait_until_no_cmdline(cached, 10s).empty());
 
   // A damaged cached copy is replaced, not run.
   const std::string damaged = "#!/bin/sh\nexit 99\n";
