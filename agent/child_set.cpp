@@ -151,12 +151,18 @@ void ChildSet::release_ended() {
 
 Result<SpawnedChild> ChildSet::spawn(const SpawnRequest& request) {
   if (!request.wdir.empty()) {
+    // Each check says its own reason: errno only where the call that failed set it.
     struct stat st {};
-    if (::stat(request.wdir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) ||
-        ::access(request.wdir.c_str(), X_OK) != 0)
+    std::string why;
+    if (::stat(request.wdir.c_str(), &st) != 0)
+      why = std::strerror(errno);
+    else if (!S_ISDIR(st.st_mode))
+      why = "not a directory";
+    else if (::access(request.wdir.c_str(), X_OK) != 0)
+      why = std::strerror(errno);
+    if (!why.empty())
       return Error{.kind = ErrorKind::WdirError,
-                   .detail = fmt::format("{}: {}", request.wdir,
-                                         errno != 0 ? std::strerror(errno) : "not a directory")};
+                   .detail = fmt::format("{}: {}", request.wdir, why)};
   }
   auto path = resolve_executable(request.argv.at(0), request.env, request.wdir);
   if (!path) return path.error();

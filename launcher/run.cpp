@@ -205,6 +205,25 @@ int run(const std::vector<std::string>& args) {
     return exit_codes::kSuccess;
   }
   if (Status st = events.open(o.events_file); !st) return early_failure(st.error(), events);
+  if (Status st = unsupported_options(o); !st) return early_failure(st.error(), events);
+  if (!o.report_pid.empty()) {
+    // mpirun's --report-pid: '-' stdout, '+' stderr, anything else a file; the pid and a newline.
+    const std::string line = fmt::format("{}\n", ::getpid());
+    if (o.report_pid == "-" || o.report_pid == "+") {
+      std::fputs(line.c_str(), o.report_pid == "-" ? stdout : stderr);
+      std::fflush(o.report_pid == "-" ? stdout : stderr);
+    } else {
+      std::ofstream out(o.report_pid, std::ios::binary | std::ios::trunc);
+      out << line;
+      out.flush();
+      if (!out)
+        return early_failure(
+            Error{.kind = ErrorKind::BadOption,
+                  .detail = fmt::format("--report-pid {}: cannot write this file: {}", o.report_pid,
+                                        std::strerror(errno))},
+            events);
+    }
+  }
 
   const MachineFacts machine = this_machine();
   auto hosts = gather_hosts(o);
@@ -215,8 +234,9 @@ int run(const std::vector<std::string>& args) {
                           return v == nullptr ? std::nullopt : std::optional<std::string>(v);
                         });
   if (!plan) return early_failure(plan.error(), events);
-  for (const std::string& w : plan->warnings)
-    std::fprintf(stderr, "mpilaunch: warning: %s\n", w.c_str());
+  if (!o.quiet)
+    for (const std::string& w : plan->warnings)
+      std::fprintf(stderr, "mpilaunch: warning: %s\n", w.c_str());
 
   {
     // --pmi=auto reads the program's MPI library here, where the program is.
@@ -279,6 +299,11 @@ int run(const std::vector<std::string>& args) {
   if (o.dry_run) {
     std::fputs(render_plan(plan.value(), starter->describe()).c_str(), stdout);
     std::fputs(render_provenance(layered->provenance).c_str(), stdout);
+    if (!o.ignored.empty()) {
+      std::string names;
+      for (const std::string& name : o.ignored) names += (names.empty() ? "" : " ") + name;
+      std::fprintf(stdout, "without effect here (docs/mpirun-compat.md): %s\n", names.c_str());
+    }
     return exit_codes::kSuccess;
   }
   // Containers run as root: ranks run anyway, with one line naming the switches users already
@@ -289,7 +314,7 @@ int run(const std::vector<std::string>& args) {
                                  .exit_code = exit_codes::kRootRefused,
                                  .detail = "--refuse-root was given and mpilaunch runs as root"},
                            events);
-    if (!o.allow_run_as_root &&
+    if (!o.allow_run_as_root && !o.quiet &&
         !(env_is_one("OMPI_ALLOW_RUN_AS_ROOT") && env_is_one("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM")))
       std::fputs(
           "mpilaunch: warning: running the ranks as root; silence this with --allow-run-as-root "

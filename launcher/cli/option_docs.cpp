@@ -15,6 +15,9 @@
 namespace mpilaunch::launcher {
 namespace {
 
+constexpr std::string_view kIgnoredGroup = "mpirun options accepted without effect";
+constexpr std::string_view kRefusedGroup = "mpirun options refused";
+
 constexpr OptionDoc kDocs[] = {
     // Mapping
     {"-n", "Mapping", "N", "number of processes", "one per slot",
@@ -28,6 +31,36 @@ constexpr OptionDoc kDocs[] = {
     {"--oversubscribe", "Mapping", "", "allow more processes than slots", "",
      "Lets a node run more ranks than it has slots (Open MPI then yields the CPU when idle)."},
     // Hosts
+    {"--nooversubscribe", "Mapping", "", "never more processes than slots", "the default", ""},
+    {"--pernode", "Mapping", "", "one process per node (-N 1)", "", ""},
+    {"--byslot", "Mapping", "", "--map-by slot", "", ""},
+    {"--bycore", "Mapping", "", "--map-by core (placed as slot)", "", ""},
+    {"--bynode", "Mapping", "", "--map-by node", "", ""},
+    {"--npersocket", "Mapping", "N", "processes per socket (recognised; refused: not implemented)",
+     "", ""},
+    {"--rank-by", "Mapping", "POLICY", "rank order (only slot: ranks follow the mapping)", "slot",
+     ""},
+    {"--bind-to", "Mapping", "POLICY", "binding (only none: mpilaunch does not bind)", "none", ""},
+    {"--bind-to-core", "Mapping", "", "--bind-to core (refused: not implemented)", "", ""},
+    {"--bind-to-socket", "Mapping", "", "--bind-to socket (refused: not implemented)", "", ""},
+    {"-rf", "Mapping", "FILE", "rank file (recognised; refused: not implemented)", "", ""},
+    {"--cpu-list", "Mapping", "LIST", "CPUs to bind to (recognised; refused: not implemented)", "",
+     ""},
+    {"--cpu-set", "Mapping", "LIST", "CPUs of the job (recognised; refused: not implemented)", "",
+     ""},
+    {"--cpus-per-proc", "Mapping", "N", "CPUs per process (recognised; refused: not implemented)",
+     "", ""},
+    {"--ppr", "Mapping", "N:OBJ", "processes per resource (recognised; refused: not implemented)",
+     "", ""},
+    {"--use-hwthread-cpus", "Mapping", "", "hardware threads as CPUs (recognised; refused)", "",
+     ""},
+    {"--nolocal", "Mapping", "", "no ranks on this host (recognised; refused)", "", ""},
+    {"--report-bindings", "Mapping", "", "report bindings (recognised; refused: no binding)", "",
+     ""},
+    {"--display-map", "Mapping", "", "print the map (recognised; refused: use --dry-run)", "", ""},
+    {"--display-devel-map", "Mapping", "", "print the detailed map (refused: use --dry-run)", "",
+     ""},
+    {"--display-allocation", "Mapping", "", "print the hosts (refused: use --dry-run)", "", ""},
     {"-H", "Hosts", "H[:N],...", "hosts with N slots each (1 when not given); repeatable",
      "this machine",
      "Comma-separated hosts, each with an optional slot count: -H node1:4,node2:4. A repeated "
@@ -38,6 +71,7 @@ constexpr OptionDoc kDocs[] = {
      "One host per line, '#' comments. Without -H and --hostfile, hosts come from the resource "
      "manager (Slurm, PBS, LSF, HTCondor, the MPI Operator's /etc/mpi/hostfile), else the job "
      "runs on this machine alone."},
+    {"--default-hostfile", "Hosts", "FILE", "the host file when --hostfile is not given", "", ""},
     {"--launcher", "Hosts", "local|ssh|srun", "how agents start",
      "srun inside a Slurm allocation, local without hosts, else ssh",
      "local starts one agent per named host on this machine (virtual nodes, each with its own "
@@ -87,6 +121,13 @@ constexpr OptionDoc kDocs[] = {
      "write DIR/rank-R/stdout and stderr instead of the terminal", "",
      "With --max-restarts, each attempt gets DIR/attempt-N/rank-R/."},
     // Fault handling
+    {"--stdin", "Output", "RANK|all|none", "which ranks read mpilaunch's stdin",
+     "none (only none is implemented)", ""},
+    {"--merge-stderr-to-stdout", "Output", "", "rank stderr into stdout (recognised; refused)", "",
+     ""},
+    {"-q", "Output", "", "no warnings from mpilaunch itself", "", ""},
+    {"--report-pid", "Output", "-|+|FILE", "print mpilaunch's pid to stdout, stderr or FILE", "",
+     ""},
     {"--timeout", "Fault handling", "SECONDS", "fail the job after this long",
      "none; also MPIEXEC_TIMEOUT", "The job then ends as timeout, exit code 124."},
     {"--report-state-on-timeout", "Fault handling", "",
@@ -116,10 +157,13 @@ constexpr OptionDoc kDocs[] = {
      "keep a live JSON job status (phase, attempts, rank counts) in FILE", "",
      "Rewritten atomically on every change, in the style of a Kubernetes job status."},
     // Debugging
+    {"--disable-recovery", "Fault handling", "", "no restarts, whatever else asks for them", "",
+     ""},
     {"--dry-run", "Debugging", "", "print the plan (nodes, rank map, agents, settings) and exit",
      "",
      "Also says where each setting came from: a config file line, the environment or the "
      "command line."},
+    {"--do-not-launch", "Debugging", "", "mpirun's spelling of --dry-run", "", ""},
     {"--events", "Debugging", "FILE", "write a JSON Lines timeline of the job to FILE", "", ""},
     {"--allow-run-as-root", "Debugging", "", "silence the warning printed when ranks run as root",
      "", "OMPI_ALLOW_RUN_AS_ROOT=1 with OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 does the same."},
@@ -135,8 +179,9 @@ std::string spellings(const OptionDoc& doc, const std::vector<OptionInfo>& infos
   std::string out;
   if (const OptionInfo* info = find_option_info(infos, doc.key))
     for (std::string_view name : info->names) {
-      const bool long_single_dash = name.size() > 2 && name[1] != '-';
-      if (long_single_dash && name != "-np") continue;
+      // Single-dash long spellings are mpirun's aliases; short ones (-np, -rf, -wd) are shown.
+      const bool long_single_dash = name.size() > 3 && name[1] != '-';
+      if (long_single_dash) continue;
       out += out.empty() ? "" : ", ";
       out += name;
     }
@@ -196,7 +241,22 @@ std::string exit_codes_text() {
 }  // namespace
 
 std::span<const OptionDoc> option_docs() {
-  return kDocs;
+  // mpirun's options without effect or refused, documented by the reason the parser gives.
+  static const std::vector<OptionDoc> all = [] {
+    std::vector<OptionDoc> out(std::begin(kDocs), std::end(kDocs));
+    for (const OptionInfo& info : option_infos()) {
+      if (info.answer == OptionAnswer::Works) continue;
+      const bool ignored = info.answer == OptionAnswer::Ignored;
+      out.push_back({info.names.front(), ignored ? kIgnoredGroup : kRefusedGroup,
+                     info.arity > 0 ? "VALUE" : "", info.why, "",
+                     ignored ? "Accepted for mpirun compatibility; it has no effect "
+                               "(docs/mpirun-compat.md)."
+                             : "mpilaunch stops with a bad-option error naming this option "
+                               "(docs/mpirun-compat.md)."});
+    }
+    return out;
+  }();
+  return all;
 }
 
 std::string usage_text() {
@@ -207,7 +267,7 @@ std::string usage_text() {
       "       mpilaunch doctor [-H HOSTS | --hostfile FILE] [--json]\n"
       "       mpilaunch --engine=ompi [options] PROGRAM [ARGS...]   (wrap a real mpirun)\n";
   std::string_view group;
-  for (const OptionDoc& doc : kDocs) {
+  for (const OptionDoc& doc : option_docs()) {
     if (doc.group != group) {
       group = doc.group;
       out += fmt::format("\n{}:\n", group);
@@ -239,7 +299,7 @@ std::optional<std::string> help_topic_text(std::string_view topic) {
   if (!spelled.starts_with('-')) spelled = (spelled.size() == 1 ? "-" : "--") + spelled;
   const OptionInfo* info = find_option_info(infos, spelled);
   if (info == nullptr) return std::nullopt;
-  for (const OptionDoc& doc : kDocs) {
+  for (const OptionDoc& doc : option_docs()) {
     if (find_option_info(infos, doc.key) != info) continue;
     std::string out = fmt::format("{}\n  {}.\n", spellings(doc, infos), doc.summary);
     if (!doc.fallback.empty()) out += fmt::format("  Default: {}.\n", doc.fallback);

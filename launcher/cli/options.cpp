@@ -3,319 +3,84 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <functional>
+
+#include "launcher/cli/option_table.hpp"
 
 namespace mpilaunch::launcher {
 Error bad_option(std::string detail) {
   return Error{.kind = ErrorKind::BadOption, .detail = std::move(detail)};
 }
 
-namespace {
-
-Result<int> positive_int(std::string_view option, std::string_view text) {
-  int value = 0;
-  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || ptr != text.data() + text.size())
-    return bad_option(fmt::format("{} needs a whole number, not '{}'", option, text));
-  if (value < 1)
-    return bad_option(fmt::format("{} {}: the value must be at least 1", option, text));
-  return value;
+OptionSpec ignored(std::vector<std::string_view> names, int arity, std::string_view why) {
+  return OptionSpec{.names = std::move(names),
+                    .arity = arity,
+                    .apply = {},
+                    .answer = OptionAnswer::Ignored,
+                    .why = why};
 }
 
-Result<double> seconds(std::string_view option, std::string_view text) {
-  try {
-    std::size_t used = 0;
-    const double v = std::stod(std::string(text), &used);
-    if (used != text.size() || !(v >= 0)) throw std::invalid_argument("bad");
-    return v;
-  } catch (const std::exception&) {
-    return bad_option(fmt::format("{} needs a number of seconds, not '{}'", option, text));
-  }
+OptionSpec refused(std::vector<std::string_view> names, int arity, std::string_view why) {
+  return OptionSpec{.names = std::move(names),
+                    .arity = arity,
+                    .apply = {},
+                    .answer = OptionAnswer::Refused,
+                    .why = why};
 }
-
-using Values = std::vector<std::string_view>;
-using Handler = std::function<Status(Options&, const Values&)>;
-
-struct OptionSpec {
-  std::vector<std::string_view> names;  // every accepted spelling, dashes included
-  int arity;                            // number of values it takes
-  Handler apply;
-};
 
 Status set_flag(bool& flag) {
   flag = true;
   return {};
 }
 
+Result<int> positive_int(std::string_view option, std::string_view text, int max) {
+  long long value = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  const bool digits = !text.empty() && ptr == text.data() + text.size();
+  if (ec == std::errc::result_out_of_range && digits && text.front() != '-')
+    return bad_option(fmt::format("{} {} is too large: at most {}", option, text, max));
+  if (ec != std::errc() || !digits)
+    return bad_option(fmt::format("{} needs a whole number, not '{}'", option, text));
+  if (value < 1)
+    return bad_option(fmt::format("{} {}: the value must be at least 1", option, text));
+  if (value > max)
+    return bad_option(fmt::format("{} {} is too large: at most {}", option, text, max));
+  return static_cast<int>(value);
+}
+
+Result<double> seconds(std::string_view option, std::string_view text) {
+  double v = -1;
+  try {
+    std::size_t used = 0;
+    v = std::stod(std::string(text), &used);
+    if (used != text.size()) v = -1;
+  } catch (const std::exception&) {
+    v = -1;
+  }
+  if (!(v >= 0))  // also NaN
+    return bad_option(fmt::format("{} needs a number of seconds, not '{}'", option, text));
+  if (v > kMaxSeconds)
+    return bad_option(fmt::format("{} {} is too large: at most {:.0f} seconds (one year)", option,
+                                  text, kMaxSeconds));
+  return v;
+}
+
+namespace {
+
 const std::vector<OptionSpec>& option_table() {
-  static const std::vector<OptionSpec> table = {
-      {{"-n", "-np", "--np", "-c"},
-       1,
-       [](Options& o, const Values& v) -> Status {
-         auto n = positive_int("-n", v[0]);
-         if (!n) return n.error();
-         o.np = n.value();
-         return {};
-       }},
-      {{"-N", "--npernode", "-npernode"},
-       1,
-       [](Options& o, const Values& v) -> Status {
-         auto n = positive_int("-N", v[0]);
-         if (!n) return n.error();
-         o.per_node = n.value();
-         return {};
-       }},
-      {{"--map-by", "-map-by"},
-       1,
-       [](Options& o, const Values& v) -> Status {
-         std::string policy(v[0]);
-         std::transform(policy.begin(), policy.end(), policy.begin(), ::tolower);
-         // Open MPI allows modifiers after a colon: slot:OVERSUBSCRIBE.
-         const auto colon = policy.find(':');
-         const std::string base = policy.substr(0, colon);
-         if (colon != std::string::npos && policy.substr(colon + 1) == "oversubscribe")
-           o.oversubscribe = true;
-         if (base == "slot" || base == "core" || base.empty()) {
-           o.map_by = MapBy::Slot;
-         } else if (base == "node") {
-           o.map_by = MapBy::Node;
-         } else {
-           return bad_option(fmt::format("--map-by {}: the policy must be 'slot' or 'node'", v[0]));
-         }
-         return {};
-       }},
-      {{"--oversubscribe", "-oversubscribe"},
-       0,
-       [](Options& o, const Values&) { return set_flag(o.oversubscribe); }},
-      {{"-H", "--host", "-host"},
-       1,
-       [](Options& o, const Values& v) -> Status {
-         o.hosts.emplace_back(v[0]);
-         return {};
-       }},
-      {{"--hostfile", "-hostfile", "--machinefile", "-machinefile", "-f"},
-       1,
-       [](Options& o, const Values& v) -> Status {
-         if (!o.hostfile.empty())
-           return bad_option("--hostfile was given twice; give one host file");
-         o.hostfile = std::string(v[0]);
-         return {};
-       }},
-      {{"--launcher", "-launcher"},
-       1,
-       [](Options& o, const Values& v) -> Status {
-         if (v[0] == "local") {
-           o.launcher = LauncherKind::Local;
-         } else if (v[0] == "ssh" || v[0] == "rsh") {
-           o.launcher = LauncherKind::Ssh;
-         } else if (v[0] == "srun" || v[0] == "slurm") {
-           o.launcher = LauncherKind::Srun;
-         } else {
-           return bad_option(fmt::format("--launcher={}: choose 'local', 'ssh' or 'srun'", v[0]));
-         }
-         return {};
-       }},
-      {{"--deploy-agent"},
-       1,
-       [](Options& o, const Values& v) -> Status {
-         const auto mode = parse_deploy_mode(v[0]);
-         if (!mode)
-           return bad_option(
-               fmt::format("--deploy-agent={}: choose 'auto', 'always' or 'never'", v[0]));
-         o.deploy_agent = *mode;
-         return {};
-       }},
-      {{"--agent-path"},
-       1,
-       [](Options& o, const Values& v) -> Status {
-         o.agent_path = std::string(v[0]);
-         return {};
-       }},
-      {{"--ssh-config", "-F"},
-       1,
-       [](Options& o, const Values& v) -> Status {
-         o.ssh_config = std::string(v[0]);
-         return {};
-       }},
-      {{"--connect-timeout"},
-       1,
-       [](Options& o, const Values& v) -> Status {
-         auto s = seconds("--connect-timeout", v[0]);
-         if (!s) return s.error();
-         if (s.value() <= 0) return bad_option("--connect-timeout must be more than 0 seconds");
-         o.connect_timeout_seconds = s.value();
-         return {};
-       }},
-      {{"--wait-for-hosts"},
-       1,
-       [](Options& o, const Values& v) -> Status {
-         auto s = seconds("--wait-for-hosts", v[0]);
-         if (!s) return s.error();
-         if (s.value() < 0) return bad_option("--wait-for-hosts must be 0 or more seconds");
-         o.wait_for_hosts_seconds = s.value();
-         return {};
-       }},
-      {{"--ssh-fanout"},
-       1,
-       [](Options& o, const Values& v) -> Status {
-         auto n = positive_int("--ssh-fanout", v[0]);
-         if (!n) return n.error();
-         o.ssh_fanout = n.value();
-         return {};
-       }},
-      {{"-x"},
-       1,
-       [](Options& o, const Values& v) -> Status {
-         if (v[0].empty() || v[0][0] == '=')
-           return bad_option(fmt::format("-x '{}': give NAME or NAME=value", v[0]));
-         o.exports.emplace_back(v[0]);
-         return {};
-       }},
-      {{"--mca", "-mca", "--gmca", "-gmca"},
-       2,
-       [](Options& o, const Values& v) -> Status {
-         if (v[0].empty()) return bad_option("--mca needs a parameter name and a value");
-         o.mca.emplace_back(std::string(v[0]), std::string(v[1]));
-         return {};
-       }},
-      {{"--pmi", "-pmi"},
-       1,
-       [](Options& o, const Values& v) -> Status {
-         if (v[0] == "auto") {
-           o.pmi = PmiKind::Auto;
-         } else if (v[0] == "pmix") {
-           o.pmi = PmiKind::Pmix;
-         } else if (v[0] == "pmi1" || v[0] == "pmi") {
-           o.pmi = PmiKind::Pmi1;
-         } else if (v[0] == "pmi2") {
-           o.pmi = PmiKind::Pmi2;
-         } else {
-           return bad_option(fmt::format(
-               "--pmi={}: choose 'auto', 'pmix' (Open MPI), 'pmi1' or 'pmi2' (MPICH)", v[0]));
-         }
-         return {};
-       }},
-      {{"--wdir", "-wdir", "--wd", "-wd"},
-       1,
-       [](Options& o, const Values& v) -> Status {
-         o.wdir = std::string(v[0]);
-         return {};
-       }},
-      {{"--tag-output", "-tag-output"},
-       0,
-       [](Options& o, const Values&) { return set_flag(o.tag_output); }},
-      {{"--timestamp-output", "-timestamp-output"},
-       0,
-       [](Options& o, const Values&) { return set_flag(o.timestamp_output); }},
-      {{"--output-filename", "-output-filename"},
-       1,
-       [](Options& o, const Values& v) -> Status {
-         o.output_filename = std::string(v[0]);
-         return {};
-       }},
-      {{"--timeout", "-timeout"},
-       1,
-       [](Options& o, const Values& v) -> Status {
-         auto s = seconds("--timeout", v[0]);
-         if (!s) return s.error();
-         if (s.value() <= 0) return bad_option("--timeout must be more than 0 seconds");
-         o.timeout_seconds = s.value();
-         return {};
-       }},
-      {{"--report-state-on-timeout", "-report-state-on-timeout"},
-       0,
-       [](Options& o, const Values&) { return set_flag(o.report_state_on_timeout); }},
-      {{"--wireup-timeout"},
-       1,
-       [](Options& o, const Values& v) -> Status {
-         auto s = seconds("--wireup-timeout", v[0]);
-         if (!s) return s.error();
-         if (s.value() <= 0) return bad_option("--wireup-timeout must be more than 0 seconds");
-         o.wireup_timeout_seconds = s.value();
-         return {};
-       }},
-      {{"--kill-grace"},
-       1,
-       [](Options& o, const Values& v) -> Status {
-         auto s = seconds("--kill-grace", v[0]);
-         if (!s) return s.error();
-         o.kill_grace_seconds = s.value();
-         return {};
-       }},
-      {{"--max-restarts", "-max-restarts"},
-       1,
-       [](Options& o, const Values& v) -> Status {
-         int n = -1;
-         const auto [p, ec] = std::from_chars(v[0].data(), v[0].data() + v[0].size(), n);
-         if (ec != std::errc() || p != v[0].data() + v[0].size() || n < 0)
-           return bad_option(
-               fmt::format("--max-restarts needs a whole number of at least 0, not '{}'", v[0]));
-         o.max_restarts = n;
-         return {};
-       }},
-      {{"--enable-recovery", "-enable-recovery"},
-       0,
-       [](Options& o, const Values&) { return set_flag(o.enable_recovery); }},
-      {{"--restart-on"},
-       1,
-       [](Options& o, const Values& v) -> Status {
-         std::string_view rest = v[0];
-         while (!rest.empty()) {
-           const auto comma = rest.find(',');
-           const std::string_view name = rest.substr(0, comma);
-           const auto kind = kind_from_name(name);
-           if (!kind)
-             return bad_option(
-                 fmt::format("--restart-on: '{}' is not an error kind (see 'mpilaunch --help' "
-                             "and docs/errors.md)",
-                             name));
-           o.restart_on.push_back(*kind);
-           if (comma == std::string_view::npos) break;
-           rest.remove_prefix(comma + 1);
-         }
-         return {};
-       }},
-      {{"--restart-backoff"},
-       1,
-       [](Options& o, const Values& v) -> Status {
-         // FIRST or FIRST,MAX in seconds.
-         const std::string_view text = v[0];
-         const auto comma = text.find(',');
-         auto first = seconds("--restart-backoff", text.substr(0, comma));
-         if (!first) return first.error();
-         o.restart_backoff_seconds = first.value();
-         if (comma != std::string_view::npos) {
-           auto max = seconds("--restart-backoff", text.substr(comma + 1));
-           if (!max) return max.error();
-           if (max.value() < first.value())
-             return bad_option("--restart-backoff FIRST,MAX: MAX must not be smaller than FIRST");
-           o.restart_backoff_max_seconds = max.value();
-         }
-         return {};
-       }},
-      {{"--status"},
-       1,
-       [](Options& o, const Values& v) -> Status {
-         o.status_file = std::string(v[0]);
-         return {};
-       }},
-      {{"--dry-run", "-dry-run"}, 0, [](Options& o, const Values&) { return set_flag(o.dry_run); }},
-      {{"--events"},
-       1,
-       [](Options& o, const Values& v) -> Status {
-         o.events_file = std::string(v[0]);
-         return {};
-       }},
-      {{"--allow-run-as-root", "-allow-run-as-root"},
-       0,
-       [](Options& o, const Values&) { return set_flag(o.allow_run_as_root); }},
-      {{"--refuse-root"}, 0, [](Options& o, const Values&) { return set_flag(o.refuse_root); }},
-      {{"-h", "--help", "-help"}, 0, [](Options& o, const Values&) { return set_flag(o.help); }},
-      {{"-V", "--version", "-version"},
-       0,
-       [](Options& o, const Values&) { return set_flag(o.version); }},
-  };
+  static const std::vector<OptionSpec> table = [] {
+    std::vector<OptionSpec> t;
+    add_mapping_options(t);
+    add_host_options(t);
+    add_environment_options(t);
+    add_output_options(t);
+    add_fault_options(t);
+    add_debugging_options(t);
+    add_compat_options(t);
+    return t;
+  }();
   return table;
 }
 
@@ -357,6 +122,17 @@ std::string suggest_option(std::string_view unknown) {
   return best;
 }
 
+namespace {
+
+Error unknown_option(const std::string& arg, const std::string& name) {
+  const std::string suggestion = suggest_option(name);
+  return bad_option(suggestion.empty()
+                        ? fmt::format("unknown option '{}'", arg)
+                        : fmt::format("unknown option '{}' (did you mean '{}'?)", arg, suggestion));
+}
+
+}  // namespace
+
 Result<Options> parse_options(const std::vector<std::string>& args) {
   Options o;
   std::size_t i = 0;
@@ -373,22 +149,24 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
       name = arg.substr(0, eq);
       attached = arg.substr(eq + 1);
     }
+    // Every spelling mpirun has is in the table, single-dash long ones included, so an exact
+    // match comes first: -npersocket is never -n with the value "persocket".
     const OptionSpec* spec = find_option(name);
+    bool short_attached = false;
     // Short options with the value attached: -n4, -Hnode1.
     if (spec == nullptr && !arg.starts_with("--") && arg.size() > 2) {
       const OptionSpec* short_spec = find_option(arg.substr(0, 2));
-      if (short_spec != nullptr && short_spec->arity == 1) {
+      if (short_spec != nullptr && short_spec->arity == 1 &&
+          short_spec->answer == OptionAnswer::Works) {
         spec = short_spec;
         name = arg.substr(0, 2);
         attached = arg.substr(2);
+        short_attached = true;
       }
     }
-    if (spec == nullptr) {
-      const std::string suggestion = suggest_option(name);
-      return bad_option(suggestion.empty() ? fmt::format("unknown option '{}'", arg)
-                                           : fmt::format("unknown option '{}' (did you mean '{}'?)",
-                                                         arg, suggestion));
-    }
+    if (spec == nullptr) return unknown_option(arg, name);
+    if (spec->answer == OptionAnswer::Refused)
+      return bad_option(fmt::format("{} is not supported: {}", name, spec->why));
     Values values;
     if (attached) {
       if (spec->arity != 1) return bad_option(fmt::format("option '{}' takes no '=' value", name));
@@ -400,7 +178,14 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
                                       spec->arity > 1 ? "s" : ""));
       values.push_back(args[i]);
     }
-    if (Status st = spec->apply(o, values); !st) return st.error();
+    if (spec->answer == OptionAnswer::Ignored) {
+      o.ignored.push_back(name);
+    } else if (Status st = spec->apply(o, values); !st) {
+      // "-nopersist" is an unknown option, not -n with a bad value.
+      if (short_attached && std::isalpha(static_cast<unsigned char>(attached->front())) != 0)
+        return unknown_option(arg, arg);
+      return st.error();
+    }
     ++i;
     if (o.help) {  // "--help TOPIC": an option, "errors" or "exit-codes"
       if (i < args.size()) o.help_topic = args[i];
@@ -411,7 +196,46 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
   if (o.help || o.version) return o;
   if (o.program.empty())
     return bad_option("no program to run was given: mpilaunch [options] PROGRAM [ARGS...]");
+  // mpirun reads a lone ':' as the start of another application context (MPMD).
+  if (std::find(o.program.begin(), o.program.end(), ":") != o.program.end())
+    return bad_option(
+        "':' (several programs in one job, MPMD) is not supported yet: mpirun would start "
+        "each program as its own application context; run them as separate jobs");
+  if (o.hostfile.empty()) o.hostfile = o.default_hostfile;
+  if (o.disable_recovery) o.max_restarts = 0;
   return o;
+}
+
+Status unsupported_options(const Options& o) {
+  auto refuse = [](std::string_view option, std::string_view what) -> Status {
+    return bad_option(fmt::format("{} is not supported yet: {}", option, what));
+  };
+  constexpr std::string_view kMapping =
+      "mpilaunch places ranks by slot or by node and does not bind them";
+  if (!o.rank_by.empty() && o.rank_by != "slot")
+    return refuse(fmt::format("--rank-by {}", o.rank_by),
+                  "ranks follow the mapping (slot or node order)");
+  if (!o.bind_to.empty() && o.bind_to != "none")
+    return refuse(fmt::format("--bind-to {}", o.bind_to),
+                  "mpilaunch does not bind ranks (--bind-to none is what it does)");
+  if (!o.rankfile.empty()) return refuse("--rankfile", kMapping);
+  if (!o.cpu_list.empty()) return refuse("--cpu-list", kMapping);
+  if (!o.cpu_set.empty()) return refuse("--cpu-set", kMapping);
+  if (!o.ppr.empty()) return refuse("--ppr", kMapping);
+  if (!o.cpus_per_proc.empty()) return refuse("--cpus-per-proc", kMapping);
+  if (o.per_socket) return refuse("--npersocket", kMapping);
+  if (o.use_hwthread_cpus) return refuse("--use-hwthread-cpus", kMapping);
+  if (o.report_bindings) return refuse("--report-bindings", "mpilaunch does not bind ranks");
+  if (o.display_map) return refuse("--display-map", "--dry-run prints the rank map");
+  if (o.display_devel_map) return refuse("--display-devel-map", "--dry-run prints the rank map");
+  if (o.display_allocation) return refuse("--display-allocation", "--dry-run prints the hosts");
+  if (o.nolocal) return refuse("--nolocal", "every host given runs ranks");
+  if (!o.stdin_target.empty() && o.stdin_target != "none")
+    return refuse(fmt::format("--stdin {}", o.stdin_target),
+                  "ranks read /dev/null (only --stdin none is implemented)");
+  if (o.merge_stderr_to_stdout)
+    return refuse("--merge-stderr-to-stdout", "rank stderr stays on mpilaunch's stderr");
+  return {};
 }
 
 const OptionInfo* find_option_info(const std::vector<OptionInfo>& infos,
@@ -423,7 +247,8 @@ const OptionInfo* find_option_info(const std::vector<OptionInfo>& infos,
 
 std::vector<OptionInfo> option_infos() {
   std::vector<OptionInfo> out;
-  for (const OptionSpec& spec : option_table()) out.push_back({spec.names, spec.arity});
+  for (const OptionSpec& spec : option_table())
+    out.push_back({spec.names, spec.arity, spec.answer, spec.why});
   return out;
 }
 

@@ -20,15 +20,41 @@ enum class LauncherKind { Auto, Local, Ssh, Srun };
 /// auto: read from the program's linked MPI library (launcher/job/program_pmi.hpp).
 enum class PmiKind { Auto, Pmix, Pmi1, Pmi2 };
 
+/// What mpilaunch does with an option of mpirun(1) (docs/mpirun-compat.md).
+enum class OptionAnswer { Works, Ignored, Refused };
+
+/// The largest -n / -N (more ranks than any launcher here could start) and the longest
+/// duration any option accepts (one year): larger values are refused by name, never wrapped.
+inline constexpr int kMaxRanks = 1 << 20;
+inline constexpr double kMaxSeconds = 365.0 * 24 * 3600;
+
 struct Options {
   // Mapping
   std::optional<int> np;
   std::optional<int> per_node;
   MapBy map_by = MapBy::Slot;
   bool oversubscribe = false;
+  // Mapping, ranking and binding as mpirun spells them, recognised so that the rest of the
+  // line parses; unsupported_options() refuses what the launcher does not implement yet.
+  std::string map_by_text;        // --map-by as given (also set by --bynode, --byslot, --bycore)
+  std::string rank_by;            // --rank-by
+  std::string bind_to;            // --bind-to (also --bind-to-core, --bind-to-socket)
+  std::string rankfile;           // -rf/--rankfile
+  std::string cpu_list;           // --cpu-list
+  std::string cpu_set;            // --cpu-set
+  std::string ppr;                // --ppr
+  std::string cpus_per_proc;      // --cpus-per-proc/--cpus-per-rank
+  std::optional<int> per_socket;  // --npersocket
+  bool use_hwthread_cpus = false;
+  bool report_bindings = false;
+  bool display_map = false;         // --display-map
+  bool display_devel_map = false;   // --display-devel-map, --display-diffable-map
+  bool display_allocation = false;  // --display-allocation, --display-devel-allocation
+  bool nolocal = false;
   // Hosts
   std::vector<std::string> hosts;  // each -H value, unparsed
   std::string hostfile;
+  std::string default_hostfile;  // --default-hostfile: the host file when none is given
   LauncherKind launcher = LauncherKind::Auto;
   std::string agent_path;
   DeployMode deploy_agent = DeployMode::Auto;  // ssh: copy the agent where it is missing
@@ -45,6 +71,10 @@ struct Options {
   bool tag_output = false;
   bool timestamp_output = false;
   std::string output_filename;
+  std::string stdin_target;  // --stdin rank|all|none as given; empty: rank 0
+  bool merge_stderr_to_stdout = false;
+  bool quiet = false;      // -q: no warnings from mpilaunch itself
+  std::string report_pid;  // --report-pid: '-' stdout, '+' stderr, else a file
   // Fault handling
   std::optional<double> timeout_seconds;
   double kill_grace_seconds = 3.0;
@@ -52,6 +82,7 @@ struct Options {
   bool report_state_on_timeout = false;
   std::optional<int> max_restarts;    // --max-restarts (MPILAUNCH_MAX_RESTARTS otherwise)
   bool enable_recovery = false;       // prterun spelling: accepted, budget from max_restarts
+  bool disable_recovery = false;      // --disable-recovery: no restarts, whatever else says
   std::vector<ErrorKind> restart_on;  // --restart-on KIND,...: overrides the retry classes
   std::optional<double> restart_backoff_seconds;
   std::optional<double> restart_backoff_max_seconds;
@@ -64,12 +95,17 @@ struct Options {
   bool help = false;
   std::string help_topic;  // --help TOPIC
   bool version = false;
+  std::vector<std::string> ignored;  // mpirun options given that have no effect here
   // What to run
   std::vector<std::string> program;  // program and its arguments
 };
 
 /// Parses everything after argv[0]. BadOption errors name the option and say how to fix it.
 Result<Options> parse_options(const std::vector<std::string>& args);
+
+/// Options the parser recognises (so the rest of the line is read right) whose meaning the
+/// launcher does not implement yet: a BadOption error naming the first one, else success.
+Status unsupported_options(const Options& o);
 
 /// The --help text, grouped as mpirun groups its options (option_docs.cpp).
 std::string usage_text();
@@ -80,6 +116,8 @@ std::optional<std::string> help_topic_text(std::string_view topic);
 struct OptionInfo {
   std::vector<std::string_view> names;
   int arity = 0;
+  OptionAnswer answer = OptionAnswer::Works;
+  std::string_view why;  // Ignored or Refused: the reason, for --help and the docs
 };
 std::vector<OptionInfo> option_infos();
 /// A bad-option error with `detail` (what, where, how to fix).

@@ -126,10 +126,11 @@ Result<std::vector<Setting>> parse_config(std::string_view text, std::string_vie
     if (key.empty())
       return bad_option(
           fmt::format("{}: expected 'option = value', e.g. 'max-restarts = 3'", origin));
-    std::string spelling = "--" + key;
+    // One letter is the short option ("n" is -n, though mpirun also spells it --n).
+    std::string spelling = (key.size() == 1 ? "-" : "--") + key;
     int index = option_index(infos, spelling);
     if (index < 0 && key.size() == 1) {
-      spelling = "-" + key;
+      spelling = "--" + key;
       index = option_index(infos, spelling);
     }
     if (index < 0) {
@@ -139,7 +140,7 @@ Result<std::vector<Setting>> parse_config(std::string_view text, std::string_vie
                       near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near)));
     }
     if (!settable(infos[static_cast<std::size_t>(index)].names.front()) || key == "help" ||
-        key == "version")
+        key == "version" || infos[static_cast<std::size_t>(index)].answer != OptionAnswer::Works)
       return bad_option(fmt::format("{}: '{}' cannot be set in a config file", origin, key));
     if (eq == std::string_view::npos && infos[static_cast<std::size_t>(index)].arity > 0)
       return bad_option(fmt::format("{}: expected '{} = VALUE'", origin, key));
@@ -155,7 +156,10 @@ Result<std::vector<Setting>> settings_from_environment(const EnvLookup& getenv) 
   std::vector<Setting> out;
   for (const OptionInfo& info : infos)
     for (std::string_view name : info.names) {
-      if (!name.starts_with("--") || !settable(name)) continue;
+      // mpirun's options without effect or refused are command-line spellings only: an
+      // MPILAUNCH_DEBUG=1 (the launcher's own switch) is not --debug.
+      if (!name.starts_with("--") || !settable(name) || info.answer != OptionAnswer::Works)
+        continue;
       std::string var = "MPILAUNCH_";
       for (char c : name.substr(2))
         var += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));

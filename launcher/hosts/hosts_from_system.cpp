@@ -3,14 +3,20 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "launcher/hosts/host_sources.hpp"
 
 namespace mpilaunch::launcher {
+namespace {
+
+// 16 MiB: a million hosts of long names.
+constexpr std::size_t kMaxHostfileBytes = std::size_t{16} << 20;
+
+}  // namespace
 
 Result<HostList> gather_hosts(const Options& o) {
   const EnvLookup env = [](std::string_view name) -> std::optional<std::string> {
@@ -18,13 +24,28 @@ Result<HostList> gather_hosts(const Options& o) {
     return value == nullptr ? std::nullopt : std::optional<std::string>(value);
   };
   const FileReader read = [](const std::string& path) -> Result<std::string> {
+    // A host file is a list of names: a directory or a device (/dev/zero) is not read whole.
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+      return Error{.kind = ErrorKind::HostfileError,
+                   .detail = fmt::format("{}: is a directory, not a host file", path)};
     std::ifstream in(path, std::ios::binary);
     if (!in)
       return Error{.kind = ErrorKind::HostfileError,
                    .detail = fmt::format("{}: cannot be read: {}", path, std::strerror(errno))};
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
+    std::string text;
+    char chunk[65536];
+    while (text.size() <= kMaxHostfileBytes && in.read(chunk, sizeof chunk).gcount() > 0)
+      text.append(chunk, static_cast<std::size_t>(in.gcount()));
+    if (in.bad())
+      return Error{.kind = ErrorKind::HostfileError,
+                   .detail = fmt::format("{}: cannot be read: {}", path, std::strerror(errno))};
+    if (text.size() > kMaxHostfileBytes)
+      return Error{.kind = ErrorKind::HostfileError,
+                   .detail = fmt::format("{}: larger than {} MiB; a host file lists host names, "
+                                         "one per line",
+                                         path, kMaxHostfileBytes >> 20)};
+    return text;
   };
   return select_hosts(HostRequest{.host_values = o.hosts, .hostfile = o.hostfile}, env, read);
 }

@@ -1,0 +1,42 @@
+// What the ranks see: exported variables, MCA parameters, the PMI interface, the directory.
+#include <fmt/format.h>
+
+#include "launcher/cli/option_table.hpp"
+
+namespace mpilaunch::launcher {
+
+void add_environment_options(std::vector<OptionSpec>& t) {
+  t.push_back({{"-x"}, 1, [](Options& o, const Values& v) -> Status {
+                 if (v[0].empty() || v[0][0] == '=')
+                   return bad_option(fmt::format("-x '{}': give NAME or NAME=value", v[0]));
+                 o.exports.emplace_back(v[0]);
+                 return {};
+               }});
+  t.push_back({{"--mca", "-mca", "--gmca", "-gmca"}, 2, [](Options& o, const Values& v) -> Status {
+                 if (v[0].empty()) return bad_option("--mca needs a parameter name and a value");
+                 o.mca.emplace_back(std::string(v[0]), std::string(v[1]));
+                 return {};
+               }});
+  t.push_back(
+      {{"--pmi", "-pmi"}, 1, [](Options& o, const Values& v) -> Status {
+         if (v[0] == "auto") {
+           o.pmi = PmiKind::Auto;
+         } else if (v[0] == "pmix") {
+           o.pmi = PmiKind::Pmix;
+         } else if (v[0] == "pmi1" || v[0] == "pmi") {
+           o.pmi = PmiKind::Pmi1;
+         } else if (v[0] == "pmi2") {
+           o.pmi = PmiKind::Pmi2;
+         } else {
+           return bad_option(fmt::format(
+               "--pmi={}: choose 'auto', 'pmix' (Open MPI), 'pmi1' or 'pmi2' (MPICH)", v[0]));
+         }
+         return {};
+       }});
+  t.push_back({{"--wdir", "-wdir", "--wd", "-wd"}, 1, [](Options& o, const Values& v) -> Status {
+                 o.wdir = std::string(v[0]);
+                 return {};
+               }});
+}
+
+}  // namespace mpilaunch::launcher

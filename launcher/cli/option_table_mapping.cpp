@@ -1,0 +1,136 @@
+// Mapping, ranking and binding: every spelling mpirun(1) 4.1 has. The launcher implements
+// placement by slot or node; the rest is recognised here and refused by unsupported_options().
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "launcher/cli/option_table.hpp"
+
+namespace mpilaunch::launcher {
+namespace {
+
+// --map-by POLICY[:MODIFIER,...]: the text is kept; slot/core/node and :OVERSUBSCRIBE act now.
+Status map_by(Options& o, std::string_view text) {
+  o.map_by_text = std::string(text);
+  std::string policy(text);
+  std::transform(policy.begin(), policy.end(), policy.begin(), ::tolower);
+  const auto colon = policy.find(':');
+  const std::string base = policy.substr(0, colon);
+  if (colon != std::string::npos) {
+    const std::string modifiers = policy.substr(colon + 1);
+    if (modifiers.find("nooversubscribe") != std::string::npos)
+      o.oversubscribe = false;
+    else if (modifiers.find("oversubscribe") != std::string::npos)
+      o.oversubscribe = true;
+  }
+  if (base != "slot" && base != "core" && base != "node" && !base.empty())
+    return bad_option(fmt::format(
+        "--map-by {}: the policy must be 'slot' or 'node' (or core, placed as slot); '{}' is "
+        "not implemented yet",
+        text, base));
+  o.map_by = base == "node" ? MapBy::Node : MapBy::Slot;
+  return {};
+}
+
+Status store(std::string& field, const Values& v) {
+  field = std::string(v[0]);
+  return {};
+}
+
+}  // namespace
+
+void add_mapping_options(std::vector<OptionSpec>& t) {
+  t.push_back({{"-n", "--n", "-np", "--np", "-c"}, 1, [](Options& o, const Values& v) -> Status {
+                 auto n = positive_int("-n", v[0], kMaxRanks);
+                 if (!n) return n.error();
+                 o.np = n.value();
+                 return {};
+               }});
+  t.push_back({{"-N", "--npernode", "-npernode"}, 1, [](Options& o, const Values& v) -> Status {
+                 auto n = positive_int("-N", v[0], kMaxRanks);
+                 if (!n) return n.error();
+                 o.per_node = n.value();
+                 return {};
+               }});
+  t.push_back({{"--pernode", "-pernode"}, 0, [](Options& o, const Values&) -> Status {
+                 o.per_node = 1;
+                 return {};
+               }});
+  t.push_back({{"--npersocket", "-npersocket"}, 1, [](Options& o, const Values& v) -> Status {
+                 auto n = positive_int("--npersocket", v[0], kMaxRanks);
+                 if (!n) return n.error();
+                 o.per_socket = n.value();
+                 return {};
+               }});
+  t.push_back({{"--map-by", "-map-by"}, 1, [](Options& o, const Values& v) -> Status {
+                 return map_by(o, v[0]);
+               }});
+  t.push_back({{"--byslot", "-byslot"}, 0, [](Options& o, const Values&) -> Status {
+                 return map_by(o, "slot");
+               }});
+  t.push_back({{"--bycore", "-bycore"}, 0, [](Options& o, const Values&) -> Status {
+                 return map_by(o, "core");
+               }});
+  t.push_back({{"--bynode", "-bynode"}, 0, [](Options& o, const Values&) -> Status {
+                 return map_by(o, "node");
+               }});
+  t.push_back({{"--rank-by", "-rank-by"}, 1, [](Options& o, const Values& v) -> Status {
+                 return store(o.rank_by, v);
+               }});
+  t.push_back({{"--bind-to", "-bind-to"}, 1, [](Options& o, const Values& v) -> Status {
+                 return store(o.bind_to, v);
+               }});
+  t.push_back({{"--bind-to-core", "-bind-to-core"}, 0, [](Options& o, const Values&) -> Status {
+                 o.bind_to = "core";
+                 return {};
+               }});
+  t.push_back({{"--bind-to-socket", "-bind-to-socket"}, 0, [](Options& o, const Values&) -> Status {
+                 o.bind_to = "socket";
+                 return {};
+               }});
+  t.push_back({{"-rf", "--rankfile", "-rankfile"}, 1, [](Options& o, const Values& v) -> Status {
+                 return store(o.rankfile, v);
+               }});
+  t.push_back({{"--cpu-list", "-cpu-list"}, 1, [](Options& o, const Values& v) -> Status {
+                 return store(o.cpu_list, v);
+               }});
+  t.push_back({{"--cpu-set", "-cpu-set"}, 1, [](Options& o, const Values& v) -> Status {
+                 return store(o.cpu_set, v);
+               }});
+  t.push_back({{"--cpus-per-proc", "-cpus-per-proc", "--cpus-per-rank", "-cpus-per-rank"},
+               1,
+               [](Options& o, const Values& v) -> Status { return store(o.cpus_per_proc, v); }});
+  t.push_back({{"--ppr", "-ppr"}, 1, [](Options& o, const Values& v) -> Status {
+                 return store(o.ppr, v);
+               }});
+  t.push_back({{"--use-hwthread-cpus", "-use-hwthread-cpus"}, 0, [](Options& o, const Values&) {
+                 return set_flag(o.use_hwthread_cpus);
+               }});
+  t.push_back({{"--oversubscribe", "-oversubscribe"}, 0, [](Options& o, const Values&) {
+                 return set_flag(o.oversubscribe);
+               }});
+  t.push_back(
+      {{"--nooversubscribe", "-nooversubscribe"}, 0, [](Options& o, const Values&) -> Status {
+         o.oversubscribe = false;
+         return {};
+       }});
+  t.push_back({{"--nolocal", "-nolocal"}, 0, [](Options& o, const Values&) {
+                 return set_flag(o.nolocal);
+               }});
+  t.push_back({{"--report-bindings", "-report-bindings"}, 0, [](Options& o, const Values&) {
+                 return set_flag(o.report_bindings);
+               }});
+  t.push_back({{"--display-map", "-display-map"}, 0, [](Options& o, const Values&) {
+                 return set_flag(o.display_map);
+               }});
+  t.push_back({{"--display-devel-map", "-display-devel-map", "--display-diffable-map",
+                "-display-diffable-map", "--display-topo", "-display-topo"},
+               0,
+               [](Options& o, const Values&) { return set_flag(o.display_devel_map); }});
+  t.push_back({{"--display-allocation", "-display-allocation", "--display-devel-allocation",
+                "-display-devel-allocation"},
+               0,
+               [](Options& o, const Values&) { return set_flag(o.display_allocation); }});
+}
+
+}  // namespace mpilaunch::launcher
