@@ -247,6 +247,11 @@ std::string render_human(const Error& e) {
   return out;
 }
 
+std::string render_framed(const Error& e) {
+  const std::string frame(74, '-');
+  return frame + "\n" + render_human(e) + frame + "\n";
+}
+
 namespace {
 
 std::string produced_by(std::string_view runtime, std::optional<int> rc) {

@@ -75,7 +75,7 @@ std::string temp_base() {
 
 // Reports an error that ends the run before any agent started.
 int early_failure(const Error& error, EventLog& events) {
-  std::fputs(render_human(error).c_str(), stderr);
+  std::fputs(render_framed(error).c_str(), stderr);
   if (error.kind == ErrorKind::BadOption)
     std::fputs("Run 'mpilaunch --help' for the options.\n", stderr);
   const int code = exit_codes::for_error(error);

@@ -533,7 +533,7 @@ void Supervisor::complete() {
   std::filesystem::remove_all(config_.tmpdir, ec);
   exit_code_ = error_ ? exit_codes::for_error(*error_) : exit_codes::kSuccess;
   if (error_) {
-    const std::string text = render_human(*error_);
+    const std::string text = render_framed(*error_);
     std::fputs(text.c_str(), stderr);
   }
   events_.write("job-end", {{"exit_code", exit_code_},

@@ -187,7 +187,7 @@ int run_wrapped(const std::vector<std::string>& args) {
   EventLog events;
   auto parsed = parse_wrap_options(args);
   auto fail_early = [&](const Error& e) {
-    std::fputs(render_human(e).c_str(), stderr);
+    std::fputs(render_framed(e).c_str(), stderr);
     const int code = exit_codes::for_error(e);
     events.write("job-failed", {{"error", error_to_json(e)}, {"attempt", 0}, {"engine", "ompi"}});
     events.write("job-end", {{"exit_code", code}, {"status", "failed"}, {"attempts", 0}});
@@ -304,7 +304,7 @@ int run_wrapped(const std::vector<std::string>& args) {
                                     {"error", error_to_json(error)},
                                     {"decision", "give-up"},
                                     {"reason", reason_name(std::get<GiveUp>(decision).reason)}});
-    std::fputs(render_human(error).c_str(), stderr);
+    std::fputs(render_framed(error).c_str(), stderr);
     // A rank's own failure keeps mpirun's code (its exit code or 128+signal); everything else
     // follows mpilaunch's contract.
     const int code = exit_codes::for_error(error);

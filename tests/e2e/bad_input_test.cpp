@@ -96,4 +96,69 @@ TEST_CASE("bad input: more ranks than CPUs in isolated mode is not-enough-slots,
   check_rejected(job, {"-n", std::to_string(2 * cpus), app("hello")}, "not-enough-slots", 67);
 }
 
+TEST_CASE("bad input: a regular file as --wdir says 'not a directory', status 66") {
+  Job job;
+  const std::string plain = job.dir().file("plain-file");
+  write_file(plain, "x\n");
+  const std::string line =
+      check_rejected(job, {"--wdir", plain, "-n", "1", app("hello")}, "wdir-error", 66);
+  CHECK_MESSAGE(line.find(plain + ": not a directory") != std::string::npos, line);
+}
+
+TEST_CASE("bad input: a directory or an endless device as --hostfile is hostfile-error, 65") {
+  Job job;
+  std::string line =
+      check_rejected(job, {"--hostfile", job.dir().path().string(), "-n", "1", app("hello")},
+                     "hostfile-error", 65);
+  CHECK_MESSAGE(line.find("is a directory") != std::string::npos, line);
+  Job zero;
+  line = check_rejected(zero, {"--hostfile", "/dev/zero", "-n", "1", app("hello")},
+                        "hostfile-error", 65);
+  CHECK_MESSAGE(line.find("larger than 16 MiB") != std::string::npos, line);
+}
+
+TEST_CASE("bad input: huge counts and durations are refused as too large, status 64") {
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"-n", "99999999999"},
+                                             {"-N", "2000000000"},
+                                             {"--timeout", "9.3e9"},
+                                             {"--kill-grace", "1e10"},
+                                             {"--connect-timeout", "inf"}}) {
+    CAPTURE(args.front());
+    Job job;
+    std::vector<std::string> line = args;
+    line.push_back(app("hello"));
+    const std::string error = check_rejected(job, line, "bad-option", 64);
+    CHECK_MESSAGE(error.find("too large") != std::string::npos, error);
+  }
+}
+
+TEST_CASE("bad input: an mpirun option without meaning here is refused by name, status 64") {
+  Job job;
+  const std::string line =
+      check_rejected(job, {"-np", "1", "-xterm", "0", app("hello")}, "bad-option", 64);
+  CHECK_MESSAGE(line.find("-xterm") != std::string::npos, line);
+  Job mpmd;
+  const std::string colon = check_rejected(
+      mpmd, {"-n", "1", app("hello"), ":", "-n", "1", app("hello")}, "bad-option", 64);
+  CHECK_MESSAGE(colon.find("MPMD") != std::string::npos, colon);
+}
+
+TEST_CASE("bad input: the error block is framed by lines of dashes, as mpirun's are") {
+  Job job;
+  const Outcome o = job.launch({"-n", "abc", app("hello")}, Millis{30'000});
+  check_error_block(o, "bad-option", 64);
+  const std::vector<std::string> lines = lines_of(o.err);
+  const std::string frame(74, '-');
+  std::size_t at = 0;
+  while (at < lines.size() && !lines[at].starts_with("mpilaunch: error: ")) ++at;
+  REQUIRE_MESSAGE(at < lines.size(), o.err);
+  REQUIRE_MESSAGE(at > 0, o.err);
+  CHECK_MESSAGE(lines[at - 1] == frame, o.err);
+  std::size_t end = at;
+  while (end < lines.size() && lines[end] != frame) ++end;
+  REQUIRE_MESSAGE(end < lines.size(), "no closing frame:\n", o.err);
+  CHECK_MESSAGE(lines[end - 1].starts_with("  hint:"), o.err);
+}
+
 }  // namespace mpilaunch::e2e

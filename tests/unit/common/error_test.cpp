@@ -106,3 +106,18 @@ TEST_CASE("error JSON omits unknown fields and round-trips") {
   CHECK(back.value() == e);
   CHECK_FALSE(error_from_json(nlohmann::json{{"kind", "bogus"}}).has_value());
 }
+
+TEST_CASE("the launcher's block is framed as Open MPI frames its help messages") {
+  const Error e{.kind = ErrorKind::NotEnoughSlots, .detail = "4 asked, 2 available"};
+  const std::string framed = render_framed(e);
+  const std::string frame(74, '-');
+  CHECK(framed == frame + "\n" + render_human(e) + frame + "\n");
+  // What a scraper of mpirun's output keeps: the lines between the two frame lines.
+  const std::size_t open = framed.find(frame + "\n");
+  const std::size_t close = framed.rfind(frame + "\n");
+  REQUIRE(open == 0);
+  REQUIRE(close > open);
+  const std::string inside = framed.substr(open + frame.size() + 1, close - frame.size() - 1);
+  CHECK(inside.starts_with("mpilaunch: error: "));
+  CHECK(inside.find("  kind:      not-enough-slots\n") != std::string::npos);
+}
