@@ -22,6 +22,7 @@
 #include "launcher/job/restart_policy.hpp"
 #include "launcher/output/event_log.hpp"
 #include "launcher/output/output_forwarder.hpp"
+#include "launcher/job/wrap_options.hpp"
 
 extern char** environ;
 
@@ -35,13 +36,6 @@ void forward_signal(int signal) {
   if (signal == SIGINT || signal == SIGTERM || signal == SIGHUP) g_interrupt = signal;
   if (g_child > 0) ::kill(g_child, signal);
 }
-
-struct WrapOptions {
-  std::string mpirun = "mpirun";
-  std::string events_file;
-  RestartConfig restart;
-  std::vector<std::string> passthrough;  // everything for mpirun
-};
 
 std::string capture(const std::vector<std::string>& argv) {
   int pipefd[2];
@@ -64,55 +58,6 @@ std::string capture(const std::vector<std::string>& argv) {
   ::close(pipefd[0]);
   ::waitpid(pid, nullptr, 0);
   return out;
-}
-
-Result<WrapOptions> parse_wrap_options(const std::vector<std::string>& args) {
-  WrapOptions w;
-  std::size_t i = 0;
-  auto value = [&](const std::string& name) -> Result<std::string> {
-    if (i + 1 >= args.size())
-      return Error{.kind = ErrorKind::BadOption, .detail = name + " needs a value"};
-    return args[++i];
-  };
-  // Our options come first; the first word we do not know starts mpirun's command line.
-  for (; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--mpirun") {
-      auto v = value(a);
-      if (!v) return v.error();
-      w.mpirun = v.value();
-    } else if (a == "--events") {
-      auto v = value(a);
-      if (!v) return v.error();
-      w.events_file = v.value();
-    } else if (a == "--max-restarts") {
-      auto v = value(a);
-      if (!v) return v.error();
-      char* end = nullptr;
-      const long n = std::strtol(v->c_str(), &end, 10);
-      if (end == v->c_str() || *end != '\0' || n < 0)
-        return Error{.kind = ErrorKind::BadOption,
-                     .detail = "--max-restarts needs a whole number ≥ 0"};
-      w.restart.max_restarts = static_cast<int>(n);
-    } else if (a == "--enable-recovery") {
-      // accepted; the budget comes from --max-restarts and the engine itself never recovers
-    } else {
-      break;
-    }
-  }
-  for (; i < args.size(); ++i) {
-    // mpirun must abort on the first failure: mpilaunch restarts the whole job itself.
-    if (args[i] == "--enable-recovery") continue;
-    if (args[i] == "--max-restarts" && i + 1 < args.size()) {
-      ++i;
-      continue;
-    }
-    w.passthrough.push_back(args[i]);
-  }
-  if (w.passthrough.empty())
-    return Error{.kind = ErrorKind::BadOption,
-                 .detail = "--engine=ompi needs mpirun options and a program"};
-  return w;
 }
 
 bool has_any(const std::vector<std::string>& args, std::initializer_list<const char*> names) {
@@ -197,7 +142,7 @@ int run_wrapped(const std::vector<std::string>& args) {
   WrapOptions& w = parsed.value();
   if (Status st = events.open(w.events_file); !st) return fail_early(st.error());
   if (const char* env = std::getenv("MPILAUNCH_MAX_RESTARTS");
-      env != nullptr && w.restart.max_restarts == 0)
+      env != nullptr && !w.max_restarts_given)
     w.restart.max_restarts = std::max(0, std::atoi(env));
 
   const std::string version = capture({w.mpirun, "--version"});

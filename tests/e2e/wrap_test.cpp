@@ -41,6 +41,18 @@ TEST_CASE("wrap: a successful mpirun job passes its output through and exits 0")
   check_nothing_left(job, o);
 }
 
+TEST_CASE("wrap: mpilaunch's options mixed with mpirun's, as users write them") {
+  Job job;
+  // --events after mpirun's options, --max-restarts between them: both are mpilaunch's.
+  const Outcome o = job.launch_plain({"--engine=ompi", "--oversubscribe", "-n", "2", "--events",
+                                      job.events_path(), "--max-restarts", "0", app("hello")},
+                                     Millis{120'000});
+  CHECK_MESSAGE(o.status() == 0, o.summary());
+  CHECK(count_of(o.out, " ok\n") == 2);
+  check_events(job, 0);
+  check_nothing_left(job, o);
+}
+
 TEST_CASE("wrap: rank failures get the native engine's kinds and exit codes") {
   struct Case {
     std::vector<std::string> failer;
