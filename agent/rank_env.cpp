@@ -76,6 +76,9 @@ std::vector<std::string> build_rank_env(const RankEnvInput& in) {
   env.set("OMPI_COMM_WORLD_LOCAL_RANK", std::to_string(p.local_rank));
   env.set("OMPI_COMM_WORLD_NODE_RANK", std::to_string(p.node_rank));
   env.set("OMPI_UNIVERSE_SIZE", std::to_string(p.universe_size > 0 ? p.universe_size : p.size));
+  // One application context, as mpirun describes it to every rank: its size and first rank.
+  env.set("OMPI_APP_CTX_NUM_PROCS", std::to_string(p.size));
+  env.set("OMPI_FIRST_RANKS", "0");
   // As mpirun sets it for every rank: on an oversubscribed node Open MPI's progress loop then
   // yields the CPU when idle instead of spinning (a 3-rank ring on 2 cores: 9.2 s against
   // 0.006 s). A user's --mca/-x value still wins (applied below).

@@ -60,11 +60,9 @@ std::vector<Case> table() {
        .source = "mpirun(1): more processes than slots is an error without --oversubscribe"});
   add({.name = "nooversubscribe",
        .args = {"--nooversubscribe", "-n", "2", "@probe"},
-       .pending = kOptions,
        .source = "mpirun(1): --nooversubscribe"});
   add({.name = "nooversubscribe-single-dash",
        .args = {"-nooversubscribe", "-n", "2", "@probe"},
-       .pending = kSpelling,
        .source = "mpirun(1): -nooversubscribe"});
   add({.name = "mca-oversubscribe-env",
        .args = {"-n", "3", "@probe"},
@@ -143,7 +141,6 @@ std::vector<Case> table() {
        .mpirun_may_crash = true});
   add({.name = "stdin-none",
        .args = {"--stdin", "none", "-n", "2", "@probe"},
-       .pending = kStdin,
        .stdin_text = "ignored\n",
        .source = "mpirun(1): --stdin none",
        .mpirun_may_crash = true});
@@ -185,17 +182,13 @@ std::vector<Case> table() {
   add({.name = "allow-run-as-root",
        .args = {"--allow-run-as-root", "-n", "2", "@probe"},
        .source = "mpirun(1): --allow-run-as-root (container entrypoints)"});
-  add({.name = "quiet",
-       .args = {"-q", "-n", "2", "@probe"},
-       .pending = kOptions,
-       .source = "mpirun(1): -q, --quiet"});
+  add({.name = "quiet", .args = {"-q", "-n", "2", "@probe"}, .source = "mpirun(1): -q, --quiet"});
   add({.name = "prefix",
        .args = {"--prefix", "/usr", "-n", "2", "@probe"},
        .pending = kOptions,
        .source = "mpirun(1): --prefix <dir>"});
   add({.name = "bind-to-none",
        .args = {"--bind-to", "none", "-n", "2", "@probe"},
-       .pending = kBinding,
        .source = "Horovod, T9k MPIJob: -bind-to none"});
   add({.name = "bind-to-core",
        .args = {"--bind-to", "core", "-n", "2", "@probe"},

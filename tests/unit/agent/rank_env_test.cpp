@@ -179,3 +179,13 @@ TEST_CASE("ranks learn whether their node is oversubscribed, and the universe's 
   CHECK(has(env, "OMPI_MCA_mpi_oversubscribe=0"));
   CHECK(count_name(env, "OMPI_MCA_mpi_oversubscribe") == 1);
 }
+
+// mpirun 4.1.4 describes the application contexts to every rank: sizes and first ranks, here
+// of the one context.
+TEST_CASE("ranks see their application context as mpirun describes it") {
+  RankEnvInput in;
+  in.placement = {.rank = 1, .size = 3};
+  const auto env = build_rank_env(in);
+  CHECK(has(env, "OMPI_APP_CTX_NUM_PROCS=3"));
+  CHECK(has(env, "OMPI_FIRST_RANKS=0"));
+}
