@@ -75,7 +75,11 @@ std::string temp_base() {
 
 // Reports an error that ends the run before any agent started.
 int early_failure(const Error& error, EventLog& events) {
-  std::fputs(render_framed(error).c_str(), stderr);
+  // Framed as Open MPI frames its help messages, except an unknown option: mpirun 4.1.4 says
+  // that one on a plain line ('mpirun: Error: unknown option "--x"').
+  const bool unknown_option =
+      error.kind == ErrorKind::BadOption && error.detail.starts_with("unknown option ");
+  std::fputs((unknown_option ? render_human(error) : render_framed(error)).c_str(), stderr);
   if (error.kind == ErrorKind::BadOption)
     std::fputs("Run 'mpilaunch --help' for the options.\n", stderr);
   const int code = exit_codes::for_error(error);

@@ -20,9 +20,9 @@
 #include "launcher/diagnose/console_parser.hpp"
 #include "launcher/diagnose/parse_worker.hpp"
 #include "launcher/job/restart_policy.hpp"
+#include "launcher/job/wrap_options.hpp"
 #include "launcher/output/event_log.hpp"
 #include "launcher/output/output_forwarder.hpp"
-#include "launcher/job/wrap_options.hpp"
 
 extern char** environ;
 

@@ -55,8 +55,6 @@ std::vector<Case> table() {
   add({.name = "too-many-ranks",
        .args = {"-n", "3", "@probe"},
        .checks = kRefusal,
-       .pending = kFramed,
-       .pending_on = Framed,
        .source = "mpirun(1): more processes than slots is an error without --oversubscribe"});
   add({.name = "nooversubscribe",
        .args = {"--nooversubscribe", "-n", "2", "@probe"},
@@ -81,8 +79,6 @@ std::vector<Case> table() {
   add({.name = "host-localhost-too-many",
        .args = {"--host", "localhost", "-n", "2", "@probe"},
        .checks = kRefusal,
-       .pending = kFramed,
-       .pending_on = Framed,
        .source = "mpirun(1): --host without :N gives one slot"});
   add({.name = "hostfile-slots",
        .args = {"--hostfile", "hf", "-n", "2", "@probe"},
@@ -204,15 +200,11 @@ std::vector<Case> table() {
   add({.name = "rank-exit-code",
        .args = {"-n", "2", "@probe"},
        .checks = Report | Framed,
-       .pending = kFramed,
-       .pending_on = Framed,
        .env = {"PROBE_EXIT_RANK=1", "PROBE_EXIT_CODE=3"},
        .source = "mpirun(1) EXIT STATUS: the first non-zero exit code of a rank"});
   add({.name = "program-not-found",
        .args = {"-n", "2", "./no-such-program"},
        .checks = kRefusal,
-       .pending = kFramed,
-       .pending_on = Framed,
        .source = "mpirun(1): a program that cannot be run"});
   add({.name = "unknown-option",
        .args = {"--no-such-option", "-n", "2", "@probe"},
@@ -229,17 +221,13 @@ std::vector<Case> table() {
   add({.name = "per-node-N",
        .args = {"-N", "1", "@probe"},
        .source = "Kubeflow MPI Operator: -N <n>"});
-  add({.name = "pernode",
-       .args = {"-pernode", "@probe"},
-       .pending = kSpelling,
-       .source = "mpirun(1): -pernode"});
+  add({.name = "pernode", .args = {"-pernode", "@probe"}, .source = "mpirun(1): -pernode"});
   add({.name = "npernode",
        .args = {"-npernode", "2", "@probe"},
        .source = "mpirun(1): -npernode <n>"});
   add({.name = "t9k-recovery",
        .args = {"-n", "2", "--enable-recovery", "--max-restarts", "100", "--allow-run-as-root",
                 "-bind-to", "none", "@probe"},
-       .pending = kBinding,
        .source = "T9k MPIJob: -N 3 --enable-recovery --max-restarts 100 --allow-run-as-root "
                  "-bind-to none"});
   add({.name = "timeout",
@@ -251,7 +239,6 @@ std::vector<Case> table() {
        .source = "mpirun(1): -wd, a synonym of -wdir"});
   add({.name = "verbose",
        .args = {"-v", "-n", "1", "@probe"},
-       .pending = kOptions,
        .source = "mpirun(1): -v, --verbose"});
   add({.name = "display-allocation",
        .args = {"--display-allocation", "-n", "1", "@probe"},
@@ -260,11 +247,9 @@ std::vector<Case> table() {
        .source = "mpirun(1): --display-allocation"});
   add({.name = "noprefix",
        .args = {"--noprefix", "-n", "1", "@probe"},
-       .pending = kOptions,
        .source = "mpirun(1): --noprefix"});
   add({.name = "show-progress",
        .args = {"--show-progress", "-n", "1", "@probe"},
-       .pending = kOptions,
        .source = "mpirun(1): --show-progress"});
   add({.name = "oversubscribe-one-slot",
        .args = {"-H", "localhost:1", "-n", "2", "--oversubscribe", "@probe"},
@@ -415,8 +400,6 @@ std::vector<Case> table() {
   vnode({.name = "vn-rank-exit-code",
          .args = {"-H", "node1:1,node2:1", "-n", "2", "@probe"},
          .checks = Report | Framed,
-         .pending = kFramed,
-         .pending_on = Framed,
          .env = {"PROBE_EXIT_RANK=1", "PROBE_EXIT_CODE=5"},
          .source = "mpirun(1) EXIT STATUS, a rank on the second node"});
   vnode({.name = "vn-oversubscribe",
@@ -427,8 +410,6 @@ std::vector<Case> table() {
   vnode({.name = "vn-too-many",
          .args = {"-H", "node1:1,node2:1", "-n", "3", "@probe"},
          .checks = kRefusal,
-         .pending = kFramed,
-         .pending_on = Framed,
          .source = "mpirun(1): more processes than the nodes' slots"});
   vnode({.name = "vn-mca-btl",
          .args = {"-H", "node1:2,node2:2", "--mca", "btl", "self,vader,tcp", "-n", "4", "@probe"},
@@ -471,7 +452,6 @@ const std::map<std::string, std::string>& known_key_differences() {
       {"cpus", kBinding},
       {"fd1", kPty},
       {"fd0", kStdin},
-      {"env.OMPI_FIRST_RANKS", kMpmd},
       {"env.OMPI_APP_CTX_NUM_PROCS", kMpmd},
       {"env.OMPI_NUM_APP_CTX", kMpmd},
       {"env.OMPI_COMMAND", kMpmd},
