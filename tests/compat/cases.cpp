@@ -295,8 +295,6 @@ std::vector<Case> table() {
   add({.name = "rank-killed",
        .args = {"-n", "2", "@probe"},
        .checks = Report | Framed,
-       .pending = kFramed,
-       .pending_on = Framed,
        .env = {"PROBE_SIGNAL_RANK=1", "PROBE_SIGNAL=9"},
        .source = "a rank killed by SIGKILL (the OOM killer)"});
   add({.name = "mca-env-tag-output",
@@ -434,8 +432,6 @@ std::vector<Case> table() {
   vnode({.name = "vn-rank-killed",
          .args = {"-H", "node1:1,node2:1", "-n", "2", "@probe"},
          .checks = Report | Framed,
-         .pending = kFramed,
-         .pending_on = Framed,
          .env = {"PROBE_SIGNAL_RANK=1", "PROBE_SIGNAL=9"},
          .source = "a rank on the second node killed by SIGKILL"});
   vnode({.name = "vn-report-bindings",
