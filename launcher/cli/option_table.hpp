@@ -21,7 +21,7 @@ struct OptionSpec {
   int arity = 0;                        // number of values it takes
   Handler apply;                        // Answer::Works only
   OptionAnswer answer = OptionAnswer::Works;
-  std::string_view why;  // Ignored: why it has no effect; Refused: why it is refused
+  std::string_view why = {};  // Ignored: why it has no effect; Refused: why it is refused
 };
 
 /// A spec that stores nothing and says why (an mpirun option without effect here).
