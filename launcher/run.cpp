@@ -335,8 +335,8 @@ int run(const std::vector<std::string>& args) {
 
   JobConfig config;
   config.job_id = random_hex(4);
-  OutputForwarder output(
-      OutputConfig{o.tag_output, o.timestamp_output, o.output_filename, config.job_id});
+  OutputForwarder output(OutputConfig{
+      .tag = o.tag_output, .timestamp = o.timestamp_output, .directory = o.output_filename});
   if (Status st = output.open(); !st) return early_failure(st.error(), events);
 
   config.token = random_hex(16);

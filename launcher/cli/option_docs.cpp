@@ -115,11 +115,16 @@ constexpr OptionDoc kDocs[] = {
      "--dry-run says what was chosen and why (docs/pmi.md)."},
     {"--wdir", "Environment", "DIR", "working directory of the ranks", "the current directory", ""},
     // Output
-    {"--tag-output", "Output", "", "prefix lines with [job,rank]<stdout>:", "", ""},
-    {"--timestamp-output", "Output", "", "prefix lines with the time", "", ""},
+    {"--tag-output", "Output", "", "prefix lines with [1,rank]<stdout>: as mpirun does", "",
+     "mpirun 4.1's format: '[1,3]<stdout>:text' on stdout, '[1,3]<stderr>:text' on stderr (1 is "
+     "mpirun's job number); a rank's unterminated last line stays unterminated."},
+    {"--timestamp-output", "Output", "", "prefix lines with the time, as mpirun does", "",
+     "mpirun 4.1's format: ctime() in local time, then the stream: 'Fri Nov 27 08:38:06 "
+     "2026<stdout>:text' (with --tag-output: '...2026[1,3]<stdout>:text')."},
     {"--output-filename", "Output", "DIR",
-     "write DIR/rank-R/stdout and stderr instead of the terminal", "",
-     "With --max-restarts, each attempt gets DIR/attempt-N/rank-R/."},
+     "also write DIR/1/rank.R/stdout and stderr, as mpirun does", "",
+     "The terminal still shows everything. With --max-restarts, each attempt gets "
+     "DIR/attempt-N/1/rank.R/."},
     // Fault handling
     {"--stdin", "Output", "RANK|all|none", "which ranks read mpilaunch's stdin",
      "none (only none is implemented)", ""},

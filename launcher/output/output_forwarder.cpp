@@ -21,7 +21,20 @@ namespace {
 constexpr std::size_t kMaxHeldLine = 64 * 1024;  // a longer unterminated line is written as is
 constexpr int kOutputPipeBytes = 1 << 20;        // the default most users may set (pipe-max-size)
 
+const char* stream_name(protocol::Stream stream) {
+  return stream == protocol::Stream::Stdout ? "stdout" : "stderr";
+}
+
 }  // namespace
+
+std::string ctime_prefix(std::time_t t) {
+  std::tm tm{};
+  ::localtime_r(&t, &tm);
+  char buf[64];
+  // ctime()'s own layout ("%.3s %.3s%3d %.2d:%.2d:%.2d %d") in the C locale.
+  std::strftime(buf, sizeof buf, "%a %b %e %H:%M:%S %Y", &tm);
+  return buf;
+}
 
 void widen_output_pipes() {
   for (int fd : {1, 2}) {
@@ -61,14 +74,13 @@ bool write_all(int fd, std::string_view first, std::string_view second) {
 
 OutputForwarder::~OutputForwarder() {
   flush_all();
-  for (const auto& [key, fd] : files_) ::close(fd);
+  for (const auto& [key, file] : files_)
+    if (file.fd >= 0) ::close(file.fd);
 }
 
 Status OutputForwarder::open() {
-  if (config_.directory.empty()) {
-    widen_output_pipes();
-    return {};
-  }
+  widen_output_pipes();
+  if (config_.directory.empty()) return {};
   std::error_code ec;
   std::filesystem::create_directories(config_.directory, ec);
   if (ec)
@@ -78,79 +90,107 @@ Status OutputForwarder::open() {
   return {};
 }
 
-int OutputForwarder::fd_for(const Key& key) {
-  if (config_.directory.empty()) return key.second == protocol::Stream::Stdout ? 1 : 2;
-  if (const auto it = files_.find(key); it != files_.end()) return it->second;
-  const std::string dir = fmt::format("{}/rank-{}", config_.directory, key.first);
+void OutputForwarder::report(const OutputFailure& failure) {
+  if (on_failure_) on_failure_(failure);
+}
+
+OutputForwarder::File& OutputForwarder::file_for(const Key& key) {
+  // mpirun merges only the files: stderr lines join the rank's stdout file.
+  const Key file_key{key.first, config_.merge_stderr ? protocol::Stream::Stdout : key.second};
+  const auto [it, added] = files_.try_emplace(file_key);
+  File& file = it->second;
+  if (!added) return file;
+  const std::string dir =
+      fmt::format("{}/{}/rank.{}", config_.directory, config_.job_tag, key.first);
+  file.path = fmt::format("{}/{}", dir, stream_name(file_key.second));
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  const std::string path = dir + (key.second == protocol::Stream::Stdout ? "/stdout" : "/stderr");
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  files_[key] = fd;
-  return fd;
+  file.fd = ::open(file.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (file.fd < 0) {
+    file.failed = true;
+    report(OutputFailure{key.first, key.second, file.path, errno, 0, false});
+  }
+  return file;
+}
+
+void OutputForwarder::to_file(const Key& key, std::string_view text) {
+  if (config_.directory.empty() || text.empty()) return;
+  File& file = file_for(key);
+  if (file.failed) return;
+  if (!write_all(file.fd, text)) {
+    file.failed = true;
+    report(OutputFailure{key.first, key.second, file.path, errno, file.written, false});
+    return;
+  }
+  file.written += text.size();
+}
+
+void OutputForwarder::to_terminal(const Key& key, std::string_view first, std::string_view second) {
+  const int index = key.second == protocol::Stream::Stdout ? 0 : 1;
+  if (terminal_failed_[index] || (first.empty() && second.empty())) return;
+  std::uint64_t& written = terminal_written_[key];
+  if (!write_all(index + 1, first, second)) {
+    terminal_failed_[index] = true;
+    report(OutputFailure{key.first, key.second, stream_name(key.second), errno, written, true});
+    return;
+  }
+  written += first.size() + second.size();
+  bytes_ += first.size() + second.size();
 }
 
 void OutputForwarder::emit(const Key& key, std::string_view text, bool complete_lines_only) {
-  const int fd = fd_for(key);
-  if (fd < 0) return;
   if (!config_.tag && !config_.timestamp) {
-    bytes_ += text.size();
-    write_all(fd, text);
+    to_terminal(key, text);
     return;
   }
   std::string out;
   out.reserve(text.size() + 64);
-  const std::string tag =
-      config_.tag ? fmt::format("[{},{}]<{}>: ", config_.job_tag, key.first,
-                                key.second == protocol::Stream::Stdout ? "stdout" : "stderr")
-                  : std::string();
-  const std::string stamp = config_.timestamp ? fmt::format("[{}] ", rfc3339_now()) : std::string();
+  // mpirun's order: the time, the [job,rank] tag, then the stream (which the time alone gets
+  // too), then the line with no space between.
+  std::string prefix = config_.timestamp ? ctime_prefix(std::time(nullptr)) : std::string();
+  if (config_.tag) prefix += fmt::format("[{},{}]", config_.job_tag, key.first);
+  prefix += fmt::format("<{}>:", stream_name(key.second));
   std::size_t start = 0;
   while (start < text.size()) {
     std::size_t end = text.find('\n', start);
     if (end == std::string_view::npos) {
       if (complete_lines_only) break;
-      end = text.size() - 1;
+      end = text.size() - 1;  // a last unterminated line: tagged, and left unterminated
     }
-    out += stamp;
-    out += tag;
+    out += prefix;
     out.append(text.substr(start, end - start + 1));
-    if (text[end] != '\n') out += '\n';
     start = end + 1;
   }
-  bytes_ += out.size();
-  write_all(fd, out);
+  to_terminal(key, out);
+  to_file(key, out);
 }
 
 void OutputForwarder::write(std::uint32_t rank, protocol::Stream stream,
                             std::span<const std::byte> data) {
   const Key key{rank, stream};
   const std::string_view chunk(reinterpret_cast<const char*>(data.data()), data.size());
-  if (!config_.directory.empty() && !config_.tag && !config_.timestamp) {
-    emit(key, chunk, false);  // files need no line assembly
-    return;
-  }
+  const bool formatted = config_.tag || config_.timestamp;
+  if (!formatted) to_file(key, chunk);  // files need no line assembly
   std::string& held = partial_[key];
   const std::size_t last_newline = chunk.rfind('\n');
   if (last_newline == std::string_view::npos) {
     held.append(chunk);
     if (held.size() > kMaxHeldLine) {
-      emit(key, held, false);
+      if (formatted)
+        emit(key, held, false);
+      else
+        to_terminal(key, held);
       held.clear();
     }
     return;
   }
-  if (!config_.tag && !config_.timestamp) {
+  if (!formatted) {
     // The held partial line, completed, and the chunk's whole lines go out in one writev: the
     // chunk is not copied behind the held line first.
     const std::size_t first_newline = chunk.find('\n');
     held.append(chunk.substr(0, first_newline + 1));
     const std::string_view lines = chunk.substr(first_newline + 1, last_newline - first_newline);
-    const int fd = fd_for(key);
-    if (fd >= 0) {
-      bytes_ += held.size() + lines.size();
-      write_all(fd, held, lines);
-    }
+    to_terminal(key, held, lines);
     held.assign(chunk.substr(last_newline + 1));
     return;
   }
@@ -167,7 +207,8 @@ void OutputForwarder::write(std::uint32_t rank, protocol::Stream stream,
 void OutputForwarder::set_attempt(int attempt) {
   if (base_directory_.empty()) return;
   flush_all();
-  for (const auto& [key, fd] : files_) ::close(fd);
+  for (const auto& [key, file] : files_)
+    if (file.fd >= 0) ::close(file.fd);
   files_.clear();
   config_.directory = fmt::format("{}/attempt-{}", base_directory_, attempt);
 }

@@ -1,9 +1,14 @@
 #pragma once
-/// [io] Rank output to the terminal or to per-rank files, in order per (rank, stream), whole
-/// lines at a time so that ranks do not interleave mid-line. Optional [job,rank]<stream>: tags
-/// and timestamps. Writes block: a slow terminal slows the job (backpressure), nothing is lost.
+/// [io] Rank output to the terminal and, with --output-filename, to per-rank files too, in order
+/// per (rank, stream), whole lines at a time so that ranks do not interleave mid-line. The
+/// formats are mpirun 4.1's: `[1,R]<stdout>:` tags, ctime() timestamps, DIR/1/rank.R/stdout.
+/// Writes block: a slow terminal slows the job (backpressure), nothing is lost. A write that
+/// fails is reported once per destination to the failure handler, when one is set; that
+/// destination then takes nothing more.
 
 #include <cstdint>
+#include <ctime>
+#include <functional>
 #include <map>
 #include <span>
 #include <string>
@@ -17,12 +22,25 @@ namespace mpilaunch::launcher {
 struct OutputConfig {
   bool tag = false;
   bool timestamp = false;
-  std::string directory;  // non-empty: DIR/rank-R/{stdout,stderr}
-  std::string job_tag;    // the JOB in [JOB,RANK]
+  std::string directory;      // non-empty: DIR/1/rank.R/{stdout,stderr}, besides the terminal
+  std::string job_tag = "1";  // the JOB in [JOB,RANK]: mpirun's job number
+  bool merge_stderr = false;  // the files: stderr goes into DIR/1/rank.R/stdout (as mpirun)
+};
+
+/// One destination that stopped taking a rank's output.
+struct OutputFailure {
+  std::uint32_t rank = 0;  // the rank whose write failed first
+  protocol::Stream stream = protocol::Stream::Stdout;
+  std::string destination;    // a file's path, or "stdout"/"stderr" for the launcher's own
+  int error = 0;              // errno
+  std::uint64_t written = 0;  // bytes of that rank's stream the destination took before
+  bool terminal = false;      // the launcher's own stdout or stderr
 };
 
 class OutputForwarder {
  public:
+  using FailureHandler = std::function<void(const OutputFailure&)>;
+
   explicit OutputForwarder(OutputConfig config)
       : config_(std::move(config)), base_directory_(config_.directory) {}
   ~OutputForwarder();
@@ -31,8 +49,9 @@ class OutputForwarder {
 
   /// Prepares the output directory; errors name the path.
   Status open();
+  void on_failure(FailureHandler handler) { on_failure_ = std::move(handler); }
   void write(std::uint32_t rank, protocol::Stream stream, std::span<const std::byte> data);
-  /// From now on per-rank files go to DIR/attempt-N/rank-R (used when restarts are enabled).
+  /// From now on per-rank files go to DIR/attempt-N/1/rank.R (used when restarts are enabled).
   void set_attempt(int attempt);
   /// The rank ended: writes any unterminated last line.
   void rank_done(std::uint32_t rank);
@@ -41,13 +60,27 @@ class OutputForwarder {
 
  private:
   using Key = std::pair<std::uint32_t, protocol::Stream>;
+  struct File {
+    int fd = -1;
+    std::string path;
+    std::uint64_t written = 0;
+    bool failed = false;
+  };
   void emit(const Key& key, std::string_view text, bool complete_lines_only);
-  int fd_for(const Key& key);
+  /// Writes `first` then `second` to the terminal stream of `key`; reports a failure once.
+  void to_terminal(const Key& key, std::string_view first, std::string_view second = {});
+  /// Appends `text` to `key`'s file (when there is a directory); reports a failure once.
+  void to_file(const Key& key, std::string_view text);
+  File& file_for(const Key& key);
+  void report(const OutputFailure& failure);
 
   OutputConfig config_;
   std::string base_directory_;
   std::map<Key, std::string> partial_;
-  std::map<Key, int> files_;
+  std::map<Key, File> files_;
+  std::map<Key, std::uint64_t> terminal_written_;
+  bool terminal_failed_[2] = {false, false};  // stdout, stderr
+  FailureHandler on_failure_;
   std::uint64_t bytes_ = 0;
 };
 
@@ -55,9 +88,14 @@ class OutputForwarder {
 /// 64 KiB a reader such as `| tee` or `| wc` wakes and the launcher waits for every 64 KiB.
 void widen_output_pipes();
 
-/// Writes everything, retrying on EINTR and waiting on EAGAIN. False if the fd is gone.
+/// Writes everything, retrying on EINTR and waiting on EAGAIN. False if the fd is gone (errno
+/// says why).
 bool write_all(int fd, std::string_view data);
 /// Writes `first` then `second`, in one writev where the fd takes it.
 bool write_all(int fd, std::string_view first, std::string_view second);
+
+/// mpirun's --timestamp-output prefix for `t`: ctime() without its newline, local time
+/// ("Fri Nov 27 08:38:06 2026").
+std::string ctime_prefix(std::time_t t);
 
 }  // namespace mpilaunch::launcher

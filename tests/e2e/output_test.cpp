@@ -1,5 +1,6 @@
-// Rank output: floods arrive whole and in order per rank on stdout and stderr, --tag-output
-// prefixes every line, --output-filename writes per-rank files, --timestamp-output prefixes.
+// Rank output: floods arrive whole and in order per rank on stdout and stderr; --tag-output,
+// --output-filename and --timestamp-output in mpirun 4.1.4's formats (measured here:
+// /work/coord/mpirun-facts.md, "Rank I/O").
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -97,13 +98,14 @@ TEST_CASE("output: local agents hand rank pipes to the launcher, unless told or 
   }
 }
 
-TEST_CASE("output: --tag-output prefixes [JOB,RANK]<stream>: on every line") {
+TEST_CASE("output: --tag-output prefixes mpirun's [1,RANK]<stream>: on every line") {
   Job job;
   const long long lines = 3000;
   const Outcome o = job.launch(
       {"--tag-output", "-n", "2", app("flood"), std::to_string(lines * kFloodLineBytes), "both"});
   CHECK_MESSAGE(o.status() == 0, o.summary());
-  static const std::regex kTag(R"(\[([^,\]]+),(\d+)\]<(stdout|stderr)>: (.*))");
+  // mpirun's job number is 1; no space after the colon.
+  static const std::regex kTag(R"(\[([^,\]]+),(\d+)\]<(stdout|stderr)>:(.*))");
   std::string job_token;
   for (const std::string stream : {"stdout", "stderr"}) {
     const LinePayload untag = [&](const std::string& line, std::string& payload) {
@@ -121,12 +123,12 @@ TEST_CASE("output: --tag-output prefixes [JOB,RANK]<stream>: on every line") {
     for (const std::string& p : flood_problems(text, every_rank(2, lines), untag))
       FAIL_CHECK(stream, ": ", p);
   }
-  CHECK(!job_token.empty());
+  CHECK(job_token == "1");
   check_events(job, 0);
   check_nothing_left(job, o);
 }
 
-TEST_CASE("output: --output-filename DIR writes DIR/rank-R/stdout and stderr") {
+TEST_CASE("output: --output-filename DIR writes DIR/1/rank.R/stdout and stderr, and the terminal") {
   Job job;
   const std::string dir = job.dir().file("output");
   const long long lines = 5000;
@@ -135,28 +137,53 @@ TEST_CASE("output: --output-filename DIR writes DIR/rank-R/stdout and stderr") {
   CHECK_MESSAGE(o.status() == 0, o.summary());
   for (int rank = 0; rank < 2; ++rank) {
     for (const std::string stream : {"stdout", "stderr"}) {
-      const std::string path = dir + "/rank-" + std::to_string(rank) + "/" + stream;
+      const std::string path = dir + "/1/rank." + std::to_string(rank) + "/" + stream;
       std::string text;
       REQUIRE_NOTHROW(text = read_file(path));
       // This rank's lines, all of them, in order, and no other rank's.
       for (const std::string& p : flood_problems(text, {{rank, lines}})) FAIL_CHECK(path, ": ", p);
     }
   }
+  // As under mpirun 4.1.4, the terminal shows everything too.
+  check_flood("stdout", o.out, 2, lines);
+  check_flood("stderr", o.err, 2, lines);
   check_events(job, 0);
   check_nothing_left(job, o);
 }
 
-TEST_CASE("output: --timestamp-output keeps whole lines behind a prefix") {
-  Job job;
-  const Outcome o = job.launch({"--timestamp-output", "-n", "2", app("hello")});
-  CHECK_MESSAGE(o.status() == 0, o.summary());
-  const std::vector<std::string> lines = lines_of(o.out);
-  CHECK(lines.size() == 2);
-  for (const std::string& line : lines) {
-    const std::size_t at = line.find("hello rank ");
-    CHECK_MESSAGE(at != std::string::npos, line);
-    CHECK_MESSAGE(at > 0, "no timestamp prefix: ", line);
+TEST_CASE("output: --timestamp-output is mpirun's ctime() prefix, with --tag-output too") {
+  // "Fri Nov 27 08:38:06 2026<stdout>:hello rank 0 ..." and, tagged,
+  // "Fri Nov 27 08:38:06 2026[1,0]<stdout>:hello rank 0 ...".
+  static const std::regex kStamped(
+      R"([A-Z][a-z]{2} [A-Z][a-z]{2} [ 1-3]\d \d{2}:\d{2}:\d{2} \d{4}(\[1,(\d)\])?<stdout>:hello rank (\d) .*)");
+  for (const bool tagged : {false, true}) {
+    CAPTURE(tagged);
+    Job job;
+    std::vector<std::string> args = {"--timestamp-output", "-n", "2", app("hello")};
+    if (tagged) args.insert(args.begin(), "--tag-output");
+    const Outcome o = job.launch(args);
+    CHECK_MESSAGE(o.status() == 0, o.summary());
+    const std::vector<std::string> lines = lines_of(o.out);
+    CHECK(lines.size() == 2);
+    for (const std::string& line : lines) {
+      std::smatch m;
+      CHECK_MESSAGE(std::regex_match(line, m, kStamped), line);
+      if (m.empty()) continue;
+      CHECK(m[1].matched == tagged);
+      if (tagged) CHECK(m[2] == m[3]);
+    }
+    check_events(job, 0);
+    check_nothing_left(job, o);
   }
+}
+
+TEST_CASE("output: a rank's unterminated last line is tagged and left unterminated, as mpirun") {
+  Job job;
+  const Outcome o = job.launch(
+      {"--tag-output", "-n", "1", "/bin/sh", "-c", "echo out; echo err >&2; printf partial"});
+  CHECK_MESSAGE(o.status() == 0, o.summary());
+  CHECK(o.out == "[1,0]<stdout>:out\n[1,0]<stdout>:partial");
+  CHECK(o.err == "[1,0]<stderr>:err\n");
   check_events(job, 0);
   check_nothing_left(job, o);
 }

@@ -138,9 +138,12 @@ TEST_CASE("restart: per-attempt output files and MPILAUNCH_MAX_RESTARTS from the
   CHECK_MESSAGE(o.status() == 0, o.summary());
   // Attempt 1: rank 1 prints, then exits 3; rank 0 may be stopped before its own line (a
   // file appears with a rank's first output), so the failing rank's file is the one checked.
-  CHECK(read_file(dir + "/attempt-1/rank-1/stdout").find("attempt 1 rank 1") != std::string::npos);
-  CHECK(read_file(dir + "/attempt-2/rank-0/stdout").find("attempt 2 rank 0") != std::string::npos);
-  CHECK(read_file(dir + "/attempt-2/rank-1/stdout").find("attempt 2 rank 1") != std::string::npos);
+  CHECK(read_file(dir + "/attempt-1/1/rank.1/stdout").find("attempt 1 rank 1") !=
+        std::string::npos);
+  CHECK(read_file(dir + "/attempt-2/1/rank.0/stdout").find("attempt 2 rank 0") !=
+        std::string::npos);
+  CHECK(read_file(dir + "/attempt-2/1/rank.1/stdout").find("attempt 2 rank 1") !=
+        std::string::npos);
   check_nothing_left(job, o);
 }
 
