@@ -95,24 +95,19 @@ std::vector<Case> table() {
        .source = "mpirun(1): -machinefile"});
   add({.name = "tag-output",
        .args = {"--tag-output", "-n", "2", "@probe"},
-       .pending = kFormats,
        .source = "mpirun(1): --tag-output"});
   add({.name = "tag-output-single-dash",
        .args = {"-tag-output", "-np", "2", "@probe"},
-       .pending = kFormats,
        .source = "mpirun(1): -tag-output"});
   add({.name = "timestamp-output",
        .args = {"--timestamp-output", "-n", "2", "@probe"},
-       .pending = kFormats,
        .source = "mpirun(1): --timestamp-output"});
   add({.name = "tag-and-timestamp",
        .args = {"--tag-output", "--timestamp-output", "-n", "2", "@probe"},
-       .pending = kFormats,
        .source = "mpirun(1): --tag-output with --timestamp-output"});
   add({.name = "output-filename",
        .args = {"--output-filename", "of", "-n", "2", "@probe"},
        .checks = kAll | Files,
-       .pending = kFormats,
        .source = "mpirun(1): --output-filename"});
   add({.name = "output-filename-merge",
        .args = {"--output-filename", "of", "--merge-stderr-to-stdout", "-n", "2", "@probe"},
@@ -267,7 +262,6 @@ std::vector<Case> table() {
   add({.name = "tag-output-to-files",
        .args = {"--tag-output", "--output-filename", "of", "-n", "2", "@probe"},
        .checks = kAll | Files,
-       .pending = kFormats,
        .source = "mpirun(1): --output-filename with --tag-output (tagged lines in the files)"});
 
   add({.name = "mpmd-per-context",
@@ -334,7 +328,6 @@ std::vector<Case> table() {
   add({.name = "output-filename-absolute",
        .args = {"--output-filename", "@W/abs", "-n", "1", "@probe"},
        .checks = kAll | Files,
-       .pending = kFormats,
        .source = "mpirun(1): --output-filename with an absolute path"});
 
   // ---- virtual nodes node1 and node2 ----
@@ -366,7 +359,6 @@ std::vector<Case> table() {
          .source = "mpirun(1): mpirun --hostfile myhostfile ./a.out"});
   vnode({.name = "vn-tag-output",
          .args = {"-H", "node1:1,node2:1", "--tag-output", "-n", "2", "@probe"},
-         .pending = kFormats,
          .source = "mpirun(1): --tag-output across nodes"});
   vnode({.name = "vn-stdin",
          .args = {"-H", "node1:2,node2:2", "-n", "4", "@probe"},
@@ -385,7 +377,6 @@ std::vector<Case> table() {
   vnode({.name = "vn-output-filename",
          .args = {"-H", "node1:1,node2:1", "--output-filename", "of", "-n", "2", "@probe"},
          .checks = kAll | Files,
-         .pending = kFormats,
          .source = "mpirun(1): --output-filename across nodes"});
   vnode({.name = "vn-wdir",
          .args = {"-H", "node1:1,node2:1", "--wdir", "sub", "-n", "2", "@probe"},
