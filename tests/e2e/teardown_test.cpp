@@ -395,7 +395,8 @@ TEST_CASE("security: a process that is no rank is refused by the agent's PMIx se
   REQUIRE(status.has_value());
   CHECK_MESSAGE(*status == 0, read_file(job.dir().file("err")));
   CHECK(events_count(job, "job-failed") == 0);
-  CHECK(count_of(read_file(job.dir().file("err")), "refused a PMIx connection claiming rank 1") ==
+  // Said on stderr (once per attempt libpmix's client makes to connect).
+  CHECK(count_of(read_file(job.dir().file("err")), "refused a PMIx connection claiming rank 1") >=
         1);
   check_gone_within(job, Millis{1'000});
 }
