@@ -8,6 +8,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <random>
 
@@ -34,14 +35,22 @@ std::chrono::steady_clock::duration seconds(double s) {
       std::chrono::duration<double>(s));
 }
 
-// Replaces `path` in one step, so readers never see a half-written status.
-void write_atomically(const std::string& path, const std::string& text) {
+// Replaces `path` in one step, so readers never see a half-written status; a write that fails
+// (a full file system) leaves the previous file in place. Returns the errno of the failure, 0.
+int write_atomically(const std::string& path, const std::string& text) {
   const std::string tmp = path + ".tmp";
   std::FILE* f = std::fopen(tmp.c_str(), "we");
-  if (f == nullptr) return;
-  std::fwrite(text.data(), 1, text.size(), f);
-  std::fclose(f);
-  std::rename(tmp.c_str(), path.c_str());
+  if (f == nullptr) return errno;
+  errno = 0;
+  // No fsync: the file is rewritten on every rank's end, and a full disk fails the write or
+  // the close already (tmpfs, ext4's delayed allocation reserves space at write()).
+  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0;
+  int err = errno;
+  if (std::fclose(f) != 0 && ok) ok = false, err = errno;
+  if (ok && std::rename(tmp.c_str(), path.c_str()) == 0) return 0;
+  if (ok) err = errno;
+  std::remove(tmp.c_str());
+  return err != 0 ? err : EIO;
 }
 
 }  // namespace
@@ -465,7 +474,12 @@ void Supervisor::start_backoff() {
 void Supervisor::update_status() {
   if (config_.status_file.empty()) return;
   status_.updated = rfc3339_now();
-  write_atomically(config_.status_file, to_json(status_).dump(2) + "\n");
+  const int err = write_atomically(config_.status_file, to_json(status_).dump(2) + "\n");
+  if (err == 0 || status_write_failed_) return;
+  status_write_failed_ = true;  // said once; later updates still try
+  std::fprintf(stderr,
+               "mpilaunch: warning: --status %s: %s; the file keeps its last complete state\n",
+               config_.status_file.c_str(), std::strerror(err));
 }
 
 void Supervisor::finish() {

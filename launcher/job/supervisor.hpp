@@ -144,7 +144,8 @@ class Supervisor {
   JobStatus status_;
   int interrupts_ = 0;
   bool finishing_ = false;
-  bool progress_shown_ = false;  // the "N/M agents up" line is on the terminal
+  bool status_write_failed_ = false;  // --status could not be written, and stderr said so
+  bool progress_shown_ = false;       // the "N/M agents up" line is on the terminal
   bool done_ = false;
   int exit_code_ = 0;
   asio::signal_set signals_;

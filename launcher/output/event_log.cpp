@@ -1,6 +1,8 @@
 #include "launcher/output/event_log.hpp"
 
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 
@@ -26,6 +28,7 @@ EventLog::~EventLog() {
 
 Status EventLog::open(const std::string& path) {
   if (path.empty()) return {};
+  path_ = path;
   file_ = std::fopen(path.c_str(), "we");
   if (file_ == nullptr)
     return Error{.kind = ErrorKind::BadOption,
@@ -34,13 +37,18 @@ Status EventLog::open(const std::string& path) {
 }
 
 void EventLog::write(const std::string& event, nlohmann::json fields) {
-  if (file_ == nullptr) return;
+  if (file_ == nullptr || failed_) return;
   nlohmann::json line = {{"v", 1}, {"time", rfc3339_now()}, {"event", event}};
   if (fields.is_object()) line.update(fields);
   const std::string text =
       line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-  std::fwrite(text.data(), 1, text.size(), file_);
-  std::fflush(file_);
+  errno = 0;
+  if (std::fwrite(text.data(), 1, text.size(), file_) == text.size() && std::fflush(file_) == 0)
+    return;
+  // Once: a later line after a lost one would only make a timeline with a hole look whole.
+  failed_ = true;
+  std::fprintf(stderr, "mpilaunch: warning: --events %s: %s; this and later events are lost\n",
+               path_.c_str(), std::strerror(errno != 0 ? errno : EIO));
 }
 
 }  // namespace mpilaunch::launcher

@@ -1,7 +1,8 @@
 #pragma once
 /// [io] The --events timeline: JSON Lines, one object per event with "v":1, "time" (RFC 3339,
 /// UTC, milliseconds) and "event". Each line is flushed as it is written, so a crash keeps the
-/// timeline up to that point. Without a file every call is a no-op.
+/// timeline up to that point. Without a file every call is a no-op. A failed write (a full file
+/// system) is said once on stderr; the job goes on.
 
 #include <cstdio>
 #include <string>
@@ -26,6 +27,8 @@ class EventLog {
 
  private:
   std::FILE* file_ = nullptr;
+  std::string path_;
+  bool failed_ = false;  // a write failed and was reported; nothing more is written
 };
 
 /// Now as "2026-11-22T23:01:02.123Z".
