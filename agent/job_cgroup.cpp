@@ -79,6 +79,7 @@ void JobCgroup::start(const std::string& name) {
     return;
   const auto own = cgroup2_dir(file_text("/proc/self/mountinfo"), file_text("/proc/self/cgroup"));
   if (!own) return;
+  remove_stale(*own);
   const std::string dir = *own + "/" + name;
   if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return;
   const int fd = ::open((dir + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC);
@@ -88,6 +89,32 @@ void JobCgroup::start(const std::string& name) {
   }
   dir_ = dir;
   procs_fd_ = fd;
+}
+
+void JobCgroup::remove_stale(const std::string& parent) {
+  // "mpilaunch-JOB-nodeI-PID": an agent killed before its end (SIGKILL) left it; once that
+  // agent's pid is gone, whatever is still in it belongs to no live job.
+  DIR* dir = ::opendir(parent.c_str());
+  if (dir == nullptr) return;
+  std::vector<std::string> stale;
+  while (const dirent* e = ::readdir(dir)) {
+    const std::string_view name(e->d_name);
+    const auto dash = name.rfind('-');
+    if (!name.starts_with("mpilaunch-") || name.find("-node") == std::string_view::npos ||
+        dash == std::string_view::npos)
+      continue;
+    const std::string pid_text(name.substr(dash + 1));
+    char* end = nullptr;
+    const long pid = std::strtol(pid_text.c_str(), &end, 10);
+    if (pid <= 0 || *end != '\0' || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH)
+      continue;
+    stale.push_back(parent + "/" + std::string(name));
+  }
+  ::closedir(dir);
+  for (const std::string& path : stale) {
+    if (!pids_in(path + "/cgroup.procs").empty()) (void)write_text(path + "/cgroup.kill", "1");
+    ::rmdir(path.c_str());  // fails, harmlessly, while a killed process is still exiting
+  }
 }
 
 int JobCgroup::kill_all(const std::vector<pid_t>& keep) {

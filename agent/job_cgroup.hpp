@@ -35,6 +35,9 @@ class JobCgroup {
   void remove();
 
  private:
+  /// Removes the cgroups under `parent` that agents killed before their end left behind.
+  static void remove_stale(const std::string& parent);
+
   std::string dir_;
   int procs_fd_ = -1;
 };
