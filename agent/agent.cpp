@@ -14,6 +14,7 @@
 #include "agent/namespace_info.hpp"
 #include "agent/rank_env.hpp"
 #include "agent/topology_cache.hpp"
+#include "agent/topology_summary.hpp"
 #include "agent/transport_facts.hpp"
 #include "common/handshake.hpp"
 #include "common/os_hostname.hpp"
@@ -105,9 +106,13 @@ void Agent::on_closed(std::optional<Error> why) {
 
 void Agent::handle(const protocol::LauncherHello& m) {
   hello_ = m;
+  // The PMIx server and the ranks read the same file (rank_env.hpp); the launcher maps and
+  // binds with its summary.
+  if (!topology_xml_) topology_xml_ = topology_file();
   frames_.send(protocol::AgentHello{MPILAUNCH_VERSION, os_hostname(), static_cast<int>(::getpid()),
                                     static_cast<std::uint32_t>(::sysconf(_SC_NPROCESSORS_ONLN)),
-                                    transport_facts(), login_ms_});
+                                    transport_facts(), login_ms_,
+                                    this_node_topology(*topology_xml_)});
 }
 
 std::string Agent::node_dir() const {
@@ -288,8 +293,13 @@ std::optional<SpawnRequest> Agent::prepare_rank(std::uint32_t rank) {
   input.ompi_tmpdir = node_dir() + "/ompi";
   input.virtual_nodes = job_->virtual_nodes;
   input.topology_xml = topology_xml_.value_or(std::string());
-  return SpawnRequest{rank,       job_->argv,   build_rank_env(input),
-                      job_->wdir, input.pmi_fd, cgroup_.procs_fd()};
+  const auto& cpus = job_->nodes[hello_->node_index].cpus;
+  const std::string bind = static_cast<std::size_t>(local_rank) < cpus.size()
+                               ? cpus[static_cast<std::size_t>(local_rank)]
+                               : std::string();
+  input.bound = !bind.empty();
+  return SpawnRequest{
+      rank, job_->argv, build_rank_env(input), job_->wdir, input.pmi_fd, cgroup_.procs_fd(), bind};
 }
 
 std::optional<SpawnedChild> Agent::fork_rank(const SpawnRequest& request) {

@@ -27,6 +27,7 @@ struct SpawnRequest {
   std::string wdir;          // empty: the agent's own
   int inherit_fd = -1;       // a close-on-exec descriptor the rank keeps, same number (PMI_FD)
   int cgroup_procs_fd = -1;  // the job's cgroup.procs (agent/job_cgroup.hpp): joined before exec
+  std::string cpus;          // CPUs (kernel list of OS indexes) to bind the rank to; empty: unbound
 };
 
 struct SpawnedChild {

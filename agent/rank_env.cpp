@@ -46,6 +46,7 @@ bool is_stripped_variable(const std::string& name) {
                                                    "OMPI_MCA_schizo",
                                                    "OMPI_MCA_ess",
                                                    "OMPI_MCA_orte_launch",
+                                                   "OMPI_MCA_orte_bound_at_launch",
                                                    "OMPI_COMM_WORLD_",
                                                    "OMPI_UNIVERSE_SIZE",
                                                    "OMPI_FILE_LOCATION",
@@ -83,6 +84,8 @@ std::vector<std::string> build_rank_env(const RankEnvInput& in) {
   // yields the CPU when idle instead of spinning (a 3-rank ring on 2 cores: 9.2 s against
   // 0.006 s). A user's --mca/-x value still wins (applied below).
   env.set("OMPI_MCA_mpi_oversubscribe", p.oversubscribed ? "1" : "0");
+  // As mpirun says it to ranks it bound: Open MPI then takes its locality from the binding.
+  if (in.bound) env.set("OMPI_MCA_orte_bound_at_launch", "1");
   env.set("MPILAUNCH_ATTEMPT", std::to_string(p.attempt));
   // Keep every shared-memory segment and session file inside the job's directory, so that
   // removing that directory cleans up even after a killed run.

@@ -30,6 +30,7 @@ struct RankEnvInput {
   bool virtual_nodes = false;  // several nodes on one machine: keep TCP on loopback
   int pmi_fd = -1;             // the rank's PMI socket (MPICH): PMI_FD, PMI_RANK, PMI_SIZE
   std::string topology_xml;    // this machine's topology, complete (agent/topology_cache.hpp)
+  bool bound = false;          // the agent binds the rank to CPUs before exec
 };
 
 /// The final environment as NAME=value strings, each name once (later sources win).

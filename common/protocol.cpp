@@ -64,6 +64,11 @@ void put(Writer& w, const AgentHello& m) {
   w.u32(m.cpus);
   w.strings(m.transport_facts);
   w.i32(m.login_ms);
+  w.u32(static_cast<std::uint32_t>(m.topology.pus.size()));
+  for (const TopologyPu& pu : m.topology.pus) {
+    w.u32(pu.os_index);
+    for (const std::int32_t v : {pu.core, pu.l1, pu.l2, pu.l3, pu.numa, pu.socket}) w.i32(v);
+  }
 }
 void put(Writer& w, const JobSpec& m) {
   w.str(m.job_id);
@@ -75,6 +80,7 @@ void put(Writer& w, const JobSpec& m) {
     w.u32(static_cast<std::uint32_t>(node.ranks.size()));
     for (std::uint32_t rank : node.ranks) w.u32(rank);
     w.u32(node.slots);
+    w.strings(node.cpus);
   }
   w.strings(m.argv);
   w.strings(m.env);
@@ -171,6 +177,18 @@ Message get(Reader& r, MsgType type) {
       m.cpus = r.u32();
       m.transport_facts = r.strings();
       m.login_ms = r.i32();
+      const std::uint32_t pus = r.u32();
+      if (pus > r.remaining() / 28) {
+        r.reject();
+        return m;
+      }
+      for (std::uint32_t i = 0; i < pus && r.ok(); ++i) {
+        TopologyPu pu;
+        pu.os_index = r.u32();
+        for (std::int32_t* v : {&pu.core, &pu.l1, &pu.l2, &pu.l3, &pu.numa, &pu.socket})
+          *v = r.i32();
+        m.topology.pus.push_back(pu);
+      }
       return m;
     }
     case MsgType::JobSpec: {
@@ -189,6 +207,7 @@ Message get(Reader& r, MsgType type) {
         }
         for (std::uint32_t k = 0; k < count && r.ok(); ++k) node.ranks.push_back(r.u32());
         node.slots = r.u32();
+        node.cpus = r.strings();
         m.nodes.push_back(std::move(node));
       }
       m.argv = r.strings();

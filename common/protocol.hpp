@@ -13,11 +13,12 @@
 
 #include "common/error.hpp"
 #include "common/exit_reason.hpp"
+#include "common/node_topology.hpp"
 #include "common/result.hpp"
 
 namespace mpilaunch::protocol {
 
-inline constexpr std::uint16_t kProtocolVersion = 7;
+inline constexpr std::uint16_t kProtocolVersion = 8;
 inline constexpr std::size_t kHeaderBytes = 16;  // version, type: u16; id, refers_to, size: u32
 inline constexpr std::uint32_t kMaxBodyBytes = 16u << 20;
 
@@ -63,6 +64,9 @@ struct AgentHello {
   /// Milliseconds the login shell took before the agent ran (agent/login_shell.hpp); -1 when
   /// not started by sshd.
   std::int32_t login_ms = -1;
+  /// The PUs ranks may use here and what holds each (agent/topology_summary.hpp): the
+  /// launcher maps and binds with it (common/placement.hpp). Empty: unknown, ranks unbound.
+  NodeTopology topology;
   friend bool operator==(const AgentHello&, const AgentHello&) = default;
 };
 
@@ -72,6 +76,9 @@ struct NodeRanks {
   /// The node's slots (host:N, slots=N, the cores counted): more ranks than slots is
   /// oversubscribed, where Open MPI's ranks must yield instead of busy-polling. 0: unknown.
   std::uint32_t slots = 0;
+  /// Per rank (in `ranks` order) the CPUs to bind it to, as a kernel CPU list of OS indexes
+  /// ("0-1,4"); empty (or an empty list) leaves the rank unbound.
+  std::vector<std::string> cpus;
   friend bool operator==(const NodeRanks&, const NodeRanks&) = default;
 };
 

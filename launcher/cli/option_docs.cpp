@@ -25,39 +25,55 @@ constexpr OptionDoc kDocs[] = {
      "node). More ranks than slots is an error (not-enough-slots) unless --oversubscribe."},
     {"-N", "Mapping", "N", "processes per node", "",
      "Places N ranks on each node; with -n too, the total must fit."},
-    {"--map-by", "Mapping", "slot|node", "fill each node first, or deal ranks round robin", "slot",
-     "slot (also core) fills a node's slots before the next node; node deals ranks one per "
-     "node in turn. Open MPI's ':OVERSUBSCRIBE' modifier is understood."},
+    {"--map-by", "Mapping", "POLICY[:MOD]", "where ranks go: slot, node, an object, ppr:N:OBJ",
+     "core (2 ranks or fewer), numa",
+     "slot fills a node's slots before the next node; node deals ranks one per node in turn; "
+     "an object (hwthread, core, l1cache, l2cache, l3cache, numa, socket, board) deals a "
+     "node's ranks round robin over its objects of that kind; ppr:N:OBJ puts N ranks on each. "
+     "Modifiers as Open MPI's: PE=n (n CPUs per rank), SPAN, OVERSUBSCRIBE, NOOVERSUBSCRIBE, "
+     "DISPLAY. Each node's objects are those its agent found there."},
+    {"--rank-by", "Mapping", "slot|node|OBJ", "the order of ranks over the mapped places",
+     "the mapping's object",
+     "By the mapping's object, ranks go round robin over a node's objects; by slot (or core), "
+     "each object's ranks are consecutive, as Open MPI ranks them."},
+    {"--bind-to", "Mapping", "none|OBJ[:MOD]", "the CPUs each rank may run on",
+     "core (2 ranks or fewer), numa; none when oversubscribed",
+     "Binds every rank before it starts to an object (hwthread, core, l1cache, l2cache, "
+     "l3cache, numa, socket, board) where it was mapped, as mpirun 4.1 does. A binding that "
+     "would put more ranks on an object than it has CPUs is refused unless :overload-allowed; "
+     "an object a node lacks is refused unless :if-supported. Without --bind-to, a binding that "
+     "would overload is dropped for the job, as mpirun drops it."},
+    {"--report-bindings", "Mapping", "", "print each rank's binding as mpirun does", "",
+     "One line per rank on stderr, in mpirun's words ('MCW rank 0 bound to socket 0[core "
+     "0[hwt 0]]: [B/.]'); the events file gets the same as 'binding' events."},
+    {"--display-map", "Mapping", "", "print the job map as mpirun does", "",
+     "mpirun's JOB MAP table on stdout before the ranks start: each node's slots and each "
+     "rank's binding; the events file gets a 'job-map' event."},
+    {"--use-hwthread-cpus", "Mapping", "", "a CPU is a hardware thread, not a core", "",
+     "Binds to hardware threads where it would bind to cores, and counts them as CPUs."},
+    {"--cpus-per-proc", "Mapping", "N", "N CPUs per rank (also --cpus-per-rank)", "1",
+     "The same as the :PE=N modifier of --map-by: each rank is bound to N cores (hardware "
+     "threads with --use-hwthread-cpus)."},
     {"--oversubscribe", "Mapping", "", "allow more processes than slots", "",
      "Lets a node run more ranks than it has slots (Open MPI then yields the CPU when idle)."},
     // Hosts
     {"--nooversubscribe", "Mapping", "", "never more processes than slots", "the default", ""},
     {"--pernode", "Mapping", "", "one process per node (-N 1)", "", ""},
     {"--byslot", "Mapping", "", "--map-by slot", "", ""},
-    {"--bycore", "Mapping", "", "--map-by core (placed as slot)", "", ""},
+    {"--bycore", "Mapping", "", "--map-by core", "", ""},
     {"--bynode", "Mapping", "", "--map-by node", "", ""},
     {"--npersocket", "Mapping", "N", "processes per socket (recognised; refused: not implemented)",
      "", ""},
-    {"--rank-by", "Mapping", "POLICY", "rank order (only slot: ranks follow the mapping)", "slot",
-     ""},
-    {"--bind-to", "Mapping", "POLICY", "binding (only none: mpilaunch does not bind)", "none", ""},
-    {"--bind-to-core", "Mapping", "", "--bind-to core (refused: not implemented)", "", ""},
-    {"--bind-to-socket", "Mapping", "", "--bind-to socket (refused: not implemented)", "", ""},
+    {"--bind-to-core", "Mapping", "", "--bind-to core", "", ""},
+    {"--bind-to-socket", "Mapping", "", "--bind-to socket", "", ""},
     {"-rf", "Mapping", "FILE", "rank file (recognised; refused: not implemented)", "", ""},
     {"--cpu-list", "Mapping", "LIST", "CPUs to bind to (recognised; refused: not implemented)", "",
      ""},
     {"--cpu-set", "Mapping", "LIST", "CPUs of the job (recognised; refused: not implemented)", "",
      ""},
-    {"--cpus-per-proc", "Mapping", "N", "CPUs per process (recognised; refused: not implemented)",
-     "", ""},
     {"--ppr", "Mapping", "N:OBJ", "processes per resource (recognised; refused: not implemented)",
      "", ""},
-    {"--use-hwthread-cpus", "Mapping", "", "hardware threads as CPUs (recognised; refused)", "",
-     ""},
     {"--nolocal", "Mapping", "", "no ranks on this host (recognised; refused)", "", ""},
-    {"--report-bindings", "Mapping", "", "report bindings (recognised; refused: no binding)", "",
-     ""},
-    {"--display-map", "Mapping", "", "print the map (recognised; refused: use --dry-run)", "", ""},
     {"--display-devel-map", "Mapping", "", "print the detailed map (refused: use --dry-run)", "",
      ""},
     {"--display-allocation", "Mapping", "", "print the hosts (refused: use --dry-run)", "", ""},

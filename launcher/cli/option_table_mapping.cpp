@@ -9,7 +9,7 @@
 namespace mpilaunch::launcher {
 namespace {
 
-// --map-by POLICY[:MODIFIER,...]: the text is kept; slot/core/node and :OVERSUBSCRIBE act now.
+// --map-by POLICY[:MODIFIER,...]: the text is kept, slot/node and :(NO)OVERSUBSCRIBE act here.
 Status map_by(Options& o, std::string_view text) {
   o.map_by_text = std::string(text);
   std::string policy(text);
@@ -23,12 +23,10 @@ Status map_by(Options& o, std::string_view text) {
     else if (modifiers.find("oversubscribe") != std::string::npos)
       o.oversubscribe = true;
   }
-  if (base != "slot" && base != "core" && base != "node" && !base.empty())
-    return bad_option(fmt::format(
-        "--map-by {}: the policy must be 'slot' or 'node' (or core, placed as slot); '{}' is "
-        "not implemented yet",
-        text, base));
   o.map_by = base == "node" ? MapBy::Node : MapBy::Slot;
+  // Objects, ppr and modifiers: checked here, applied with the other placement options
+  // (common/placement.hpp).
+  if (auto p = parse_placement(PlacementOptions{.map_by = o.map_by_text}); !p) return p.error();
   return {};
 }
 

@@ -210,23 +210,23 @@ Status unsupported_options(const Options& o) {
   auto refuse = [](std::string_view option, std::string_view what) -> Status {
     return bad_option(fmt::format("{} is not supported yet: {}", option, what));
   };
-  constexpr std::string_view kMapping =
-      "mpilaunch places ranks by slot or by node and does not bind them";
-  if (!o.rank_by.empty() && o.rank_by != "slot")
-    return refuse(fmt::format("--rank-by {}", o.rank_by),
-                  "ranks follow the mapping (slot or node order)");
-  if (!o.bind_to.empty() && o.bind_to != "none")
-    return refuse(fmt::format("--bind-to {}", o.bind_to),
-                  "mpilaunch does not bind ranks (--bind-to none is what it does)");
+  constexpr std::string_view kMapping = "mpilaunch maps with --map-by and binds with --bind-to";
+  // --map-by, --rank-by, --bind-to, --cpus-per-proc, --use-hwthread-cpus, --report-bindings
+  // and --display-map act (common/placement.hpp): their values are checked here.
+  if (auto p = parse_placement(PlacementOptions{.map_by = o.map_by_text,
+                                                .rank_by = o.rank_by,
+                                                .bind_to = o.bind_to,
+                                                .report_bindings = false,
+                                                .display_map = false,
+                                                .use_hwthread_cpus = false,
+                                                .cpus_per_proc = std::nullopt});
+      !p)
+    return p.error();
   if (!o.rankfile.empty()) return refuse("--rankfile", kMapping);
   if (!o.cpu_list.empty()) return refuse("--cpu-list", kMapping);
   if (!o.cpu_set.empty()) return refuse("--cpu-set", kMapping);
   if (!o.ppr.empty()) return refuse("--ppr", kMapping);
-  if (!o.cpus_per_proc.empty()) return refuse("--cpus-per-proc", kMapping);
   if (o.per_socket) return refuse("--npersocket", kMapping);
-  if (o.use_hwthread_cpus) return refuse("--use-hwthread-cpus", kMapping);
-  if (o.report_bindings) return refuse("--report-bindings", "mpilaunch does not bind ranks");
-  if (o.display_map) return refuse("--display-map", "--dry-run prints the rank map");
   if (o.display_devel_map) return refuse("--display-devel-map", "--dry-run prints the rank map");
   if (o.display_allocation) return refuse("--display-allocation", "--dry-run prints the hosts");
   if (o.nolocal) return refuse("--nolocal", "every host given runs ranks");

@@ -10,6 +10,7 @@
 
 #include "common/error.hpp"
 #include "common/job_map.hpp"
+#include "common/placement.hpp"
 #include "common/result.hpp"
 #include "launcher/cli/deploy_mode.hpp"
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+
 #include "launcher/start/srun_command.hpp"
 
 namespace mpilaunch::launcher {
@@ -54,7 +56,66 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
                      "--launcher=srun needs the allocation's nodes: SLURM_JOB_NODELIST is "
                      "not set, or give -H or --hostfile"};
 
-  auto map = map_job(slots, MapRequest{o.np, o.per_node, o.map_by, o.oversubscribe});
+  // mpirun honours its MCA parameters from the environment (OMPI_MCA_*) and --mca as well as
+  // its own options; the options win.
+  PlacementOptions placement_options{.map_by = o.map_by_text,
+                                     .rank_by = o.rank_by,
+                                     .bind_to = o.bind_to,
+                                     .report_bindings = o.report_bindings,
+                                     .display_map = o.display_map,
+                                     .use_hwthread_cpus = o.use_hwthread_cpus,
+                                     .cpus_per_proc = std::nullopt};
+  if (!o.cpus_per_proc.empty()) {
+    int n = 0;
+    const auto [end, ec] =
+        std::from_chars(o.cpus_per_proc.data(), o.cpus_per_proc.data() + o.cpus_per_proc.size(), n);
+    if (ec != std::errc() || end != o.cpus_per_proc.data() + o.cpus_per_proc.size() || n < 1)
+      return Error{.kind = ErrorKind::BadOption,
+                   .detail = fmt::format("--cpus-per-proc {}: give a number of CPUs, 1 or more",
+                                         o.cpus_per_proc)};
+    placement_options.cpus_per_proc = n;
+  }
+  auto mca = [&](const std::string& key) -> std::optional<std::string> {
+    for (auto it = o.mca.rbegin(); it != o.mca.rend(); ++it)
+      if (it->first == key) return it->second;
+    return getenv("OMPI_MCA_" + key);
+  };
+  auto truthy = [](const std::optional<std::string>& v) {
+    return v && (*v == "1" || *v == "true" || *v == "yes" || *v == "on");
+  };
+  if (placement_options.map_by.empty())
+    placement_options.map_by = mca("rmaps_base_mapping_policy").value_or("");
+  if (placement_options.rank_by.empty())
+    placement_options.rank_by = mca("rmaps_base_ranking_policy").value_or("");
+  if (placement_options.bind_to.empty())
+    placement_options.bind_to = mca("hwloc_base_binding_policy").value_or("");
+  placement_options.report_bindings =
+      placement_options.report_bindings || truthy(mca("hwloc_base_report_bindings"));
+  placement_options.display_map =
+      placement_options.display_map || truthy(mca("rmaps_base_display_map"));
+  placement_options.use_hwthread_cpus =
+      placement_options.use_hwthread_cpus || truthy(mca("hwloc_base_use_hwthreads_as_cpus"));
+  // Open MPI's mappers: round_robin and ppr are what --map-by selects; seq, rank_file, mindist
+  // and resilient are not here yet, and are refused by name rather than ignored.
+  if (const auto rmaps = mca("rmaps"); rmaps && !rmaps->empty() && !rmaps->starts_with('^') &&
+                                       *rmaps != "round_robin" && *rmaps != "ppr")
+    return Error{.kind = ErrorKind::BadOption,
+                 .detail = fmt::format("--mca rmaps {}: mpilaunch does not have this mapper yet; "
+                                       "use --map-by (slot, node, an object, ppr:N:OBJ)",
+                                       *rmaps)};
+  auto placement = parse_placement(placement_options);
+  if (!placement) return placement.error();
+  plan.placement = placement.value();
+  bool oversubscribe = o.oversubscribe || truthy(mca("rmaps_base_oversubscribe"));
+  if (plan.placement.oversubscribe) oversubscribe = *plan.placement.oversubscribe;
+  plan.placement.oversubscribe = oversubscribe;
+  MapRequest request{o.np, o.per_node, plan.placement.by_node ? MapBy::Node : o.map_by,
+                     oversubscribe};
+  // ppr:N:node is N per node; ppr over a smaller object fills the slots and is checked against
+  // each node's objects once its agent has reported them (common/placement.hpp).
+  if (plan.placement.ppr > 0 && plan.placement.map_level == HwLevel::Board && !o.per_node)
+    request.per_node = plan.placement.ppr;
+  auto map = map_job(slots, request);
   if (!map) {
     Error e = map.error();
     if (!o.program.empty()) e.executable = o.program[0];

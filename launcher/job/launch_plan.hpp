@@ -30,6 +30,7 @@ struct LaunchPlan {
   std::vector<HostEntry> nodes;  // one per node of the map, in node order
   JobMap map;
   int universe_size = 0;          // slots of every host, with ranks or not (MPI_UNIVERSE_SIZE)
+  PlacementPolicy placement;      // mapping, ranking, binding (common/placement.hpp)
   std::vector<std::string> env;   // NAME=value for every rank (-x, --mca)
   std::vector<std::string> argv;  // program and arguments
   std::string wdir;               // absolute

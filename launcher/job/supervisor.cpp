@@ -190,6 +190,7 @@ void Supervisor::spawn_ranks() {
     return;
   }
   spawn_when_ready_ = false;
+  if (!place_ranks()) return;
   const LaunchPlan& plan = config_.plan;
   protocol::JobSpec spec;
   spec.job_id = config_.job_id;
@@ -201,6 +202,9 @@ void Supervisor::spawn_ranks() {
         {},
         static_cast<std::uint32_t>(plan.nodes[static_cast<std::size_t>(n)].slots)};
     for (int r : plan.map.ranks_on(n)) node.ranks.push_back(static_cast<std::uint32_t>(r));
+    const NodeTopology& topology = links_[static_cast<std::size_t>(n)]->topology;
+    for (const auto& pus : bindings_->pus[static_cast<std::size_t>(n)])
+      node.cpus.push_back(pus.empty() ? std::string() : os_cpu_list(topology, pus));
     spec.nodes.push_back(std::move(node));
   }
   spec.argv = plan.argv;
@@ -247,6 +251,70 @@ void Supervisor::spawn_ranks() {
     link->stream.send(protocol::Spawn{spec.nspace});
   }
   update_status();
+}
+
+bool Supervisor::place_ranks() {
+  if (bindings_) return true;
+  const LaunchPlan& plan = config_.plan;
+  std::vector<NodePlacementInput> inputs;
+  std::vector<ReportNode> report;
+  for (int n = 0; n < plan.map.node_count(); ++n) {
+    const HostEntry& host = plan.nodes[static_cast<std::size_t>(n)];
+    const Link& link = *links_[static_cast<std::size_t>(n)];
+    inputs.push_back({host.slots, link.topology});
+    // mpirun names a node by its own hostname (short), also for -H localhost.
+    const bool local =
+        host.name == "localhost" || host.name.starts_with("127.") || host.name == "::1";
+    const std::string name = local && !link.os_hostname.empty()
+                                 ? link.os_hostname.substr(0, link.os_hostname.find('.'))
+                                 : host.name;
+    report.push_back({name, link.agent_pid, host.slots, host.max_slots.value_or(0), nullptr});
+  }
+  // Virtual nodes of one machine share its CPUs (placement.hpp).
+  const bool shared = plan.launcher == LauncherKind::Local && plan.map.node_count() > 1;
+  auto bindings = bind_ranks(plan.map, inputs, plan.placement, shared);
+  if (!bindings) {
+    Error e = bindings.error();
+    if (!plan.argv.empty()) e.executable = plan.argv[0];
+    fail(std::move(e), JobEvent::AgentFailed);
+    return false;
+  }
+  bindings_ = std::move(bindings).value();
+  for (std::size_t n = 0; n < report.size(); ++n) report[n].topology = &inputs[n].topology;
+  if (plan.placement.display) {
+    const std::string text =
+        display_map_text(config_.job_id, plan.universe_size, plan.map, report, *bindings_);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+  }
+  if (plan.placement.report_bindings) {
+    const std::string text = report_bindings_text(plan.map, report, *bindings_);
+    std::fwrite(text.data(), 1, text.size(), stderr);
+    std::fflush(stderr);
+  }
+  // One event with every rank's CPUs (kernel CPU list of OS indexes; "" unbound).
+  nlohmann::json nodes = nlohmann::json::array();
+  for (int n = 0; n < plan.map.node_count(); ++n) {
+    nlohmann::json ranks = nlohmann::json::array();
+    const auto& node_pus = bindings_->pus[static_cast<std::size_t>(n)];
+    for (std::size_t i = 0; i < node_pus.size(); ++i) {
+      const int rank = plan.map.ranks_on(n)[i];
+      nlohmann::json entry = {
+          {"rank", rank},
+          {"cpus", os_cpu_list(inputs[static_cast<std::size_t>(n)].topology, node_pus[i])}};
+      if (bindings_->policy != "none")
+        entry["report"] =
+            report_binding_line(rank, inputs[static_cast<std::size_t>(n)].topology, node_pus[i]);
+      ranks.push_back(std::move(entry));
+    }
+    nodes.push_back({{"host", plan.nodes[static_cast<std::size_t>(n)].name},
+                     {"slots", plan.nodes[static_cast<std::size_t>(n)].slots},
+                     {"ranks", std::move(ranks)}});
+  }
+  nlohmann::json fields = {{"binding", bindings_->policy}, {"nodes", std::move(nodes)}};
+  if (!bindings_->why_unbound.empty()) fields["unbound_because"] = bindings_->why_unbound;
+  events_.write("placement", std::move(fields));
+  return true;
 }
 
 void Supervisor::show_progress() {

@@ -64,6 +64,9 @@ class Supervisor {
   void start_agents();
   void start_agent(int node);
   void spawn_ranks();
+  /// Each rank's CPUs from every agent's topology (common/placement.hpp), once per job, with
+  /// --report-bindings, --display-map and the events file told; false after fail().
+  bool place_ranks();
   void decide_restart();
   void start_backoff();
   void update_status();
@@ -141,6 +144,7 @@ class Supervisor {
   TimePoint next_start_{};
   bool spawn_when_ready_ = false;
   bool transport_reported_ = false;
+  std::optional<JobBindings> bindings_;  // place_ranks()
   JobStatus status_;
   int interrupts_ = 0;
   bool finishing_ = false;

@@ -37,6 +37,9 @@ class Supervisor::Link final : public FrameSink {
   bool closed = false;
   bool unresponsive = false;                 // closed by close_unresponsive_links()
   std::vector<std::string> transport_facts;  // from the AgentHello
+  NodeTopology topology;                     // from the AgentHello: what the node's ranks may use
+  std::string os_hostname;                   // from the AgentHello
+  int agent_pid = 0;
 };
 
 template <class... Ts>

@@ -42,6 +42,9 @@ void Supervisor::on_link_message(Link& link, protocol::Envelope envelope) {
                                  JobEvent::AgentFailed);
                    link.ready = true;
                    link.transport_facts = m.transport_facts;
+                   link.topology = m.topology;
+                   link.os_hostname = m.os_hostname;
+                   link.agent_pid = m.pid;
                    nlohmann::json up = {{"host", link.host.name},
                                         {"node", link.node},
                                         {"pid", m.pid},

@@ -98,7 +98,7 @@ TEST_CASE("bad input names the option and how to fix it") {
       {{"--bogus", "a"}, "unknown option '--bogus'"},
       {{"--oversubscrib", "a"}, "did you mean '--oversubscribe'"},
       {{"--launcher=pbs", "a"}, "choose 'local', 'ssh' or 'srun'"},
-      {{"--map-by", "socket", "a"}, "'slot' or 'node'"},
+      {{"--map-by", "sideways", "a"}, "unknown policy; use slot, node"},
       {{"-n", "2"}, "no program"},
       {{"--tag-output=yes", "a"}, "takes no '=' value"},
       {{"--timeout", "-3", "a"}, "seconds"},
@@ -116,4 +116,22 @@ TEST_CASE("--help and --version need no program") {
   CHECK(parse({"--help"})->help);
   CHECK(parse({"-V"})->version);
   CHECK_FALSE(usage_text().empty());
+}
+
+TEST_CASE("options: the placement options are kept as written, checked as they come") {
+  auto o = parse_options({"--map-by", "ppr:2:socket:PE=2", "--rank-by", "core", "--bind-to",
+                          "core:overload-allowed", "--report-bindings", "--display-map",
+                          "--use-hwthread-cpus", "--cpus-per-rank", "3", "./a"});
+  REQUIRE(o.has_value());
+  CHECK(o->map_by_text == "ppr:2:socket:PE=2");
+  CHECK(o->rank_by == "core");
+  CHECK(o->bind_to == "core:overload-allowed");
+  CHECK(o->report_bindings);
+  CHECK(o->display_map);
+  CHECK(o->use_hwthread_cpus);
+  CHECK(o->cpus_per_proc == "3");
+  const auto elbow = parse_options({"--bind-to", "elbow", "./a"});
+  REQUIRE(elbow.has_value());
+  CHECK_FALSE(unsupported_options(*elbow));  // the value is checked with the others
+  CHECK(parse_options({"-bind-to", "none", "./a"}).has_value());
 }

@@ -96,3 +96,34 @@ TEST_CASE("the universe is every host's slots, whatever -n asks") {
   CHECK(make_plan(opts({"-n", "6", "--oversubscribe", "./a"}), HostList{}, kMachine, env)
             ->universe_size == 4);
 }
+
+// mpirun honours its own MCA parameters from the environment and --mca; options win.
+TEST_CASE("placement from mpirun's MCA parameters; the command line wins") {
+  const auto mca_env = [](const std::string& name) -> std::optional<std::string> {
+    if (name == "OMPI_MCA_hwloc_base_binding_policy") return std::string("none");
+    if (name == "OMPI_MCA_rmaps_base_oversubscribe") return std::string("1");
+    if (name == "OMPI_MCA_hwloc_base_report_bindings") return std::string("true");
+    return std::nullopt;
+  };
+  auto plan = make_plan(opts({"-n", "9", "./a"}), HostList{}, kMachine, mca_env);
+  REQUIRE(plan.has_value());
+  CHECK(plan->placement.bind_none);
+  CHECK(plan->placement.report_bindings);
+  CHECK(plan->map.size() == 9);  // oversubscribed, as OMPI_MCA_rmaps_base_oversubscribe says
+  plan = make_plan(opts({"--bind-to", "core", "./a"}), HostList{}, kMachine, mca_env);
+  CHECK(plan->placement.bind_level == HwLevel::Core);
+  plan = make_plan(opts({"--mca", "hwloc_base_binding_policy", "socket", "./a"}), HostList{},
+                   kMachine, mca_env);
+  CHECK(plan->placement.bind_level == HwLevel::Socket);
+  // ppr:N:node is N per node; --map-by ...:NOOVERSUBSCRIBE overrides the environment.
+  const HostList hosts{{{.name = "n1", .slots = 1}, {.name = "n2", .slots = 1}}, "-H"};
+  plan = make_plan(opts({"--map-by", "ppr:2:node", "./a"}), hosts, kMachine, mca_env);
+  REQUIRE(plan.has_value());
+  CHECK(plan->map.size() == 4);
+  CHECK(make_plan(opts({"-n", "9", "--map-by", "slot:NOOVERSUBSCRIBE", "./a"}), HostList{},
+                  kMachine, mca_env)
+            .error()
+            .kind == ErrorKind::NotEnoughSlots);
+  CHECK(make_plan(opts({"--mca", "rmaps", "seq", "./a"}), HostList{}, kMachine, env).error().kind ==
+        ErrorKind::BadOption);
+}

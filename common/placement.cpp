@@ -1,0 +1,420 @@
+#include "common/placement.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <map>
+
+namespace mpilaunch {
+
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// "a:b,c" -> {"a", "b", "c"}: Open MPI separates a policy's modifiers with ':' or ','.
+std::vector<std::string> split_words(const std::string& s) {
+  std::vector<std::string> out;
+  std::string word;
+  for (const char c : s) {
+    if (c == ':' || c == ',') {
+      out.push_back(word);
+      word.clear();
+    } else {
+      word += c;
+    }
+  }
+  out.push_back(word);
+  return out;
+}
+
+std::optional<int> small_positive(std::string_view text) {
+  int value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value < 1 || value > 65536)
+    return std::nullopt;
+  return value;
+}
+
+Error bad(std::string detail) {
+  return Error{.kind = ErrorKind::BadOption, .detail = std::move(detail)};
+}
+
+constexpr std::string_view kObjects =
+    "hwthread, core, l1cache, l2cache, l3cache, numa, socket or board";
+
+Status parse_map_by(const std::string& value, PlacementPolicy& p) {
+  if (value.empty()) return {};
+  p.map_given = true;
+  const std::vector<std::string> words = split_words(lower(value));
+  std::size_t next = 1;
+  const std::string& base = words[0];
+  if (base == "slot" || base.empty()) {
+  } else if (base == "node") {
+    p.by_node = true;
+  } else if (base == "ppr") {
+    if (words.size() < 3)
+      return bad(
+          fmt::format("--map-by {}: ppr needs a count and an object, e.g. ppr:2:socket", value));
+    const auto n = small_positive(words[1]);
+    if (!n)
+      return bad(fmt::format("--map-by {}: '{}' is not a count of processes", value, words[1]));
+    p.ppr = *n;
+    if (words[2] == "node") {
+      p.by_node = false;  // N per node: the node itself is the object
+      p.map_level = HwLevel::Board;
+    } else if (const auto level = parse_level(words[2])) {
+      p.map_level = *level;
+    } else {
+      return bad(fmt::format("--map-by {}: ppr's object must be node, {}", value, kObjects));
+    }
+    next = 3;
+  } else if (const auto level = parse_level(base)) {
+    p.map_level = *level;
+  } else if (base == "seq" || base == "dist" || base == "rankfile") {
+    return bad(fmt::format(
+        "--map-by {}: not supported by mpilaunch yet; use slot, node, an object ({}) or "
+        "ppr:N:OBJECT",
+        value, kObjects));
+  } else {
+    return bad(fmt::format("--map-by {}: unknown policy; use slot, node, {} or ppr:N:OBJECT", value,
+                           kObjects));
+  }
+  for (std::size_t i = next; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    if (w.starts_with("pe=")) {
+      const auto n = small_positive(std::string_view(w).substr(3));
+      if (!n) return bad(fmt::format("--map-by {}: PE= needs a count of CPUs", value));
+      p.pe = *n;
+    } else if (w == "span") {
+      p.span = true;
+    } else if (w == "oversubscribe") {
+      p.oversubscribe = true;
+    } else if (w == "nooversubscribe") {
+      p.oversubscribe = false;
+    } else if (w == "display") {
+      p.display = true;
+    } else if (!w.empty()) {
+      return bad(fmt::format(
+          "--map-by {}: unknown modifier '{}'; use PE=n, SPAN, OVERSUBSCRIBE, NOOVERSUBSCRIBE "
+          "or DISPLAY",
+          value, w));
+    }
+  }
+  return {};
+}
+
+Status parse_rank_by(const std::string& value, PlacementPolicy& p) {
+  if (value.empty()) return {};
+  p.rank_given = true;
+  const std::vector<std::string> words = split_words(lower(value));
+  if (words[0] == "slot" || words[0] == "node") {
+  } else if (const auto level = parse_level(words[0])) {
+    p.rank_level = *level;
+  } else {
+    return bad(fmt::format("--rank-by {}: use slot, node or an object ({})", value, kObjects));
+  }
+  for (std::size_t i = 1; i < words.size(); ++i)
+    if (words[i] == "span")
+      p.span = true;
+    else if (!words[i].empty())
+      return bad(fmt::format("--rank-by {}: unknown modifier '{}'; use SPAN", value, words[i]));
+  return {};
+}
+
+Status parse_bind_to(const std::string& value, PlacementPolicy& p) {
+  if (value.empty()) return {};
+  p.bind_given = true;
+  const std::vector<std::string> words = split_words(lower(value));
+  if (words[0] == "none") {
+    p.bind_none = true;
+  } else if (const auto level = parse_level(words[0])) {
+    p.bind_level = *level;
+  } else {
+    return bad(fmt::format("--bind-to {}: use none or an object ({})", value, kObjects));
+  }
+  for (std::size_t i = 1; i < words.size(); ++i) {
+    if (words[i] == "overload-allowed")
+      p.overload_allowed = true;
+    else if (words[i] == "if-supported")
+      p.if_supported = true;
+    else if (!words[i].empty())
+      return bad(
+          fmt::format("--bind-to {}: unknown modifier '{}'; use overload-allowed or "
+                      "if-supported",
+                      value, words[i]));
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<PlacementPolicy> parse_placement(const PlacementOptions& o) {
+  PlacementPolicy p;
+  if (auto st = parse_map_by(o.map_by, p); !st) return st.error();
+  if (auto st = parse_rank_by(o.rank_by, p); !st) return st.error();
+  if (auto st = parse_bind_to(o.bind_to, p); !st) return st.error();
+  if (o.cpus_per_proc) {
+    if (*o.cpus_per_proc < 1)
+      return bad(fmt::format("--cpus-per-proc {}: must be at least 1", *o.cpus_per_proc));
+    p.pe = *o.cpus_per_proc;
+  }
+  if (p.pe > 1 && p.bind_none)
+    return bad(fmt::format("PE={} binds each process to {} CPUs: it cannot go with --bind-to none",
+                           p.pe, p.pe));
+  p.use_hwthreads = o.use_hwthread_cpus;
+  p.report_bindings = o.report_bindings;
+  p.display = p.display || o.display_map;
+  return p;
+}
+
+namespace {
+
+// What one node's ranks were bound to, and how loaded each object is.
+struct Usage {
+  std::map<int, int> per_object;  // bind-level object -> ranks bound to it
+  std::map<int, int> per_unit;    // CPU (core or hwthread) -> ranks bound to it (PE binding)
+};
+
+struct Overload {
+  int processes = 0;
+  int cpus = 0;
+};
+
+}  // namespace
+
+Result<JobBindings> bind_ranks(const JobMap& map, const std::vector<NodePlacementInput>& nodes,
+                               const PlacementPolicy& policy, bool shared_machine) {
+  JobBindings out;
+  out.pus.resize(static_cast<std::size_t>(map.node_count()));
+  for (int n = 0; n < map.node_count(); ++n)
+    out.pus[static_cast<std::size_t>(n)].resize(map.ranks_on(n).size());
+  const bool explicit_binding = policy.bind_given || policy.pe > 1;
+  std::optional<HwLevel> bind = policy.bind_level;
+  const HwLevel cpu = policy.use_hwthreads ? HwLevel::HwThread : HwLevel::Core;
+  if (policy.bind_none) {
+    out.policy = "none";
+    return out;
+  }
+  if (!bind) {
+    if (policy.pe > 1)
+      bind = cpu;
+    else if (policy.map_level && policy.ppr == 0)
+      bind = policy.map_level;
+    else
+      bind = map.size() <= 2 ? cpu : HwLevel::Numa;
+  }
+  if (!explicit_binding) {
+    for (int n = 0; n < map.node_count(); ++n)
+      if (static_cast<int>(map.ranks_on(n).size()) > nodes[static_cast<std::size_t>(n)].slots) {
+        out.policy = "none";
+        out.why_unbound =
+            fmt::format("{} is oversubscribed ({} processes on {} slots)", map.node_name(n),
+                        map.ranks_on(n).size(), nodes[static_cast<std::size_t>(n)].slots);
+        return out;
+      }
+  }
+  // Several virtual nodes of one machine share its CPUs only when they describe the same one.
+  bool share = shared_machine;
+  for (const NodePlacementInput& node : nodes)
+    share = share && node.topology == nodes.front().topology;
+
+  Usage shared_usage;
+  int placed_before = 0;  // ranks of the earlier virtual nodes of a shared machine
+  std::optional<std::pair<int, Overload>> overload;  // node, counts
+  for (int n = 0; n < map.node_count(); ++n) {
+    const NodePlacementInput& node = nodes[static_cast<std::size_t>(n)];
+    const NodeTopology& topo = node.topology;
+    if (topo.pus.empty()) continue;  // nothing known about this node's CPUs: leave it unbound
+    Usage own;
+    Usage& usage = share ? shared_usage : own;
+    const HwLevel unit_level = topo.count(cpu) > 0 ? cpu : HwLevel::HwThread;
+    const auto units = topo.objects(unit_level);
+    // The bind level's objects; a node without them binds nothing when that is allowed.
+    HwLevel level = *bind;
+    if (level == HwLevel::Numa && topo.count(HwLevel::Numa) == 0) level = HwLevel::Socket;
+    const auto bind_objects = topo.objects(level);
+    if (bind_objects.empty()) {
+      if (explicit_binding && !policy.if_supported)
+        return bad(
+            fmt::format("--bind-to {}: node {} has no {} objects; bind to another object or add "
+                        ":if-supported",
+                        level_name(*bind), map.node_name(n), level_name(*bind)));
+      continue;
+    }
+    // Where each rank was mapped: the objects of --map-by, or by default (mpirun's BYCORE up
+    // to 2 ranks, BYNUMA above, ranked by slot) cores or NUMA nodes, else the whole node.
+    std::vector<std::vector<std::uint32_t>> locale_objects;
+    if (policy.map_level) {
+      locale_objects = topo.objects(*policy.map_level);
+      if (locale_objects.empty() && !policy.if_supported)
+        return bad(fmt::format("--map-by {}: node {} has no {} objects",
+                               level_name(*policy.map_level), map.node_name(n),
+                               level_name(*policy.map_level)));
+    } else if (!policy.map_given && policy.pe == 1) {
+      locale_objects = topo.objects(map.size() <= 2 ? unit_level : HwLevel::Numa);
+      if (locale_objects.empty()) locale_objects = topo.objects(HwLevel::Socket);
+    }
+    const int local_count = static_cast<int>(map.ranks_on(n).size());
+    if (policy.ppr > 0 && !locale_objects.empty() &&
+        local_count > policy.ppr * static_cast<int>(locale_objects.size()))
+      return bad(fmt::format(
+          "--map-by ppr:{}:{}: node {} has {} {} object{}, room for {} processes, but {} were "
+          "placed there; ask for fewer processes (-n) or give the node fewer slots",
+          policy.ppr, level_name(*policy.map_level), map.node_name(n), locale_objects.size(),
+          level_name(*policy.map_level), locale_objects.size() == 1 ? "" : "s",
+          policy.ppr * static_cast<int>(locale_objects.size()), local_count));
+    // Virtual nodes of one machine continue its mapping where the previous node's ended.
+    const int first = share ? placed_before : 0;
+    const int on_machine = share ? map.size() : local_count;
+    placed_before += local_count;
+    for (int i = 0; i < local_count; ++i) {
+      // The rank's locale: the object it was mapped to, or the whole node.
+      std::vector<std::uint32_t> locale;
+      if (!locale_objects.empty()) {
+        const int objects = static_cast<int>(locale_objects.size());
+        const int k = first + i;
+        int object = 0;
+        if (policy.ppr > 0) {
+          object = policy.rank_level == policy.map_level ? k % objects : k / policy.ppr;
+        } else {
+          // Ranked by the mapping's object (its default): round robin over the objects.
+          // Ranked by slot or a smaller object: each object's ranks are consecutive.
+          const bool cyclic =
+              policy.map_given && (!policy.rank_given || policy.rank_level == policy.map_level);
+          const int per = (on_machine + objects - 1) / objects;
+          object = cyclic ? k % objects : k / per;
+        }
+        locale = locale_objects[static_cast<std::size_t>(object % objects)];
+      } else {
+        for (std::uint32_t p = 0; p < topo.pus.size(); ++p) locale.push_back(p);
+      }
+      auto in_locale = [&](const std::vector<std::uint32_t>& pus) {
+        return std::all_of(pus.begin(), pus.end(), [&](std::uint32_t p) {
+          return std::binary_search(locale.begin(), locale.end(), p);
+        });
+      };
+      std::vector<std::uint32_t>& bound =
+          out.pus[static_cast<std::size_t>(n)][static_cast<std::size_t>(i)];
+      if (policy.pe > 1) {
+        // PE CPUs each: the least used CPUs of the locale, first in order.
+        std::vector<int> candidates;
+        for (std::size_t u = 0; u < units.size(); ++u)
+          if (in_locale(units[u])) candidates.push_back(static_cast<int>(u));
+        if (static_cast<int>(candidates.size()) < policy.pe)
+          return bad(fmt::format(
+              "PE={}: node {} has {} {}s where process {} was mapped; ask for fewer CPUs per "
+              "process",
+              policy.pe, map.node_name(n), candidates.size(), level_name(unit_level),
+              map.ranks_on(n)[static_cast<std::size_t>(i)]));
+        std::stable_sort(candidates.begin(), candidates.end(),
+                         [&](int a, int b) { return usage.per_unit[a] < usage.per_unit[b]; });
+        candidates.resize(static_cast<std::size_t>(policy.pe));
+        std::sort(candidates.begin(), candidates.end());
+        for (const int u : candidates) {
+          const auto& pus = units[static_cast<std::size_t>(u)];
+          bound.insert(bound.end(), pus.begin(), pus.end());
+          if (++usage.per_unit[u] > 1 && !overload) overload = {n, Overload{usage.per_unit[u], 1}};
+        }
+        std::sort(bound.begin(), bound.end());
+        continue;
+      }
+      // The bind-level object holding the whole locale (binding upwards), else the least used
+      // one inside it (binding downwards), first in order.
+      int chosen = -1;
+      for (std::size_t b = 0; b < bind_objects.size() && chosen < 0; ++b)
+        if (std::includes(bind_objects[b].begin(), bind_objects[b].end(), locale.begin(),
+                          locale.end()))
+          chosen = static_cast<int>(b);
+      if (chosen < 0)
+        for (std::size_t b = 0; b < bind_objects.size(); ++b)
+          if (in_locale(bind_objects[b]) &&
+              (chosen < 0 || usage.per_object[static_cast<int>(b)] < usage.per_object[chosen]))
+            chosen = static_cast<int>(b);
+      if (chosen < 0) continue;  // no such object where the rank was mapped
+      bound = bind_objects[static_cast<std::size_t>(chosen)];
+      const int ranks = ++usage.per_object[chosen];
+      int cpus = 0;
+      for (const auto& unit : units)
+        cpus += std::includes(bound.begin(), bound.end(), unit.begin(), unit.end()) ? 1 : 0;
+      if (ranks > cpus && !overload) overload = {n, Overload{ranks, cpus}};
+    }
+  }
+  if (overload && !policy.overload_allowed &&
+      !(policy.pe > 1 && policy.oversubscribe.value_or(false))) {
+    if (!explicit_binding) {
+      // mpirun drops a default binding that would overload a CPU, for the whole job.
+      for (auto& node : out.pus)
+        for (auto& rank : node) rank.clear();
+      out.policy = "none";
+      out.why_unbound = fmt::format("binding to {} would put {} processes on {} CPUs of {}",
+                                    level_name(*bind), overload->second.processes,
+                                    overload->second.cpus, map.node_name(overload->first));
+      return out;
+    }
+    return bad(fmt::format(
+        "--bind-to {} would bind more processes than CPUs on a resource (node {}: {} "
+        "processes on {} CPU{}); add the overload-allowed qualifier (--bind-to "
+        "{}:overload-allowed), bind to a bigger object or run fewer processes",
+        level_name(*bind), map.node_name(overload->first), overload->second.processes,
+        overload->second.cpus, overload->second.cpus == 1 ? "" : "s", level_name(*bind)));
+  }
+  out.policy = std::string(level_name(*bind));
+  for (const auto& node : out.pus)
+    for (const auto& rank : node) out.bound = out.bound || !rank.empty();
+  return out;
+}
+
+}  // namespace mpilaunch
+
+namespace mpilaunch {
+
+std::string report_bindings_text(const JobMap& map, const std::vector<ReportNode>& nodes,
+                                 const JobBindings& bindings) {
+  if (bindings.policy == "none") return {};
+  std::string out;
+  for (int rank = 0; rank < map.size(); ++rank) {
+    const int n = map.node_of(rank);
+    const ReportNode& node = nodes[static_cast<std::size_t>(n)];
+    static const NodeTopology kNone;
+    const NodeTopology& topology = node.topology != nullptr ? *node.topology : kNone;
+    const auto& pus =
+        bindings.pus[static_cast<std::size_t>(n)][static_cast<std::size_t>(map.local_rank(rank))];
+    out += fmt::format("[{}:{:05}] {}\n", node.name, node.pid,
+                       report_binding_line(rank, topology, pus));
+  }
+  return out;
+}
+
+std::string display_map_text(const std::string& job, int total_slots, const JobMap& map,
+                             const std::vector<ReportNode>& nodes, const JobBindings& bindings) {
+  std::string out =
+      fmt::format(" Data for JOB [{},1] offset 0 Total slots allocated {}\n\n", job, total_slots);
+  out += " ========================   JOB MAP   ========================\n";
+  for (int n = 0; n < map.node_count(); ++n) {
+    const ReportNode& node = nodes[static_cast<std::size_t>(n)];
+    out += fmt::format("\n Data for node: {}\tNum slots: {}\tMax slots: {}\tNum procs: {}\n",
+                       node.name, node.slots, node.max_slots, map.ranks_on(n).size());
+    for (std::size_t i = 0; i < map.ranks_on(n).size(); ++i) {
+      std::string bound = "N/A";
+      if (bindings.policy != "none") {
+        const auto& pus = bindings.pus[static_cast<std::size_t>(n)][i];
+        const BindingText text = node.topology != nullptr && !pus.empty()
+                                     ? binding_text(*node.topology, pus)
+                                     : BindingText{.everything = true, .where = {}, .map = {}};
+        bound = text.everything ? "UNBOUND" : text.where + ":" + text.map;
+      }
+      out += fmt::format(" \tProcess OMPI jobid: [{},1] App: 0 Process rank: {} Bound: {}\n", job,
+                         map.ranks_on(n)[i], bound);
+    }
+  }
+  out += "\n =============================================================\n";
+  return out;
+}
+
+}  // namespace mpilaunch

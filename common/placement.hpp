@@ -1,0 +1,106 @@
+#pragma once
+/// Mapping, ranking and binding as Open MPI 4.1's mpirun does them: the command line's
+/// placement options, parsed, and each rank's processing units on its node, computed from
+/// every node's topology (common/node_topology.hpp). Pure: the launcher calls it once every
+/// agent has reported its node; the agents bind to the result.
+///
+/// mpirun 4.1.4's defaults, measured on this machine (/work/coord/mpirun-facts.md):
+/// at most 2 ranks: map by core, bind to core (hwthread with --use-hwthread-cpus); more:
+/// map by NUMA, bind to NUMA. --map-by OBJECT binds to that object. A default binding that
+/// would put more ranks on an object than it has CPUs (cores, or hwthreads) is dropped for the
+/// whole job, as is any default binding on an oversubscribed job (more ranks than slots); an
+/// explicit one is refused unless :overload-allowed.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/job_map.hpp"
+#include "common/node_topology.hpp"
+#include "common/result.hpp"
+
+namespace mpilaunch {
+
+/// The placement options as written on the command line (launcher/options.cpp fills it).
+struct PlacementOptions {
+  std::string map_by;   // --map-by: slot|node|OBJECT|ppr:N:OBJECT, then :PE=n,SPAN,... modifiers
+  std::string rank_by;  // --rank-by
+  std::string bind_to;  // --bind-to: none|OBJECT, then :overload-allowed,if-supported
+  bool report_bindings = false;
+  bool display_map = false;
+  bool use_hwthread_cpus = false;
+  std::optional<int> cpus_per_proc;  // --cpus-per-proc / --cpus-per-rank (PE=n)
+};
+
+/// The parsed policy.
+struct PlacementPolicy {
+  bool map_given = false;            // --map-by given (else mpirun's default: core or numa)
+  bool by_node = false;              // --map-by node: ranks dealt round robin over nodes
+  std::optional<HwLevel> map_level;  // --map-by OBJECT, or ppr's object
+  int ppr = 0;                       // ppr:N:OBJECT: N ranks per object (0: not ppr)
+  int pe = 1;                        // CPUs per rank (:PE=n, --cpus-per-proc)
+  bool span = false;
+  bool display = false;               // :DISPLAY, --display-map
+  std::optional<bool> oversubscribe;  // :OVERSUBSCRIBE / :NOOVERSUBSCRIBE
+  std::optional<HwLevel> rank_level;  // --rank-by OBJECT (nullopt: slot, node or default)
+  bool rank_given = false;            // --rank-by given
+  bool bind_given = false;            // --bind-to given
+  bool bind_none = false;             // --bind-to none
+  std::optional<HwLevel> bind_level;  // --bind-to OBJECT
+  bool overload_allowed = false;
+  bool if_supported = false;
+  bool use_hwthreads = false;  // --use-hwthread-cpus: a CPU is a hwthread, not a core
+  bool report_bindings = false;
+};
+
+/// Errors: BadOption naming the option, the value and what is accepted.
+Result<PlacementPolicy> parse_placement(const PlacementOptions& options);
+
+/// One node's part of the job: its slots and its topology (as its agent reported it).
+struct NodePlacementInput {
+  int slots = 1;
+  NodeTopology topology;
+};
+
+/// Each node's ranks (in JobMap::ranks_on order): the PUs each is bound to (indexes into that
+/// node's topology), empty when the rank is not bound.
+struct JobBindings {
+  std::vector<std::vector<std::vector<std::uint32_t>>> pus;  // [node][local rank] -> PUs
+  bool bound = false;       // at least one rank is bound (OMPI_MCA_orte_bound_at_launch)
+  std::string policy;       // "core", "numa", ... or "none": what was applied
+  std::string why_unbound;  // when a default binding was dropped: why
+};
+
+/// Binds every rank of `map`. `shared_machine`: the nodes are virtual nodes of one machine
+/// (same topology): their ranks share its CPUs, so a node's ranks continue where the previous
+/// node's ended instead of all starting at the first core. Errors: BadOption when an explicit
+/// binding cannot be honoured (more ranks than CPUs on an object without :overload-allowed,
+/// an object the node lacks without :if-supported, more PEs than the node has CPUs).
+Result<JobBindings> bind_ranks(const JobMap& map, const std::vector<NodePlacementInput>& nodes,
+                               const PlacementPolicy& policy, bool shared_machine);
+
+}  // namespace mpilaunch
+
+namespace mpilaunch {
+
+/// What the reports say about one node.
+struct ReportNode {
+  std::string name;  // as mpirun names it: the node's own hostname, short
+  int pid = 0;       // the agent's, in place of mpirun's daemon's
+  int slots = 0;
+  int max_slots = 0;  // 0: none
+  const NodeTopology* topology = nullptr;
+};
+
+/// mpirun's --report-bindings lines, in rank order, each ending in '\n': "[vm:1234] MCW rank 0
+/// bound to socket 0[core 0[hwt 0]]: [B/.]". Nothing when the job is not bound.
+std::string report_bindings_text(const JobMap& map, const std::vector<ReportNode>& nodes,
+                                 const JobBindings& bindings);
+
+/// mpirun's --display-map table ("========================   JOB MAP   ========================"),
+/// with `job` in place of its job id and `total_slots` every host's slots.
+std::string display_map_text(const std::string& job, int total_slots, const JobMap& map,
+                             const std::vector<ReportNode>& nodes, const JobBindings& bindings);
+
+}  // namespace mpilaunch

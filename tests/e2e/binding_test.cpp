@@ -1,0 +1,125 @@
+// Binding as mpirun 4.1.4 binds: each rank reports the CPUs it may run on (Cpus_allowed_list)
+// and what Open MPI was told, under mpilaunch and under the real mpirun (through wrap mode) with
+// the same command line; the two must agree. --report-bindings lines must agree too, but for
+// the "[host:pid]" prefix.
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "tests/e2e/support/checks.hpp"
+
+namespace mpilaunch::e2e {
+namespace {
+
+// Each rank prints "rank=R cpus=LIST oversubscribe=0|1 bound=1|" on one line.
+const std::vector<std::string> kReport = {
+    "/bin/sh", "-c",
+    "echo \"rank=$OMPI_COMM_WORLD_RANK cpus=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "
+    "/proc/self/status) oversubscribe=$OMPI_MCA_mpi_oversubscribe "
+    "bound=$OMPI_MCA_orte_bound_at_launch\""};
+
+struct Seen {
+  int status = -1;
+  std::vector<std::string> lines;     // the ranks' lines, sorted
+  std::vector<std::string> bindings;  // --report-bindings lines without "[host:pid] ", sorted
+  std::string text;                   // everything, for messages
+};
+
+Seen seen(const Outcome& o) {
+  Seen s;
+  s.status = o.status();
+  s.text = o.summary();
+  for (const std::string& line : lines_of(o.out))
+    if (line.starts_with("rank=")) s.lines.push_back(line);
+  for (const std::string& line : lines_of(o.err))
+    if (const auto at = line.find("] MCW rank "); at != std::string::npos)
+      s.bindings.push_back(line.substr(at + 2));
+  std::sort(s.lines.begin(), s.lines.end());
+  std::sort(s.bindings.begin(), s.bindings.end());
+  return s;
+}
+
+Seen under_mpilaunch(const std::vector<std::string>& options) {
+  Job job;
+  std::vector<std::string> args = options;
+  args.insert(args.end(), kReport.begin(), kReport.end());
+  const Outcome o = job.launch(args, Millis{120'000});
+  return seen(o);
+}
+
+Seen under_mpirun(const std::vector<std::string>& options) {
+  Job job;
+  std::vector<std::string> args = {"--engine=ompi", "--events", job.events_path()};
+  args.insert(args.end(), options.begin(), options.end());
+  args.insert(args.end(), kReport.begin(), kReport.end());
+  return seen(job.launch_plain(args, Millis{120'000}));
+}
+
+void compare(const std::vector<std::string>& options) {
+  const std::string line = [&] {
+    std::string s;
+    for (const auto& o : options) s += o + " ";
+    return s;
+  }();
+  CAPTURE(line);
+  const Seen ours = under_mpilaunch(options);
+  const Seen theirs = under_mpirun(options);
+  REQUIRE_MESSAGE(theirs.status == 0, theirs.text);
+  CHECK_MESSAGE(ours.status == 0, ours.text);
+  CHECK_MESSAGE(ours.lines == theirs.lines, "mpilaunch:\n", ours.text, "\nmpirun:\n", theirs.text);
+  CHECK_MESSAGE(ours.bindings == theirs.bindings, "mpilaunch:\n", ours.text, "\nmpirun:\n",
+                theirs.text);
+}
+
+}  // namespace
+
+TEST_CASE("binding: ranks get the CPUs mpirun 4.1.4 gives them") {
+  const unsigned cpus = std::thread::hardware_concurrency();
+  compare({"-n", "1", "--report-bindings"});
+  compare({"-n", "1", "--bind-to", "none"});
+  compare({"-n", "3", "--oversubscribe", "--report-bindings"});
+  compare(
+      {"-n", "3", "--oversubscribe", "--bind-to", "core:overload-allowed", "--report-bindings"});
+  compare({"-n", "2", "--oversubscribe", "--bind-to", "socket", "--report-bindings"});
+  if (cpus >= 2) {
+    compare({"-n", "2", "--report-bindings"});
+    compare({"-n", "2", "--bind-to", "core"});
+    compare({"-n", "2", "--map-by", "ppr:1:core", "--report-bindings"});
+    compare({"-n", "2", "--map-by", "node", "--report-bindings"});
+    compare({"-n", "1", "--map-by", "slot:PE=2", "--report-bindings"});
+    compare({"-H", "localhost:3", "-n", "3", "--report-bindings"});
+  }
+}
+
+TEST_CASE("binding: a binding that cannot be honoured is refused before any rank starts") {
+  Job job;
+  std::vector<std::string> args = {"-n", "3", "--oversubscribe", "--bind-to", "core"};
+  args.insert(args.end(), kReport.begin(), kReport.end());
+  const Outcome o = job.launch(args, Millis{120'000});
+  check_error_block(o, "bad-option", o.status());
+  CHECK(o.status() != 0);
+  CHECK_MESSAGE(o.err.find("overload-allowed") != std::string::npos, o.err);
+  CHECK_MESSAGE(o.out.find("rank=") == std::string::npos, o.out);
+}
+
+TEST_CASE("binding: --display-map prints mpirun's table, the events file has every rank's CPUs") {
+  Job job;
+  std::vector<std::string> args = {"-n", "1", "--display-map"};
+  args.insert(args.end(), kReport.begin(), kReport.end());
+  const Outcome o = job.launch(args, Millis{120'000});
+  CHECK_MESSAGE(o.status() == 0, o.summary());
+  CHECK(o.out.find(" ========================   JOB MAP   ========================\n") !=
+        std::string::npos);
+  CHECK(o.out.find("Process rank: 0 Bound: socket 0[core 0[hwt 0]]:[B") != std::string::npos);
+  const auto events = events_named(check_events(job, 0), "placement");
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].value("binding", Json()) == Json("core"));
+  const std::string cpus = events[0]["nodes"][0]["ranks"][0].value("cpus", std::string());
+  CHECK_FALSE(cpus.empty());
+  CHECK_MESSAGE(o.out.find("rank=0 cpus=" + cpus + " ") != std::string::npos, o.out);
+}
+
+}  // namespace mpilaunch::e2e

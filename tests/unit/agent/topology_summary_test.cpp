@@ -1,0 +1,87 @@
+// hwloc's view of saved machines (tests/data/topologies, written by lstopo), summarised as the
+// agent reports it, then mapped and bound as mpirun would.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <iterator>
+
+#include "agent/topology_summary.hpp"
+#include "common/placement.hpp"
+
+using namespace mpilaunch;
+using namespace mpilaunch::agent;
+
+namespace {
+
+NodeTopology saved(const std::string& name) {
+  std::ifstream in(std::string(MPILAUNCH_TEST_DATA_DIR) + "/topologies/" + name);
+  REQUIRE_MESSAGE(in.good(), name);
+  const std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto topology = summarize_xml(xml);
+  REQUIRE_MESSAGE(topology.has_value(), name);
+  return *topology;
+}
+
+std::vector<std::string> bound_cpus(const NodeTopology& t, int ranks, PlacementOptions o) {
+  const auto policy = parse_placement(o);
+  REQUIRE(policy.has_value());
+  const JobMap map({"n"}, std::vector<int>(static_cast<std::size_t>(ranks), 0));
+  const auto b = bind_ranks(map, {{ranks, t}}, policy.value(), false);
+  REQUIRE_MESSAGE(b.has_value(), b.error().detail);
+  std::vector<std::string> out;
+  for (const auto& pus : b->pus[0]) out.push_back(os_cpu_list(t, pus));
+  return out;
+}
+
+using Strings = std::vector<std::string>;
+
+}  // namespace
+
+TEST_CASE("topology summary: this VM's shape, 1 socket of 2 cores") {
+  const NodeTopology t = saved("this-vm-1pack-2core.xml");
+  CHECK(t.pus.size() == 2);
+  CHECK(t.count(HwLevel::Core) == 2);
+  CHECK(t.count(HwLevel::Socket) == 1);
+  CHECK(t.count(HwLevel::Numa) == 1);
+  CHECK(bound_cpus(t, 2, {}) == Strings{"0", "1"});
+  CHECK(report_binding_line(0, t, {0}) == "MCW rank 0 bound to socket 0[core 0[hwt 0]]: [B/.]");
+}
+
+TEST_CASE("topology summary: 2 sockets x 8 cores x 2 hwthreads") {
+  const NodeTopology t = saved("2pack-8core-ht.xml");
+  CHECK(t.pus.size() == 32);
+  CHECK(t.count(HwLevel::Core) == 16);
+  CHECK(t.count(HwLevel::Socket) == 2);
+  CHECK(t.count(HwLevel::L2) == 16);
+  CHECK(t.count(HwLevel::L3) == 2);
+  CHECK(t.count(HwLevel::Numa) == 2);
+  CHECK(bound_cpus(t, 4, {.map_by = "ppr:2:socket", .bind_to = "core"}) ==
+        Strings{"0-1", "2-3", "16-17", "18-19"});
+  CHECK(bound_cpus(t, 4, {}) == Strings{"0-15", "0-15", "16-31", "16-31"});
+  CHECK(bound_cpus(t, 2, {.map_by = "l3cache"}) == Strings{"0-15", "16-31"});
+}
+
+TEST_CASE("topology summary: 4 NUMA nodes on 2 sockets") {
+  const NodeTopology t = saved("2pack-4numa-4core.xml");
+  CHECK(t.count(HwLevel::Numa) == 4);
+  CHECK(t.count(HwLevel::Core) == 16);
+  CHECK(bound_cpus(t, 4, {.map_by = "numa"}) == Strings{"0-3", "4-7", "8-11", "12-15"});
+}
+
+// A Slurm job's cgroup allows 2 cores of each socket: only those are reported, and every rank
+// is bound inside them.
+TEST_CASE("topology summary: a cgroup's subset of the machine") {
+  const NodeTopology t = saved("2pack-8core-ht-cgroup.xml");
+  CHECK(t.pus.size() == 8);
+  CHECK(t.count(HwLevel::Core) == 4);
+  CHECK(t.count(HwLevel::Socket) == 2);
+  CHECK(bound_cpus(t, 2, {}) == Strings{"4-5", "6-7"});
+  CHECK(bound_cpus(t, 4, {.map_by = "socket", .bind_to = "core"}) ==
+        Strings{"4-5", "16-17", "6-7", "18-19"});
+  CHECK(report_binding_line(1, t, {2, 3}) ==
+        "MCW rank 1 bound to socket 0[core 1[hwt 0-1]]: [../BB][../..]");
+}
+
+TEST_CASE("topology summary: unreadable XML is refused") {
+  CHECK_FALSE(summarize_xml("<topology>").has_value());
+}

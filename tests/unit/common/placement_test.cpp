@@ -1,0 +1,231 @@
+// Mapping and binding as mpirun 4.1.4 does them (common/placement.hpp), on hand-built node
+// shapes; tests/unit/agent/topology_summary_test.cpp runs the same on saved hwloc XML.
+#include <doctest/doctest.h>
+
+#include "common/placement.hpp"
+
+using namespace mpilaunch;
+
+namespace {
+
+// sockets x numa per socket x cores x hwthreads, OS indexes in logical order, one L3 per
+// socket, private L2/L1 per core.
+NodeTopology shape(int sockets, int numa_per_socket, int cores_per_numa, int pus_per_core) {
+  NodeTopology t;
+  int core = 0;
+  for (int s = 0; s < sockets; ++s)
+    for (int m = 0; m < numa_per_socket; ++m)
+      for (int c = 0; c < cores_per_numa; ++c, ++core)
+        for (int h = 0; h < pus_per_core; ++h)
+          t.pus.push_back({static_cast<std::uint32_t>(t.pus.size()), core, core, core, s,
+                           s * numa_per_socket + m, s});
+  return t;
+}
+
+PlacementPolicy policy(PlacementOptions o) {
+  auto p = parse_placement(o);
+  REQUIRE_MESSAGE(p.has_value(), p.error().detail);
+  return p.value();
+}
+
+JobMap one_node(int ranks) {
+  return JobMap({"n"}, std::vector<int>(static_cast<std::size_t>(ranks), 0));
+}
+
+// Each rank's CPUs on node 0 as OS CPU lists.
+std::vector<std::string> cpus(const JobBindings& b, const NodeTopology& t, int node = 0) {
+  std::vector<std::string> out;
+  for (const auto& pus : b.pus[static_cast<std::size_t>(node)]) out.push_back(os_cpu_list(t, pus));
+  return out;
+}
+
+using Strings = std::vector<std::string>;
+
+}  // namespace
+
+TEST_CASE("placement: mpirun's default on this machine's shape (1 socket, 2 cores)") {
+  const NodeTopology vm = shape(1, 1, 2, 1);
+  // -n 2: bound to core 0 and core 1.
+  auto b = bind_ranks(one_node(2), {{2, vm}}, policy({}), false);
+  REQUIRE(b.has_value());
+  CHECK(b->policy == "core");
+  CHECK(b->bound);
+  CHECK(cpus(*b, vm) == Strings{"0", "1"});
+  // -n 1: core 0.
+  b = bind_ranks(one_node(1), {{2, vm}}, policy({}), false);
+  CHECK(cpus(*b, vm) == Strings{"0"});
+  // -n 3 --oversubscribe: nobody bound.
+  b = bind_ranks(one_node(3), {{2, vm}}, policy({}), false);
+  REQUIRE(b.has_value());
+  CHECK(b->policy == "none");
+  CHECK_FALSE(b->bound);
+  CHECK(cpus(*b, vm) == Strings{"", "", ""});
+  // -H localhost:3 -n 3: NUMA binding would put 3 ranks on 2 cores: dropped, unbound.
+  b = bind_ranks(one_node(3), {{3, vm}}, policy({}), false);
+  REQUIRE(b.has_value());
+  CHECK_FALSE(b->bound);
+  CHECK_FALSE(b->why_unbound.empty());
+  // -H localhost:3 -n 2: still core.
+  b = bind_ranks(one_node(2), {{3, vm}}, policy({}), false);
+  CHECK(cpus(*b, vm) == Strings{"0", "1"});
+}
+
+TEST_CASE("placement: --bind-to and its qualifiers") {
+  const NodeTopology vm = shape(1, 1, 2, 1);
+  // --bind-to none
+  auto b = bind_ranks(one_node(2), {{2, vm}}, policy({.bind_to = "none"}), false);
+  CHECK_FALSE(b->bound);
+  // --bind-to socket: every PU, mpirun's "not bound (or bound to all available processors)".
+  b = bind_ranks(one_node(2), {{2, vm}}, policy({.bind_to = "socket"}), false);
+  CHECK(cpus(*b, vm) == Strings{"0-1", "0-1"});
+  CHECK(report_binding_line(0, vm, b->pus[0][0]) ==
+        "MCW rank 0 is not bound (or bound to all available processors)");
+  // 3 ranks, --bind-to core, oversubscribed: refused, as mpirun refuses it.
+  b = bind_ranks(one_node(3), {{2, vm}}, policy({.bind_to = "core"}), false);
+  REQUIRE_FALSE(b.has_value());
+  CHECK(b.error().kind == ErrorKind::BadOption);
+  CHECK(b.error().detail.find("overload-allowed") != std::string::npos);
+  // ... and :overload-allowed binds rank 2 to core 0 again (mpirun: B/. ./B B/.).
+  b = bind_ranks(one_node(3), {{2, vm}}, policy({.bind_to = "core:overload-allowed"}), false);
+  REQUIRE(b.has_value());
+  CHECK(cpus(*b, vm) == Strings{"0", "1", "0"});
+  // An object the node lacks: refused, or nothing with :if-supported.
+  NodeTopology no_l3 = vm;
+  for (auto& pu : no_l3.pus) pu.l3 = -1;
+  CHECK_FALSE(bind_ranks(one_node(1), {{2, no_l3}}, policy({.bind_to = "l3cache"}), false));
+  b = bind_ranks(one_node(1), {{2, no_l3}}, policy({.bind_to = "l3cache:if-supported"}), false);
+  REQUIRE(b.has_value());
+  CHECK_FALSE(b->bound);
+}
+
+TEST_CASE("placement: two sockets of 8 cores with hyperthreads") {
+  const NodeTopology big = shape(2, 1, 8, 2);
+  // -n 2: cores 0 and 1 of socket 0, both hwthreads each.
+  auto b = bind_ranks(one_node(2), {{16, big}}, policy({}), false);
+  CHECK(cpus(*b, big) == Strings{"0-1", "2-3"});
+  CHECK(report_binding_line(1, big, b->pus[0][1]) ==
+        "MCW rank 1 bound to socket 0[core 1[hwt 0-1]]: "
+        "[../BB/../../../../../..][../../../../../../../..]");
+  // --use-hwthread-cpus -n 2: one hwthread each.
+  b = bind_ranks(one_node(2), {{32, big}}, policy({.use_hwthread_cpus = true}), false);
+  CHECK(cpus(*b, big) == Strings{"0", "1"});
+  CHECK(report_binding_line(1, big, b->pus[0][1]) ==
+        "MCW rank 1 bound to socket 0[core 0[hwt 1]]: "
+        "[.B/../../../../../../..][../../../../../../../..]");
+  // -n 4: NUMA (here one per socket), ranks in blocks by slot: 0,1 on the first, 2,3 on the next.
+  b = bind_ranks(one_node(4), {{16, big}}, policy({}), false);
+  CHECK(b->policy == "numa");
+  CHECK(cpus(*b, big) == Strings{"0-15", "0-15", "16-31", "16-31"});
+  // --map-by socket: round robin over sockets, bound to the socket.
+  b = bind_ranks(one_node(4), {{16, big}}, policy({.map_by = "socket"}), false);
+  CHECK(cpus(*b, big) == Strings{"0-15", "16-31", "0-15", "16-31"});
+  // --map-by socket --bind-to core: the next free core of each rank's socket.
+  b = bind_ranks(one_node(4), {{16, big}}, policy({.map_by = "socket", .bind_to = "core"}), false);
+  CHECK(cpus(*b, big) == Strings{"0-1", "16-17", "2-3", "18-19"});
+  // --map-by slot:PE=2: two cores each, in order.
+  b = bind_ranks(one_node(2), {{16, big}}, policy({.map_by = "slot:PE=2"}), false);
+  CHECK(cpus(*b, big) == Strings{"0-3", "4-7"});
+  CHECK(report_binding_line(0, big, b->pus[0][0]) ==
+        "MCW rank 0 bound to socket 0[core 0[hwt 0-1]], socket 0[core 1[hwt 0-1]]: "
+        "[BB/BB/../../../../../..][../../../../../../../..]");
+  // --cpus-per-proc 3 with hwthreads.
+  b = bind_ranks(one_node(2), {{32, big}}, policy({.use_hwthread_cpus = true, .cpus_per_proc = 3}),
+                 false);
+  CHECK(cpus(*b, big) == Strings{"0-2", "3-5"});
+  // ppr:2:socket: two per socket, ranked by slot (0 1 | 2 3) or by socket (0 2 | 1 3).
+  b = bind_ranks(one_node(4), {{16, big}}, policy({.map_by = "ppr:2:socket", .bind_to = "core"}),
+                 false);
+  CHECK(cpus(*b, big) == Strings{"0-1", "2-3", "16-17", "18-19"});
+  b = bind_ranks(one_node(4), {{16, big}},
+                 policy({.map_by = "ppr:2:socket", .rank_by = "socket", .bind_to = "core"}), false);
+  CHECK(cpus(*b, big) == Strings{"0-1", "16-17", "2-3", "18-19"});
+  // More PEs than cores: refused before any rank starts.
+  CHECK_FALSE(bind_ranks(one_node(1), {{16, big}}, policy({.map_by = "slot:PE=17"}), false));
+}
+
+TEST_CASE("placement: four NUMA nodes") {
+  const NodeTopology numa4 = shape(2, 2, 4, 1);
+  auto b = bind_ranks(one_node(8), {{16, numa4}}, policy({}), false);
+  CHECK(b->policy == "numa");
+  CHECK(cpus(*b, numa4) == Strings{"0-3", "0-3", "4-7", "4-7", "8-11", "8-11", "12-15", "12-15"});
+  b = bind_ranks(one_node(4), {{16, numa4}}, policy({.map_by = "numa"}), false);
+  CHECK(cpus(*b, numa4) == Strings{"0-3", "4-7", "8-11", "12-15"});
+  // ppr binds as the job's size says (numa above 2 ranks), or as --bind-to says.
+  b = bind_ranks(one_node(4), {{16, numa4}}, policy({.map_by = "ppr:1:numa"}), false);
+  CHECK(cpus(*b, numa4) == Strings{"0-3", "4-7", "8-11", "12-15"});
+  b = bind_ranks(one_node(4), {{16, numa4}}, policy({.map_by = "ppr:1:numa", .bind_to = "core"}),
+                 false);
+  CHECK(cpus(*b, numa4) == Strings{"0", "4", "8", "12"});
+  // More ranks than ppr allows on the node: refused, naming the node's objects.
+  CHECK_FALSE(bind_ranks(one_node(5), {{16, numa4}}, policy({.map_by = "ppr:1:numa"}), false));
+}
+
+TEST_CASE("placement: virtual nodes of one machine do not all start at its first core") {
+  const NodeTopology vm = shape(1, 1, 2, 1);
+  const JobMap two({"node1", "node2"}, {0, 1});
+  auto b = bind_ranks(two, {{1, vm}, {1, vm}}, policy({}), true);
+  REQUIRE(b.has_value());
+  CHECK(cpus(*b, vm, 0) == Strings{"0"});
+  CHECK(cpus(*b, vm, 1) == Strings{"1"});
+  // Separate machines each start at their first core.
+  b = bind_ranks(two, {{1, vm}, {1, vm}}, policy({}), false);
+  CHECK(cpus(*b, vm, 1) == Strings{"0"});
+  // Two ranks per virtual node on 2 cores: would overload, so the default leaves them unbound.
+  const JobMap four({"node1", "node2"}, {0, 0, 1, 1});
+  b = bind_ranks(four, {{2, vm}, {2, vm}}, policy({}), true);
+  REQUIRE(b.has_value());
+  CHECK_FALSE(b->bound);
+  // A node whose agent reported nothing stays unbound.
+  b = bind_ranks(one_node(1), {{2, NodeTopology{}}}, policy({}), false);
+  REQUIRE(b.has_value());
+  CHECK_FALSE(b->bound);
+}
+
+TEST_CASE("placement: option values are checked, with what is accepted") {
+  for (const PlacementOptions& bad :
+       {PlacementOptions{.map_by = "bogus"}, PlacementOptions{.map_by = "ppr:x:socket"},
+        PlacementOptions{.map_by = "ppr:2"}, PlacementOptions{.map_by = "core:PE=0"},
+        PlacementOptions{.map_by = "core:WHAT"}, PlacementOptions{.rank_by = "sideways"},
+        PlacementOptions{.bind_to = "cpu"}, PlacementOptions{.bind_to = "core:maybe"},
+        PlacementOptions{.map_by = "seq"},
+        PlacementOptions{.bind_to = "none", .cpus_per_proc = 2}}) {
+    CAPTURE(bad.map_by);
+    CAPTURE(bad.bind_to);
+    const auto p = parse_placement(bad);
+    REQUIRE_FALSE(p.has_value());
+    CHECK(p.error().kind == ErrorKind::BadOption);
+  }
+  const PlacementPolicy p = policy(
+      {.map_by = "PPR:2:Socket:PE=2,SPAN,OVERSUBSCRIBE", .bind_to = "Core:Overload-Allowed"});
+  CHECK(p.ppr == 2);
+  CHECK(p.map_level == HwLevel::Socket);
+  CHECK(p.pe == 2);
+  CHECK(p.span);
+  CHECK(p.oversubscribe == true);
+  CHECK(p.bind_level == HwLevel::Core);
+  CHECK(p.overload_allowed);
+  CHECK(policy({.map_by = "slot:NOOVERSUBSCRIBE"}).oversubscribe == false);
+  CHECK(policy({.map_by = "ppr:4:node"}).map_level == HwLevel::Board);
+}
+
+TEST_CASE("placement: mpirun's --report-bindings and --display-map text") {
+  const NodeTopology vm = shape(1, 1, 2, 1);
+  auto b = bind_ranks(one_node(2), {{2, vm}}, policy({}), false);
+  REQUIRE(b.has_value());
+  const std::vector<ReportNode> nodes = {{"vm", 1234, 2, 0, &vm}};
+  CHECK(report_bindings_text(one_node(2), nodes, *b) ==
+        "[vm:01234] MCW rank 0 bound to socket 0[core 0[hwt 0]]: [B/.]\n"
+        "[vm:01234] MCW rank 1 bound to socket 0[core 1[hwt 0]]: [./B]\n");
+  CHECK(display_map_text("77", 2, one_node(2), nodes, *b) ==
+        " Data for JOB [77,1] offset 0 Total slots allocated 2\n\n"
+        " ========================   JOB MAP   ========================\n\n"
+        " Data for node: vm\tNum slots: 2\tMax slots: 0\tNum procs: 2\n"
+        " \tProcess OMPI jobid: [77,1] App: 0 Process rank: 0 Bound: socket 0[core 0[hwt "
+        "0]]:[B/.]\n"
+        " \tProcess OMPI jobid: [77,1] App: 0 Process rank: 1 Bound: socket 0[core 1[hwt "
+        "0]]:[./B]\n"
+        "\n =============================================================\n");
+  b = bind_ranks(one_node(3), {{2, vm}}, policy({}), false);
+  CHECK(report_bindings_text(one_node(3), nodes, *b).empty());
+  CHECK(display_map_text("77", 2, one_node(3), nodes, *b).find("Bound: N/A") != std::string::npos);
+}
