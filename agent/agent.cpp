@@ -9,7 +9,7 @@
 #include <memory>
 #include <system_error>
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include "agent/namespace_info.hpp"
 #include "agent/rank_env.hpp"
@@ -61,37 +61,38 @@ void Agent::on_message(protocol::Envelope envelope) {
   using namespace protocol;
   const std::uint32_t id = envelope.id;
   const std::uint32_t refers_to = envelope.refers_to;
-  std::visit(Overloaded{
-                 [&](const LauncherHello& m) { handle(m); },
-                 [&](const JobSpec& m) { handle(m); },
-                 [&](const Spawn& m) { handle(m); },
-                 [&](const Kill& m) { handle(m); },
-                 [&](const Shutdown& m) { handle(m); },
-                 [&](const FenceRelease& m) {
-                   const auto it = pending_fences_.find({m.nspace + "|" + m.procs, m.seq});
-                   if (it == pending_fences_.end()) return;
-                   it->second(m.status, m.data);
-                   pending_fences_.erase(it);
-                 },
-                 [&](const DmodexRequest& m) {
-                   pmix_.request_dmodex(
-                       m.nspace, m.rank, [this, id](int status, std::span<const std::byte> data) {
-                         frames_.send(DmodexReply{status, {data.begin(), data.end()}}, 0, id);
-                       });
-                 },
-                 [&](const DmodexReply& m) {
-                   const auto it = pending_dmodex_.find(refers_to);
-                   if (it == pending_dmodex_.end()) return;
-                   it->second(m.status, m.data);
-                   pending_dmodex_.erase(it);
-                 },
-                 [&](const auto& m) {
-                   fail(Error{.kind = ErrorKind::MalformedFrame,
-                              .detail = fmt::format("the agent does not accept message type {}",
-                                                    static_cast<int>(type_of(Message{m})))});
-                 },
-             },
-             envelope.message);
+  std::visit(
+      Overloaded{
+          [&](const LauncherHello& m) { handle(m); },
+          [&](const JobSpec& m) { handle(m); },
+          [&](const Spawn& m) { handle(m); },
+          [&](const Kill& m) { handle(m); },
+          [&](const Shutdown& m) { handle(m); },
+          [&](const FenceRelease& m) {
+            const auto it = pending_fences_.find({m.nspace + "|" + m.procs, m.seq});
+            if (it == pending_fences_.end()) return;
+            it->second(m.status, m.data);
+            pending_fences_.erase(it);
+          },
+          [&](const DmodexRequest& m) {
+            pmix_.request_dmodex(
+                m.nspace, m.rank, [this, id](int status, std::span<const std::byte> data) {
+                  frames_.send(DmodexReply{status, {data.begin(), data.end()}}, 0, id);
+                });
+          },
+          [&](const DmodexReply& m) {
+            const auto it = pending_dmodex_.find(refers_to);
+            if (it == pending_dmodex_.end()) return;
+            it->second(m.status, m.data);
+            pending_dmodex_.erase(it);
+          },
+          [&](const auto& m) {
+            fail(Error{.kind = ErrorKind::MalformedFrame,
+                       .detail = mpilaunch::format("the agent does not accept message type {}",
+                                                   static_cast<int>(type_of(Message{m})))});
+          },
+      },
+      envelope.message);
 }
 
 void Agent::on_closed(std::optional<Error> why) {
@@ -116,7 +117,7 @@ void Agent::handle(const protocol::LauncherHello& m) {
 }
 
 std::string Agent::node_dir() const {
-  return fmt::format("{}/node{}", job_->tmpdir, hello_->node_index);
+  return mpilaunch::format("{}/node{}", job_->tmpdir, hello_->node_index);
 }
 
 void Agent::handle(const protocol::JobSpec& m) {
@@ -150,7 +151,8 @@ void Agent::handle(const protocol::JobSpec& m) {
       return fail(e);
     }
     job_dir_ = std::move(hold).value();
-    cgroup_.start(fmt::format("mpilaunch-{}-node{}-{}", m.job_id, hello_->node_index, ::getpid()));
+    cgroup_.start(
+        mpilaunch::format("mpilaunch-{}-node{}-{}", m.job_id, hello_->node_index, ::getpid()));
   }
   if (pmi_) pmi_->close_all();
   pmi_.reset();
@@ -171,15 +173,17 @@ void Agent::handle(const protocol::JobSpec& m) {
   for (const char* sub : {"pmix", "vader", "ompi"})
     std::filesystem::create_directories(node_dir() + "/" + sub, ec);
   if (ec)
-    return fail(Error{.kind = ErrorKind::OutOfResources,
-                      .host = hello_->node_name,
-                      .detail = fmt::format("cannot create {}: {}", node_dir(), ec.message())});
+    return fail(
+        Error{.kind = ErrorKind::OutOfResources,
+              .host = hello_->node_name,
+              .detail = mpilaunch::format("cannot create {}: {}", node_dir(), ec.message())});
   // For the PMIx server and for the ranks' own hwloc discovery in MPI_Init (rank_env.hpp).
   if (!topology_xml_) topology_xml_ = topology_file();
   if (!m.serve_pmix) return;  // MPICH-only job: no PMIx server needed
   if (!pmix_.initialized()) {
     // The store is chosen once, for the first job; restarts keep the server.
-    const std::string_view gds = default_gds(values->local_ranks.size(), values->job_size);
+    const std::string_view gds = default_gds(values->local_ranks.size(), values->job_size,
+                                             offers_shared_store(pmix_library_version()));
     if (auto st = pmix_.init(hello_->node_name, hello_->node_index, node_dir() + "/pmix", gds,
                              values->job_size, *topology_xml_);
         !st)
@@ -430,8 +434,8 @@ void Agent::on_pmi_abort(std::uint32_t rank, int exit_code) {
 void Agent::on_pmi_barrier(std::vector<std::byte> blob) {
   if (!job_ || !pmi_) return;
   // The same relay as a PMIx fence over the whole namespace: every node's blob, node order.
-  on_fence(job_->nspace, fmt::format("{}:{};", job_->nspace, protocol::kWildcardRank), true, 0,
-           std::move(blob), [server = pmi_](int status, std::span<const std::byte> data) {
+  on_fence(job_->nspace, mpilaunch::format("{}:{};", job_->nspace, protocol::kWildcardRank), true,
+           0, std::move(blob), [server = pmi_](int status, std::span<const std::byte> data) {
              if (status == 0) server->release(data);
            });
 }

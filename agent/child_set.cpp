@@ -17,8 +17,8 @@
 #include <memory>
 #include <string>
 
-#include <fmt/format.h>
 #include <hwloc.h>
+#include "common/text_format.hpp"
 
 namespace mpilaunch::agent {
 namespace {
@@ -200,15 +200,16 @@ Result<SpawnedChild> ChildSet::spawn(const SpawnRequest& request) {
       why = std::strerror(errno);
     if (!why.empty())
       return Error{.kind = ErrorKind::WdirError,
-                   .detail = fmt::format("{}: {}", request.wdir, why)};
+                   .detail = mpilaunch::format("{}: {}", request.wdir, why)};
   }
   auto path = resolve_executable(request.argv.at(0), request.env, request.wdir);
   if (!path) return path.error();
   CpuMask cpus;
   if (!request.cpus.empty() && !read_cpu_list(request.cpus, cpus))
-    return Error{.kind = ErrorKind::BadOption,
-                 .rank = static_cast<int>(request.rank),
-                 .detail = fmt::format("cannot bind to CPUs '{}': not a CPU list", request.cpus)};
+    return Error{
+        .kind = ErrorKind::BadOption,
+        .rank = static_cast<int>(request.rank),
+        .detail = mpilaunch::format("cannot bind to CPUs '{}': not a CPU list", request.cpus)};
 
   // Everything the child touches is prepared before fork: it only calls async-signal-safe code.
   std::vector<char*> argv, envp;
@@ -268,7 +269,7 @@ Result<SpawnedChild> ChildSet::spawn(const SpawnRequest& request) {
     ::close(out[0]), ::close(err[0]), ::close(status_pipe[0]);
     return Error{.kind = ErrorKind::OutOfResources,
                  .rank = static_cast<int>(request.rank),
-                 .detail = fmt::format("clone: {}", std::strerror(fork_errno))};
+                 .detail = mpilaunch::format("clone: {}", std::strerror(fork_errno))};
   }
   ::setpgid(pid, pid);  // also here, so the group exists before we may signal it
   children_[pid] = request.rank;
@@ -289,14 +290,16 @@ Status ChildSet::confirm_exec(SpawnedChild& child) {
   ::close(child.stderr_fd);
   child.stdout_fd = child.stderr_fd = -1;
   if (failure.stage == 'B')
-    return Error{.kind = ErrorKind::BadOption,
-                 .detail = fmt::format("binding {} to its CPUs failed: {}; choose CPUs this node "
-                                       "allows, or --bind-to none",
-                                       child.program, std::strerror(failure.err))};
-  Error e = failure.stage == 'W'
-                ? Error{.kind = ErrorKind::WdirError,
-                        .detail = fmt::format("{}: {}", child.wdir, std::strerror(failure.err))}
-                : executable_error(failure.err, child.program);
+    return Error{
+        .kind = ErrorKind::BadOption,
+        .detail = mpilaunch::format("binding {} to its CPUs failed: {}; choose CPUs this node "
+                                    "allows, or --bind-to none",
+                                    child.program, std::strerror(failure.err))};
+  Error e =
+      failure.stage == 'W'
+          ? Error{.kind = ErrorKind::WdirError,
+                  .detail = mpilaunch::format("{}: {}", child.wdir, std::strerror(failure.err))}
+          : executable_error(failure.err, child.program);
   return e;
 }
 

@@ -1,14 +1,14 @@
 #include "agent/namespace_info.hpp"
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 namespace mpilaunch::agent {
 
 Result<NamespaceValues> namespace_values(const protocol::JobSpec& spec, std::uint32_t node_index) {
   if (node_index >= spec.nodes.size())
     return Error{.kind = ErrorKind::MalformedFrame,
-                 .detail = fmt::format("job spec has {} nodes, this agent is node {}",
-                                       spec.nodes.size(), node_index)};
+                 .detail = mpilaunch::format("job spec has {} nodes, this agent is node {}",
+                                             spec.nodes.size(), node_index)};
   NamespaceValues v;
   v.job_id = spec.job_id;
   v.num_nodes = static_cast<std::uint32_t>(spec.nodes.size());
@@ -22,20 +22,21 @@ Result<NamespaceValues> namespace_values(const protocol::JobSpec& spec, std::uin
   std::vector<std::string> names, groups;
   for (const auto& node : spec.nodes) {
     names.push_back(node.name);
-    groups.push_back(fmt::format("{}", fmt::join(node.ranks, ",")));
+    groups.push_back(mpilaunch::format("{}", fmt::join(node.ranks, ",")));
     for (const std::uint32_t rank : node.ranks) {
       if (rank >= total || seen[rank])
-        return Error{.kind = ErrorKind::MalformedFrame,
-                     .detail = fmt::format("job spec places rank {} twice or out of range", rank)};
+        return Error{
+            .kind = ErrorKind::MalformedFrame,
+            .detail = mpilaunch::format("job spec places rank {} twice or out of range", rank)};
       seen[rank] = true;
     }
   }
-  v.node_list = fmt::format("{}", fmt::join(names, ","));
-  v.proc_list = fmt::format("{}", fmt::join(groups, ";"));
+  v.node_list = mpilaunch::format("{}", fmt::join(names, ","));
+  v.proc_list = mpilaunch::format("{}", fmt::join(groups, ";"));
   v.node_id = node_index;
   v.hostname = spec.nodes[node_index].name;
   v.local_ranks = spec.nodes[node_index].ranks;
-  v.local_peers = fmt::format("{}", fmt::join(v.local_ranks, ","));
+  v.local_peers = mpilaunch::format("{}", fmt::join(v.local_ranks, ","));
   v.oversubscribed = oversubscribed(spec.nodes[node_index]);
   return v;
 }

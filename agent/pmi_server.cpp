@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 namespace mpilaunch::agent {
 namespace {
@@ -26,7 +26,7 @@ Result<int> PmiServer::open(std::uint32_t rank) {
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
     return Error{.kind = ErrorKind::OutOfResources,
                  .rank = static_cast<int>(rank),
-                 .detail = fmt::format("PMI socketpair: {}", std::strerror(errno))};
+                 .detail = mpilaunch::format("PMI socketpair: {}", std::strerror(errno))};
   auto socket = std::make_shared<asio::local::stream_protocol::socket>(io_);
   boost::system::error_code ec;
   socket->assign(asio::local::stream_protocol(), fds[0], ec);
@@ -35,7 +35,7 @@ Result<int> PmiServer::open(std::uint32_t rank) {
     ::close(fds[1]);
     return Error{.kind = ErrorKind::OutOfResources,
                  .rank = static_cast<int>(rank),
-                 .detail = fmt::format("PMI socket: {}", ec.message())};
+                 .detail = mpilaunch::format("PMI socket: {}", ec.message())};
   }
   links_[rank] = Link{socket, {}, 0, false};
   asio::co_spawn(io_, read_loop(rank, socket), asio::detached);
@@ -81,7 +81,7 @@ void PmiServer::act_on(const std::vector<pmi::Output>& outputs) {
         events_.on_pmi_finalized(rank);
         break;
       case pmi::Output::Kind::ProtocolError:
-        drop(rank, fmt::format("PMI protocol error from rank {}: {}", o.rank, o.bytes));
+        drop(rank, mpilaunch::format("PMI protocol error from rank {}: {}", o.rank, o.bytes));
         break;
     }
   }
@@ -94,7 +94,8 @@ void PmiServer::send(std::uint32_t rank, std::string bytes) {
   link.queued += bytes.size();
   link.queue.push_back(std::move(bytes));
   if (link.queued > kMaxQueuedReplyBytes)
-    return drop(rank, fmt::format("rank {} sends PMI commands without reading the replies", rank));
+    return drop(rank,
+                mpilaunch::format("rank {} sends PMI commands without reading the replies", rank));
   if (!link.writing) {
     link.writing = true;
     asio::co_spawn(io_, write_loop(rank), asio::detached);

@@ -11,7 +11,7 @@
 #include <cstring>
 #include <string_view>
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include "agent/peer_sockets.hpp"
 #include "agent/rank_env.hpp"
@@ -73,7 +73,7 @@ class InfoList {
 
 Status pmix_failure(const char* call, pmix_status_t rc) {
   return Error{.kind = ErrorKind::PmixError,
-               .detail = fmt::format("{} failed: {} ({})", call, PMIx_Error_string(rc), rc)};
+               .detail = mpilaunch::format("{} failed: {} ({})", call, PMIx_Error_string(rc), rc)};
 }
 
 std::vector<std::byte> copy_bytes(const char* data, std::size_t size) {
@@ -138,7 +138,7 @@ pmix_status_t on_fence(const pmix_proc_t procs[], size_t nprocs, const pmix_info
   if (nprocs == 0) return PMIX_ERR_BAD_PARAM;
   std::string signature;
   for (size_t i = 0; i < nprocs; ++i)
-    signature += fmt::format("{}:{};", procs[i].nspace, procs[i].rank);
+    signature += mpilaunch::format("{}:{};", procs[i].nspace, procs[i].rank);
   bool collect = false;
   int local_status = PMIX_SUCCESS;
   for (size_t i = 0; i < ninfo; ++i) {

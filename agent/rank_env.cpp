@@ -123,8 +123,19 @@ bool topology_steered(const std::vector<std::string>& rank_env,
   return gpu_visibility(rank_env) != gpu_visibility(agent_env);
 }
 
-std::string_view default_gds(std::size_t local_ranks, std::size_t job_size) {
-  return local_ranks * job_size >= kSharedStoreWork ? "ds21,hash" : "hash";
+std::string_view default_gds(std::size_t local_ranks, std::size_t job_size, bool shared_store) {
+  return shared_store && local_ranks * job_size >= kSharedStoreWork ? "ds21,hash" : "hash";
+}
+
+bool offers_shared_store(std::string_view pmix_version) {
+  const std::size_t digit = pmix_version.find_first_of("0123456789");
+  if (digit == std::string_view::npos) return true;  // unknown: as before, libpmix decides
+  int major = 0;
+  for (std::size_t i = digit;
+       i < pmix_version.size() && pmix_version[i] >= '0' && pmix_version[i] <= '9' && major < 1000;
+       ++i)
+    major = major * 10 + (pmix_version[i] - '0');
+  return major < 5;
 }
 
 std::size_t shared_store_meta_bytes(std::size_t job_size) {

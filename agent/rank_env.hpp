@@ -59,8 +59,13 @@ std::optional<std::string> gds_with_hash(std::string_view value);
 /// segment, and a meta segment sized to the job), so it pays only for big nodes of big jobs:
 /// 256 ranks on 8 nodes ran 28 % faster with it, 128 on 16 nodes 4 % and 32 on one node 6 %
 /// faster once the meta segment was sized to the job (it was 4 MiB), 64 on 4 nodes and 64 on
-/// 8 no faster, 16 on one node slower (docs/benchmarks.md, case 8).
-std::string_view default_gds(std::size_t local_ranks, std::size_t job_size);
+/// 8 no faster, 16 on one node slower (docs/benchmarks.md, case 8). Always hash when the
+/// installed libpmix has no ds21 (`shared_store`: offers_shared_store()).
+std::string_view default_gds(std::size_t local_ranks, std::size_t job_size, bool shared_store);
+
+/// Whether the libpmix of this version string (PMIx_Get_version(): "OpenPMIx 4.2.2, ...") has
+/// the ds21 shared-memory store: PMIx 5 removed ds12 and ds21 (it has hash and shmem2).
+bool offers_shared_store(std::string_view pmix_version);
 inline constexpr std::size_t kSharedStoreWork = 1024;  // local ranks x job size, from case 8
 
 /// NS_META_SEG_SIZE for a job of `job_size` ranks when the user set none. The shared-memory

@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include "agent/login_shell.hpp"
 #include "agent/pmix_host.hpp"
@@ -42,38 +42,38 @@ int run_self_check() {
   const std::optional<long> login_ms = login_shell_ms();
   bool ok = true;
   std::string out = "mpilaunch-self-check=1\n";
-  out += fmt::format("version={}\nprotocol={}\n", MPILAUNCH_VERSION,
-                     static_cast<unsigned>(protocol::kProtocolVersion));
+  out += mpilaunch::format("version={}\nprotocol={}\n", MPILAUNCH_VERSION,
+                           static_cast<unsigned>(protocol::kProtocolVersion));
   char name[256] = {};
-  out += fmt::format("hostname={}\n", ::gethostname(name, sizeof name - 1) == 0 ? name : "");
-  out += fmt::format("cpus={}\n", ::sysconf(_SC_NPROCESSORS_ONLN));
-  if (login_ms) out += fmt::format("login_ms={}\n", *login_ms);
+  out += mpilaunch::format("hostname={}\n", ::gethostname(name, sizeof name - 1) == 0 ? name : "");
+  out += mpilaunch::format("cpus={}\n", ::sysconf(_SC_NPROCESSORS_ONLN));
+  if (login_ms) out += mpilaunch::format("login_ms={}\n", *login_ms);
 
   const std::string base = temp_base();
-  out += fmt::format("tmpdir={}\n", base);
+  out += mpilaunch::format("tmpdir={}\n", base);
   std::string scratch = base + "/mpilaunch-self-check-XXXXXX";
   if (::mkdtemp(scratch.data()) == nullptr) {
     ok = false;
-    out += fmt::format("tmpdir_error=cannot create a directory in {}: {}\n", base,
-                       std::strerror(errno));
+    out += mpilaunch::format("tmpdir_error=cannot create a directory in {}: {}\n", base,
+                             std::strerror(errno));
     scratch.clear();
   }
 
-  out += fmt::format("pmix={}\n", one_line(pmix_library_version()));
+  out += mpilaunch::format("pmix={}\n", one_line(pmix_library_version()));
   if (scratch.empty()) {
     ok = false;
     out += "pmix_error=not tried: no writable temp dir for the PMIx server\n";
   } else if (Status st = pmix_self_test(scratch); !st) {
     ok = false;
-    out += fmt::format("pmix_error={}\n", one_line(st.error().detail));
+    out += mpilaunch::format("pmix_error={}\n", one_line(st.error().detail));
   }
   if (!scratch.empty()) {
-    const std::string rm = fmt::format("rm -rf '{}'", scratch);  // libpmix leaves files in it
+    const std::string rm = mpilaunch::format("rm -rf '{}'", scratch);  // libpmix leaves files in it
     if (std::system(rm.c_str()) != 0) out += "tmpdir_warning=scratch dir not removed\n";
   }
   // Last, so that the launcher's receive time is as close as possible.
   const auto now = std::chrono::system_clock::now().time_since_epoch();
-  out += fmt::format("time={:.6f}\n", std::chrono::duration<double>(now).count());
+  out += mpilaunch::format("time={:.6f}\n", std::chrono::duration<double>(now).count());
   std::fputs(out.c_str(), stdout);
   std::fflush(stdout);
   return ok ? 0 : 1;

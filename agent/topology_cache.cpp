@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include "agent/topology_key.hpp"
 #include "common/file_text.hpp"
@@ -44,7 +44,7 @@ TopologyFacts read_facts(const std::vector<std::string>& environment) {
                        .cpus_online = file_text("/sys/devices/system/cpu/online"),
                        .cpus_allowed = status_field(status, "Cpus_allowed_list"),
                        .mems_allowed = status_field(status, "Mems_allowed_list"),
-                       .hwloc = fmt::format("{:x}", version),
+                       .hwloc = mpilaunch::format("{:x}", version),
                        .gpus = gpu_visibility(environment),
                        .plugins = hwloc_plugin_choice(environment)};
 }
@@ -131,7 +131,7 @@ std::string topology_cache_dir() {
     const char* tmp = std::getenv("TMPDIR");
     base = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
   }
-  const std::string dir = fmt::format("{}/mpilaunch-topology-{}", base, ::geteuid());
+  const std::string dir = mpilaunch::format("{}/mpilaunch-topology-{}", base, ::geteuid());
   return usable_dir(dir, true) ? dir : std::string();
 }
 

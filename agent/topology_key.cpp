@@ -4,7 +4,7 @@
 #include <span>
 #include <string_view>
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include "common/text.hpp"
 
@@ -46,10 +46,10 @@ std::string topology_cache_file(const TopologyFacts& facts) {
   for (const std::string* fact :
        {&facts.boot_id, &facts.cgroup, &facts.cpus_online, &facts.cpus_allowed, &facts.mems_allowed,
         &facts.hwloc, &facts.gpus, &facts.plugins}) {
-    hash = fnv1a(fmt::format("{}:", fact->size()), hash);
+    hash = fnv1a(mpilaunch::format("{}:", fact->size()), hash);
     hash = fnv1a(*fact, hash);
   }
-  return fmt::format("topology-{:016x}.xml", hash);
+  return mpilaunch::format("topology-{:016x}.xml", hash);
 }
 
 std::string gpu_visibility(const std::vector<std::string>& environment) {

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <system_error>
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 namespace mpilaunch::agent {
 namespace {
@@ -43,7 +43,7 @@ void mca_choice(const fs::path& file, std::vector<std::string>& out) {
         value.remove_suffix(1);
       const bool excludes = value.starts_with('^');
       if (excludes && value.find("ob1") == std::string_view::npos) continue;
-      out.push_back(fmt::format("{}: {} = {}", file.string(), key, value));
+      out.push_back(mpilaunch::format("{}: {} = {}", file.string(), key, value));
     }
   }
 }

@@ -1,27 +1,27 @@
 #include "common/error_catalog.hpp"
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 namespace mpilaunch {
 namespace {
 
 // " (rank 3 on node-b)", " (on node-b)" or "": where a launch-time failure happened.
 std::string where(const Error& e) {
-  if (e.rank && !e.host.empty()) return fmt::format(" (rank {} on {})", *e.rank, e.host);
-  if (e.rank) return fmt::format(" (rank {})", *e.rank);
-  if (!e.host.empty()) return fmt::format(" (on {})", e.host);
+  if (e.rank && !e.host.empty()) return mpilaunch::format(" (rank {} on {})", *e.rank, e.host);
+  if (e.rank) return mpilaunch::format(" (rank {})", *e.rank);
+  if (!e.host.empty()) return mpilaunch::format(" (on {})", e.host);
   return "";
 }
 
 // "rank 3 on node-b", "a process on node-b" or "a process": the subject of a rank's sentence.
 std::string who(const Error& e) {
-  std::string s = e.rank ? fmt::format("rank {}", *e.rank) : std::string("a process");
-  if (!e.host.empty()) s += fmt::format(" on {}", e.host);
+  std::string s = e.rank ? mpilaunch::format("rank {}", *e.rank) : std::string("a process");
+  if (!e.host.empty()) s += mpilaunch::format(" on {}", e.host);
   return s;
 }
 
 std::string signal_text(int signal) {
-  return fmt::format("signal {} ({})", signal, signal_name(signal));
+  return mpilaunch::format("signal {} ({})", signal, signal_name(signal));
 }
 
 std::string agent_phase_hint(const std::string& phase) {
@@ -77,70 +77,72 @@ std::string message(const Error& e) {
       return "the job was refused because it would run as root";
     case ErrorKind::NotEnoughSlots:
       return e.detail.empty() ? "there are not enough slots for the requested processes"
-                              : fmt::format("there are not enough slots: {}", e.detail);
+                              : mpilaunch::format("there are not enough slots: {}", e.detail);
     case ErrorKind::ExecutableNotFound:
-      return fmt::format("the executable {}was not found{}{}",
-                         e.executable.empty() ? "" : "'" + e.executable + "' ", at,
-                         e.detail.empty() ? "" : ": " + e.detail);
+      return mpilaunch::format("the executable {}was not found{}{}",
+                               e.executable.empty() ? "" : "'" + e.executable + "' ", at,
+                               e.detail.empty() ? "" : ": " + e.detail);
     case ErrorKind::ExecutableNotExecutable:
-      return fmt::format("the executable {}could not be executed{}{}",
-                         e.executable.empty() ? "" : "'" + e.executable + "' ", at,
-                         e.detail.empty() ? "" : ": " + e.detail);
+      return mpilaunch::format("the executable {}could not be executed{}{}",
+                               e.executable.empty() ? "" : "'" + e.executable + "' ", at,
+                               e.detail.empty() ? "" : ": " + e.detail);
     case ErrorKind::WdirError:
-      return fmt::format("the working directory could not be used{}{}", at,
-                         e.detail.empty() ? "" : ": " + e.detail);
+      return mpilaunch::format("the working directory could not be used{}{}", at,
+                               e.detail.empty() ? "" : ": " + e.detail);
     case ErrorKind::AgentStartFailed:
-      return fmt::format("the agent on {} could not be started{}{}",
-                         e.host.empty() ? "a host" : e.host,
-                         e.phase.empty() ? "" : " (phase " + e.phase + ")",
-                         e.detail.empty() ? "" : ": " + e.detail);
+      return mpilaunch::format("the agent on {} could not be started{}{}",
+                               e.host.empty() ? "a host" : e.host,
+                               e.phase.empty() ? "" : " (phase " + e.phase + ")",
+                               e.detail.empty() ? "" : ": " + e.detail);
     case ErrorKind::AgentLost:
-      return fmt::format("the connection to the agent on {} was lost{}",
-                         e.host.empty() ? "a host" : e.host,
-                         e.detail.empty() ? "" : ": " + e.detail);
+      return mpilaunch::format("the connection to the agent on {} was lost{}",
+                               e.host.empty() ? "a host" : e.host,
+                               e.detail.empty() ? "" : ": " + e.detail);
     case ErrorKind::UnknownHost:
-      return fmt::format("the host {} is unknown",
-                         e.host.empty() ? "(unnamed)" : "'" + e.host + "'");
+      return mpilaunch::format("the host {} is unknown",
+                               e.host.empty() ? "(unnamed)" : "'" + e.host + "'");
     case ErrorKind::HostfileError:
-      return fmt::format("the host list is invalid{}", e.detail.empty() ? "" : ": " + e.detail);
+      return mpilaunch::format("the host list is invalid{}",
+                               e.detail.empty() ? "" : ": " + e.detail);
     case ErrorKind::RankExitNonzero:
-      return e.exit_code ? fmt::format("{} exited with code {}", who(e), *e.exit_code)
-                         : fmt::format("{} exited with a non-zero code", who(e));
+      return e.exit_code ? mpilaunch::format("{} exited with code {}", who(e), *e.exit_code)
+                         : mpilaunch::format("{} exited with a non-zero code", who(e));
     case ErrorKind::RankSignaled:
-      return fmt::format("{} was killed by {}", who(e),
-                         e.signal ? signal_text(*e.signal) : "a signal");
+      return mpilaunch::format("{} was killed by {}", who(e),
+                               e.signal ? signal_text(*e.signal) : "a signal");
     case ErrorKind::RankCalledAbort:
-      return fmt::format("{} called MPI_Abort with error code {}", who(e),
-                         e.exit_code ? std::to_string(*e.exit_code) : "(unknown)");
+      return mpilaunch::format("{} called MPI_Abort with error code {}", who(e),
+                               e.exit_code ? std::to_string(*e.exit_code) : "(unknown)");
     case ErrorKind::RankNoFinalize:
-      return fmt::format("{} exited without calling MPI_Finalize", who(e));
+      return mpilaunch::format("{} exited without calling MPI_Finalize", who(e));
     case ErrorKind::MpiInitFailed:
-      return fmt::format("MPI_Init failed{}{}", at, e.detail.empty() ? "" : ": " + e.detail);
+      return mpilaunch::format("MPI_Init failed{}{}", at, e.detail.empty() ? "" : ": " + e.detail);
     case ErrorKind::PmixError:
-      return fmt::format("the PMIx wire-up failed{}{}", at,
-                         e.detail.empty() ? "" : ": " + e.detail);
+      return mpilaunch::format("the PMIx wire-up failed{}{}", at,
+                               e.detail.empty() ? "" : ": " + e.detail);
     case ErrorKind::ComponentNotFound:
-      return fmt::format("a requested MCA component was not found{}{}", at,
-                         e.detail.empty() ? "" : " (" + e.detail + ")");
+      return mpilaunch::format("a requested MCA component was not found{}{}", at,
+                               e.detail.empty() ? "" : " (" + e.detail + ")");
     case ErrorKind::BadOption:
-      return fmt::format("invalid command line{}", e.detail.empty() ? "" : ": " + e.detail);
+      return mpilaunch::format("invalid command line{}", e.detail.empty() ? "" : ": " + e.detail);
     case ErrorKind::Timeout:
       if (e.phase == "slurm")
-        return fmt::format("the Slurm allocation's time limit was reached{}", at);
-      return fmt::format("the {}time limit was reached{}", e.phase.empty() ? "" : e.phase + " ",
-                         e.detail.empty() ? "" : " (" + e.detail + ")");
+        return mpilaunch::format("the Slurm allocation's time limit was reached{}", at);
+      return mpilaunch::format("the {}time limit was reached{}",
+                               e.phase.empty() ? "" : e.phase + " ",
+                               e.detail.empty() ? "" : " (" + e.detail + ")");
     case ErrorKind::OutOfResources:
-      return fmt::format("a system resource ran out{}{}", at,
-                         e.detail.empty() ? "" : ": " + e.detail);
+      return mpilaunch::format("a system resource ran out{}{}", at,
+                               e.detail.empty() ? "" : ": " + e.detail);
     case ErrorKind::ProtocolMismatch:
-      return fmt::format("the agent{} speaks another protocol version{}", at,
-                         e.detail.empty() ? "" : " (" + e.detail + ")");
+      return mpilaunch::format("the agent{} speaks another protocol version{}", at,
+                               e.detail.empty() ? "" : " (" + e.detail + ")");
     case ErrorKind::MalformedFrame:
-      return fmt::format("a malformed message was received{}{}", at,
-                         e.detail.empty() ? "" : ": " + e.detail);
+      return mpilaunch::format("a malformed message was received{}{}", at,
+                               e.detail.empty() ? "" : ": " + e.detail);
     case ErrorKind::Interrupted:
-      return fmt::format("the job was interrupted{}",
-                         e.signal ? " by " + signal_text(*e.signal) : std::string());
+      return mpilaunch::format("the job was interrupted{}",
+                               e.signal ? " by " + signal_text(*e.signal) : std::string());
     case ErrorKind::Unknown:
       return e.detail.empty() ? "the job failed for an unrecognised reason" : e.detail;
   }
@@ -233,17 +235,18 @@ std::string hint(const Error& e) {
 }
 
 std::string render_human(const Error& e) {
-  std::string out = fmt::format("mpilaunch: error: {}\n", message(e));
-  out += fmt::format("  kind:      {}\n", kind_name(e.kind));
-  if (!e.host.empty()) out += fmt::format("  node:      {}\n", e.host);
-  if (e.rank) out += fmt::format("  rank:      {}\n", *e.rank);
-  if (e.pid) out += fmt::format("  pid:       {}\n", *e.pid);
-  if (e.exit_code) out += fmt::format("  exit code: {}\n", *e.exit_code);
-  if (e.signal) out += fmt::format("  signal:    {} ({})\n", *e.signal, signal_name(*e.signal));
-  if (!e.phase.empty()) out += fmt::format("  phase:     {}\n", e.phase);
-  if (!e.executable.empty()) out += fmt::format("  program:   {}\n", e.executable);
-  if (e.count && *e.count > 1) out += fmt::format("  reported:  {} times\n", *e.count);
-  out += fmt::format("  hint:      {}\n", hint(e));
+  std::string out = mpilaunch::format("mpilaunch: error: {}\n", message(e));
+  out += mpilaunch::format("  kind:      {}\n", kind_name(e.kind));
+  if (!e.host.empty()) out += mpilaunch::format("  node:      {}\n", e.host);
+  if (e.rank) out += mpilaunch::format("  rank:      {}\n", *e.rank);
+  if (e.pid) out += mpilaunch::format("  pid:       {}\n", *e.pid);
+  if (e.exit_code) out += mpilaunch::format("  exit code: {}\n", *e.exit_code);
+  if (e.signal)
+    out += mpilaunch::format("  signal:    {} ({})\n", *e.signal, signal_name(*e.signal));
+  if (!e.phase.empty()) out += mpilaunch::format("  phase:     {}\n", e.phase);
+  if (!e.executable.empty()) out += mpilaunch::format("  program:   {}\n", e.executable);
+  if (e.count && *e.count > 1) out += mpilaunch::format("  reported:  {} times\n", *e.count);
+  out += mpilaunch::format("  hint:      {}\n", hint(e));
   return out;
 }
 
@@ -256,7 +259,7 @@ namespace {
 
 std::string produced_by(std::string_view runtime, std::optional<int> rc) {
   std::string out = runtime == "unknown" ? "an unrecognised runtime" : std::string(runtime);
-  if (rc) out += fmt::format(", exit status {}", *rc);
+  if (rc) out += mpilaunch::format(", exit status {}", *rc);
   return out;
 }
 
@@ -265,22 +268,22 @@ std::string produced_by(std::string_view runtime, std::optional<int> rc) {
 std::string render_explanation(const Error& e, std::string_view runtime, std::optional<int> rc,
                                const std::vector<Error>& secondary) {
   std::string out = render_human(e);
-  out += fmt::format("  log from:  {}\n", produced_by(runtime, rc));
+  out += mpilaunch::format("  log from:  {}\n", produced_by(runtime, rc));
   std::string_view label = "  evidence: ";
   for (const std::string& line : e.evidence) {
-    out += fmt::format("{} {}\n", label, line);
+    out += mpilaunch::format("{} {}\n", label, line);
     label = "            ";
   }
   label = "  also:     ";
   for (const Error& s : secondary) {
-    out += fmt::format("{} {} [{}]\n", label, message(s), kind_name(s.kind));
+    out += mpilaunch::format("{} {} [{}]\n", label, message(s), kind_name(s.kind));
     label = "            ";
   }
   return out;
 }
 
 std::string render_no_error(std::string_view runtime, std::optional<int> rc) {
-  return fmt::format("mpilaunch: no error found in the log ({})\n", produced_by(runtime, rc));
+  return mpilaunch::format("mpilaunch: no error found in the log ({})\n", produced_by(runtime, rc));
 }
 
 }  // namespace mpilaunch

@@ -1,6 +1,6 @@
 #include "common/handshake.hpp"
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include <charconv>
 
@@ -9,7 +9,7 @@
 namespace mpilaunch::handshake {
 
 std::string hello_line(std::string_view hostname) {
-  return fmt::format("{} {} {}\n", kMagic, protocol::kProtocolVersion, hostname);
+  return mpilaunch::format("{} {} {}\n", kMagic, protocol::kProtocolVersion, hostname);
 }
 
 Result<std::optional<Hello>> scan_for_hello(std::span<const std::byte> received) {
@@ -33,26 +33,27 @@ Result<std::optional<Hello>> scan_for_hello(std::span<const std::byte> received)
     int version = -1;
     if (rest.size() < 2 || rest[0] != ' ')
       return Error{.kind = ErrorKind::MalformedFrame,
-                   .detail = fmt::format("malformed agent hello '{}'", line.substr(0, 200))};
+                   .detail = mpilaunch::format("malformed agent hello '{}'", line.substr(0, 200))};
     rest.remove_prefix(1);
     const auto [ptr, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), version);
     rest.remove_prefix(static_cast<std::size_t>(ptr - rest.data()));
     if (ec != std::errc() || rest.size() < 2 || rest[0] != ' ' ||
         rest.find(' ', 1) != std::string_view::npos)
       return Error{.kind = ErrorKind::MalformedFrame,
-                   .detail = fmt::format("malformed agent hello '{}'", line.substr(0, 200))};
+                   .detail = mpilaunch::format("malformed agent hello '{}'", line.substr(0, 200))};
     if (version != protocol::kProtocolVersion)
       return Error{.kind = ErrorKind::ProtocolMismatch,
-                   .detail = fmt::format("agent speaks protocol {}, launcher {}", version,
-                                         protocol::kProtocolVersion)};
+                   .detail = mpilaunch::format("agent speaks protocol {}, launcher {}", version,
+                                               protocol::kProtocolVersion)};
     hello.protocol = version;
     hello.hostname = std::string(rest.substr(1));
     hello.consumed = start;
     return std::optional<Hello>{std::move(hello)};
   }
   if (received.size() > kMaxNoiseBytes)
-    return Error{.kind = ErrorKind::MalformedFrame,
-                 .detail = fmt::format("no agent hello in the first {} bytes", kMaxNoiseBytes)};
+    return Error{
+        .kind = ErrorKind::MalformedFrame,
+        .detail = mpilaunch::format("no agent hello in the first {} bytes", kMaxNoiseBytes)};
   return std::optional<Hello>{};
 }
 

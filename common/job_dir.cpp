@@ -12,7 +12,7 @@
 #include <system_error>
 #include <utility>
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 namespace mpilaunch {
 namespace {
@@ -45,7 +45,7 @@ JobDirHold& JobDirHold::operator=(JobDirHold&& other) noexcept {
 Result<JobDirHold> JobDirHold::take(const std::string& dir) {
   const auto failed = [&](const std::string& what) {
     return Error{.kind = ErrorKind::OutOfResources,
-                 .detail = fmt::format("{}: {}", what, std::strerror(errno))};
+                 .detail = mpilaunch::format("{}: {}", what, std::strerror(errno))};
   };
   if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return failed("mkdir " + dir);
   struct stat st {};
@@ -84,7 +84,7 @@ void JobDirHold::release_and_remove_if_last() {
 }
 
 int remove_stale_job_dirs(const std::string& base) {
-  const std::string prefix = fmt::format("mpilaunch-{}-", ::getuid());  // as jobs name them
+  const std::string prefix = mpilaunch::format("mpilaunch-{}-", ::getuid());  // as jobs name them
   int removed = 0;
   std::error_code ec;
   std::filesystem::directory_iterator it(base, ec);

@@ -1,6 +1,6 @@
 #include "common/job_map.hpp"
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -20,14 +20,14 @@ JobMap::JobMap(std::vector<std::string> nodes, std::vector<int> node_of_rank)
 }
 
 std::string JobMap::node_list() const {
-  return fmt::format("{}", fmt::join(nodes_, ","));
+  return mpilaunch::format("{}", fmt::join(nodes_, ","));
 }
 
 std::string JobMap::proc_list() const {
   std::string out;
   for (std::size_t node = 0; node < ranks_on_.size(); ++node) {
     if (node > 0) out += ';';
-    out += fmt::format("{}", fmt::join(ranks_on_[node], ","));
+    out += mpilaunch::format("{}", fmt::join(ranks_on_[node], ","));
   }
   return out;
 }
@@ -57,7 +57,7 @@ std::string JobMap::pmi_process_mapping() const {
     rank += run;
   }
   std::string out = "(vector";
-  for (const Block& b : blocks) out += fmt::format(",({},{},{})", b.start, b.count, b.ppn);
+  for (const Block& b : blocks) out += mpilaunch::format(",({},{},{})", b.start, b.count, b.ppn);
   out += ")";
   return out;
 }
@@ -68,7 +68,7 @@ Error not_enough(int wanted, int available, const std::string& how) {
   return Error{
       .kind = ErrorKind::NotEnoughSlots,
       .exit_code = std::nullopt,
-      .detail = fmt::format("{} processes were requested but {} {}", wanted, available, how)};
+      .detail = mpilaunch::format("{} processes were requested but {} {}", wanted, available, how)};
 }
 
 int capacity(const NodeSlots& host, bool oversubscribe) {
@@ -81,13 +81,13 @@ int capacity(const NodeSlots& host, bool oversubscribe) {
 Result<JobMap> map_job(const std::vector<NodeSlots>& hosts, const MapRequest& request) {
   if (hosts.empty()) return Error{.kind = ErrorKind::BadOption, .detail = "no hosts to run on"};
   if (request.np && *request.np < 1)
-    return Error{
-        .kind = ErrorKind::BadOption,
-        .detail = fmt::format("-n {}: the number of processes must be at least 1", *request.np)};
+    return Error{.kind = ErrorKind::BadOption,
+                 .detail = mpilaunch::format("-n {}: the number of processes must be at least 1",
+                                             *request.np)};
   if (request.per_node && *request.per_node < 1)
-    return Error{
-        .kind = ErrorKind::BadOption,
-        .detail = fmt::format("-N {}: processes per node must be at least 1", *request.per_node)};
+    return Error{.kind = ErrorKind::BadOption,
+                 .detail = mpilaunch::format("-N {}: processes per node must be at least 1",
+                                             *request.per_node)};
   const int n_hosts = static_cast<int>(hosts.size());
   const long total_slots = std::accumulate(
       hosts.begin(), hosts.end(), 0L, [](long sum, const NodeSlots& h) { return sum + h.slots; });
@@ -98,20 +98,22 @@ Result<JobMap> map_job(const std::vector<NodeSlots>& hosts, const MapRequest& re
     const int ppn = *request.per_node;
     const long np = request.np ? *request.np : static_cast<long>(ppn) * n_hosts;
     if (np > static_cast<long>(ppn) * n_hosts)
-      return Error{.kind = ErrorKind::BadOption,
-                   .detail = fmt::format("-n {} is more than -N {} on {} nodes", np, ppn, n_hosts)};
+      return Error{
+          .kind = ErrorKind::BadOption,
+          .detail = mpilaunch::format("-n {} is more than -N {} on {} nodes", np, ppn, n_hosts)};
     for (int h = 0; h < n_hosts; ++h) {
       if (ppn > capacity(hosts[static_cast<std::size_t>(h)], request.oversubscribe))
         return not_enough(ppn, hosts[static_cast<std::size_t>(h)].slots,
-                          fmt::format("slots are available on {}; give it more slots or pass "
-                                      "--oversubscribe",
-                                      hosts[static_cast<std::size_t>(h)].name));
+                          mpilaunch::format("slots are available on {}; give it more slots or pass "
+                                            "--oversubscribe",
+                                            hosts[static_cast<std::size_t>(h)].name));
     }
     for (long r = 0; r < np; ++r) node_of_rank.push_back(static_cast<int>(r / ppn));
   } else {
     const long np = request.np ? *request.np : total_slots;
     if (np > 1'000'000)
-      return Error{.kind = ErrorKind::BadOption, .detail = fmt::format("-n {} is too large", np)};
+      return Error{.kind = ErrorKind::BadOption,
+                   .detail = mpilaunch::format("-n {} is too large", np)};
     long hard_capacity = 0;
     for (const NodeSlots& h : hosts)
       hard_capacity += std::min<long>(capacity(h, request.oversubscribe), 1'000'000);

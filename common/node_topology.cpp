@@ -1,6 +1,6 @@
 #include "common/node_topology.hpp"
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include <algorithm>
 #include <array>
@@ -27,7 +27,8 @@ std::string ranges(const std::vector<std::uint32_t>& sorted) {
     std::size_t j = i;
     while (j + 1 < sorted.size() && sorted[j + 1] == sorted[j] + 1) ++j;
     if (!out.empty()) out += ',';
-    out += j == i ? fmt::format("{}", sorted[i]) : fmt::format("{}-{}", sorted[i], sorted[j]);
+    out += j == i ? mpilaunch::format("{}", sorted[i])
+                  : mpilaunch::format("{}-{}", sorted[i], sorted[j]);
     i = j + 1;
   }
   return out;
@@ -121,12 +122,12 @@ BindingText binding_text(const NodeTopology& topology, const std::vector<std::ui
       }
       if (!hwts.empty())
         parts.push_back(
-            fmt::format("socket {}[core {}[hwt {}]]", socket, core_index, ranges(hwts)));
+            mpilaunch::format("socket {}[core {}[hwt {}]]", socket, core_index, ranges(hwts)));
       ++core_index;
     }
     map += ']';
   }
-  out.where = fmt::format("{}", fmt::join(parts, ", "));
+  out.where = mpilaunch::format("{}", fmt::join(parts, ", "));
   return out;
 }
 
@@ -134,8 +135,9 @@ std::string report_binding_line(int rank, const NodeTopology& topology,
                                 const std::vector<std::uint32_t>& pus) {
   const BindingText text = binding_text(topology, pus);
   if (text.everything || pus.empty())
-    return fmt::format("MCW rank {} is not bound (or bound to all available processors)", rank);
-  return fmt::format("MCW rank {} bound to {}: {}", rank, text.where, text.map);
+    return mpilaunch::format("MCW rank {} is not bound (or bound to all available processors)",
+                             rank);
+  return mpilaunch::format("MCW rank {} bound to {}: {}", rank, text.where, text.map);
 }
 
 }  // namespace mpilaunch

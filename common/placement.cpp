@@ -1,6 +1,6 @@
 #include "common/placement.hpp"
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -59,11 +59,12 @@ Status parse_map_by(const std::string& value, PlacementPolicy& p) {
     p.by_node = true;
   } else if (base == "ppr") {
     if (words.size() < 3)
-      return bad(
-          fmt::format("--map-by {}: ppr needs a count and an object, e.g. ppr:2:socket", value));
+      return bad(mpilaunch::format(
+          "--map-by {}: ppr needs a count and an object, e.g. ppr:2:socket", value));
     const auto n = small_positive(words[1]);
     if (!n)
-      return bad(fmt::format("--map-by {}: '{}' is not a count of processes", value, words[1]));
+      return bad(
+          mpilaunch::format("--map-by {}: '{}' is not a count of processes", value, words[1]));
     p.ppr = *n;
     if (words[2] == "node") {
       p.by_node = false;  // N per node: the node itself is the object
@@ -71,25 +72,25 @@ Status parse_map_by(const std::string& value, PlacementPolicy& p) {
     } else if (const auto level = parse_level(words[2])) {
       p.map_level = *level;
     } else {
-      return bad(fmt::format("--map-by {}: ppr's object must be node, {}", value, kObjects));
+      return bad(mpilaunch::format("--map-by {}: ppr's object must be node, {}", value, kObjects));
     }
     next = 3;
   } else if (const auto level = parse_level(base)) {
     p.map_level = *level;
   } else if (base == "seq" || base == "dist" || base == "rankfile") {
-    return bad(fmt::format(
+    return bad(mpilaunch::format(
         "--map-by {}: not supported by mpilaunch yet; use slot, node, an object ({}) or "
         "ppr:N:OBJECT",
         value, kObjects));
   } else {
-    return bad(fmt::format("--map-by {}: unknown policy; use slot, node, {} or ppr:N:OBJECT", value,
-                           kObjects));
+    return bad(mpilaunch::format("--map-by {}: unknown policy; use slot, node, {} or ppr:N:OBJECT",
+                                 value, kObjects));
   }
   for (std::size_t i = next; i < words.size(); ++i) {
     const std::string& w = words[i];
     if (w.starts_with("pe=")) {
       const auto n = small_positive(std::string_view(w).substr(3));
-      if (!n) return bad(fmt::format("--map-by {}: PE= needs a count of CPUs", value));
+      if (!n) return bad(mpilaunch::format("--map-by {}: PE= needs a count of CPUs", value));
       p.pe = *n;
     } else if (w == "span") {
       p.span = true;
@@ -100,7 +101,7 @@ Status parse_map_by(const std::string& value, PlacementPolicy& p) {
     } else if (w == "display") {
       p.display = true;
     } else if (!w.empty()) {
-      return bad(fmt::format(
+      return bad(mpilaunch::format(
           "--map-by {}: unknown modifier '{}'; use PE=n, SPAN, OVERSUBSCRIBE, NOOVERSUBSCRIBE "
           "or DISPLAY",
           value, w));
@@ -117,13 +118,15 @@ Status parse_rank_by(const std::string& value, PlacementPolicy& p) {
   } else if (const auto level = parse_level(words[0])) {
     p.rank_level = *level;
   } else {
-    return bad(fmt::format("--rank-by {}: use slot, node or an object ({})", value, kObjects));
+    return bad(
+        mpilaunch::format("--rank-by {}: use slot, node or an object ({})", value, kObjects));
   }
   for (std::size_t i = 1; i < words.size(); ++i)
     if (words[i] == "span")
       p.span = true;
     else if (!words[i].empty())
-      return bad(fmt::format("--rank-by {}: unknown modifier '{}'; use SPAN", value, words[i]));
+      return bad(
+          mpilaunch::format("--rank-by {}: unknown modifier '{}'; use SPAN", value, words[i]));
   return {};
 }
 
@@ -136,7 +139,7 @@ Status parse_bind_to(const std::string& value, PlacementPolicy& p) {
   } else if (const auto level = parse_level(words[0])) {
     p.bind_level = *level;
   } else {
-    return bad(fmt::format("--bind-to {}: use none or an object ({})", value, kObjects));
+    return bad(mpilaunch::format("--bind-to {}: use none or an object ({})", value, kObjects));
   }
   for (std::size_t i = 1; i < words.size(); ++i) {
     if (words[i] == "overload-allowed")
@@ -145,9 +148,9 @@ Status parse_bind_to(const std::string& value, PlacementPolicy& p) {
       p.if_supported = true;
     else if (!words[i].empty())
       return bad(
-          fmt::format("--bind-to {}: unknown modifier '{}'; use overload-allowed or "
-                      "if-supported",
-                      value, words[i]));
+          mpilaunch::format("--bind-to {}: unknown modifier '{}'; use overload-allowed or "
+                            "if-supported",
+                            value, words[i]));
   }
   return {};
 }
@@ -161,12 +164,12 @@ Result<PlacementPolicy> parse_placement(const PlacementOptions& o) {
   if (auto st = parse_bind_to(o.bind_to, p); !st) return st.error();
   if (o.cpus_per_proc) {
     if (*o.cpus_per_proc < 1)
-      return bad(fmt::format("--cpus-per-proc {}: must be at least 1", *o.cpus_per_proc));
+      return bad(mpilaunch::format("--cpus-per-proc {}: must be at least 1", *o.cpus_per_proc));
     p.pe = *o.cpus_per_proc;
   }
   if (p.pe > 1 && p.bind_none)
-    return bad(fmt::format("PE={} binds each process to {} CPUs: it cannot go with --bind-to none",
-                           p.pe, p.pe));
+    return bad(mpilaunch::format(
+        "PE={} binds each process to {} CPUs: it cannot go with --bind-to none", p.pe, p.pe));
   p.use_hwthreads = o.use_hwthread_cpus;
   p.report_bindings = o.report_bindings;
   p.display = p.display || o.display_map;
@@ -214,8 +217,8 @@ Result<JobBindings> bind_ranks(const JobMap& map, const std::vector<NodePlacemen
       if (static_cast<int>(map.ranks_on(n).size()) > nodes[static_cast<std::size_t>(n)].slots) {
         out.policy = "none";
         out.why_unbound =
-            fmt::format("{} is oversubscribed ({} processes on {} slots)", map.node_name(n),
-                        map.ranks_on(n).size(), nodes[static_cast<std::size_t>(n)].slots);
+            mpilaunch::format("{} is oversubscribed ({} processes on {} slots)", map.node_name(n),
+                              map.ranks_on(n).size(), nodes[static_cast<std::size_t>(n)].slots);
         return out;
       }
   }
@@ -241,10 +244,10 @@ Result<JobBindings> bind_ranks(const JobMap& map, const std::vector<NodePlacemen
     const auto bind_objects = topo.objects(level);
     if (bind_objects.empty()) {
       if (explicit_binding && !policy.if_supported)
-        return bad(
-            fmt::format("--bind-to {}: node {} has no {} objects; bind to another object or add "
-                        ":if-supported",
-                        level_name(*bind), map.node_name(n), level_name(*bind)));
+        return bad(mpilaunch::format(
+            "--bind-to {}: node {} has no {} objects; bind to another object or add "
+            ":if-supported",
+            level_name(*bind), map.node_name(n), level_name(*bind)));
       continue;
     }
     // Where each rank was mapped: the objects of --map-by, or by default (mpirun's BYCORE up
@@ -253,9 +256,9 @@ Result<JobBindings> bind_ranks(const JobMap& map, const std::vector<NodePlacemen
     if (policy.map_level) {
       locale_objects = topo.objects(*policy.map_level);
       if (locale_objects.empty() && !policy.if_supported)
-        return bad(fmt::format("--map-by {}: node {} has no {} objects",
-                               level_name(*policy.map_level), map.node_name(n),
-                               level_name(*policy.map_level)));
+        return bad(mpilaunch::format("--map-by {}: node {} has no {} objects",
+                                     level_name(*policy.map_level), map.node_name(n),
+                                     level_name(*policy.map_level)));
     } else if (!policy.map_given && policy.pe == 1) {
       locale_objects = topo.objects(map.size() <= 2 ? unit_level : HwLevel::Numa);
       if (locale_objects.empty()) locale_objects = topo.objects(HwLevel::Socket);
@@ -263,7 +266,7 @@ Result<JobBindings> bind_ranks(const JobMap& map, const std::vector<NodePlacemen
     const int local_count = static_cast<int>(map.ranks_on(n).size());
     if (policy.ppr > 0 && !locale_objects.empty() &&
         local_count > policy.ppr * static_cast<int>(locale_objects.size()))
-      return bad(fmt::format(
+      return bad(mpilaunch::format(
           "--map-by ppr:{}:{}: node {} has {} {} object{}, room for {} processes, but {} were "
           "placed there; ask for fewer processes (-n) or give the node fewer slots",
           policy.ppr, level_name(*policy.map_level), map.node_name(n), locale_objects.size(),
@@ -307,7 +310,7 @@ Result<JobBindings> bind_ranks(const JobMap& map, const std::vector<NodePlacemen
         for (std::size_t u = 0; u < units.size(); ++u)
           if (in_locale(units[u])) candidates.push_back(static_cast<int>(u));
         if (static_cast<int>(candidates.size()) < policy.pe)
-          return bad(fmt::format(
+          return bad(mpilaunch::format(
               "PE={}: node {} has {} {}s where process {} was mapped; ask for fewer CPUs per "
               "process",
               policy.pe, map.node_name(n), candidates.size(), level_name(unit_level),
@@ -352,12 +355,12 @@ Result<JobBindings> bind_ranks(const JobMap& map, const std::vector<NodePlacemen
       for (auto& node : out.pus)
         for (auto& rank : node) rank.clear();
       out.policy = "none";
-      out.why_unbound = fmt::format("binding to {} would put {} processes on {} CPUs of {}",
-                                    level_name(*bind), overload->second.processes,
-                                    overload->second.cpus, map.node_name(overload->first));
+      out.why_unbound = mpilaunch::format("binding to {} would put {} processes on {} CPUs of {}",
+                                          level_name(*bind), overload->second.processes,
+                                          overload->second.cpus, map.node_name(overload->first));
       return out;
     }
-    return bad(fmt::format(
+    return bad(mpilaunch::format(
         "--bind-to {} would bind more processes than CPUs on a resource (node {}: {} "
         "processes on {} CPU{}); add the overload-allowed qualifier (--bind-to "
         "{}:overload-allowed), bind to a bigger object or run fewer processes",
@@ -385,21 +388,21 @@ std::string report_bindings_text(const JobMap& map, const std::vector<ReportNode
     const NodeTopology& topology = node.topology != nullptr ? *node.topology : kNone;
     const auto& pus =
         bindings.pus[static_cast<std::size_t>(n)][static_cast<std::size_t>(map.local_rank(rank))];
-    out += fmt::format("[{}:{:05}] {}\n", node.name, node.pid,
-                       report_binding_line(rank, topology, pus));
+    out += mpilaunch::format("[{}:{:05}] {}\n", node.name, node.pid,
+                             report_binding_line(rank, topology, pus));
   }
   return out;
 }
 
 std::string display_map_text(const std::string& job, int total_slots, const JobMap& map,
                              const std::vector<ReportNode>& nodes, const JobBindings& bindings) {
-  std::string out =
-      fmt::format(" Data for JOB [{},1] offset 0 Total slots allocated {}\n\n", job, total_slots);
+  std::string out = mpilaunch::format(" Data for JOB [{},1] offset 0 Total slots allocated {}\n\n",
+                                      job, total_slots);
   out += " ========================   JOB MAP   ========================\n";
   for (int n = 0; n < map.node_count(); ++n) {
     const ReportNode& node = nodes[static_cast<std::size_t>(n)];
-    out += fmt::format("\n Data for node: {}\tNum slots: {}\tMax slots: {}\tNum procs: {}\n",
-                       node.name, node.slots, node.max_slots, map.ranks_on(n).size());
+    out += mpilaunch::format("\n Data for node: {}\tNum slots: {}\tMax slots: {}\tNum procs: {}\n",
+                             node.name, node.slots, node.max_slots, map.ranks_on(n).size());
     for (std::size_t i = 0; i < map.ranks_on(n).size(); ++i) {
       std::string bound = "N/A";
       if (bindings.policy != "none") {
@@ -409,8 +412,8 @@ std::string display_map_text(const std::string& job, int total_slots, const JobM
                                      : BindingText{.everything = true, .where = {}, .map = {}};
         bound = text.everything ? "UNBOUND" : text.where + ":" + text.map;
       }
-      out += fmt::format(" \tProcess OMPI jobid: [{},1] App: 0 Process rank: {} Bound: {}\n", job,
-                         map.ranks_on(n)[i], bound);
+      out += mpilaunch::format(" \tProcess OMPI jobid: [{},1] App: 0 Process rank: {} Bound: {}\n",
+                               job, map.ranks_on(n)[i], bound);
     }
   }
   out += "\n =============================================================\n";

@@ -28,7 +28,9 @@ ParseOutcome parse_pmi1_line(std::string_view line) {
     const std::string_view key = line.substr(0, eq);
     if (key.empty()) return {std::nullopt, "empty key"};
     std::string_view value;
-    if (key == "value") {
+    // value= (put, get_result) and message= (abort: MPICH 4.2 sends "cmd=abort exitcode=N
+    // message=TEXT", TEXT with spaces) are the last fields of their lines.
+    if (key == "value" || key == "message") {
       value = line.substr(eq + 1);
       line = {};
     } else {

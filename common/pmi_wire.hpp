@@ -30,7 +30,7 @@ struct ParseOutcome {
 };
 
 /// One PMI-1 line (without or with its trailing newline): space separated key=value pairs,
-/// the first being cmd= (or mcmd=); "value=" extends to the end of the line.
+/// the first being cmd= (or mcmd=); "value=" and "message=" extend to the end of the line.
 ParseOutcome parse_pmi1_line(std::string_view line);
 std::string format_pmi1(const Command& c);
 

@@ -1,6 +1,6 @@
 #include "common/protocol.hpp"
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include "common/codec.hpp"
 
@@ -370,11 +370,11 @@ Result<std::optional<Frame>> decode_frame(std::span<const std::byte> in) {
   h.body_bytes = read_u32(in, 12);
   if (h.version != kProtocolVersion)
     return Error{.kind = ErrorKind::ProtocolMismatch,
-                 .detail = fmt::format("peer speaks protocol version {}, this side {}", h.version,
-                                       kProtocolVersion)};
+                 .detail = mpilaunch::format("peer speaks protocol version {}, this side {}",
+                                             h.version, kProtocolVersion)};
   if (!is_known(type) || h.body_bytes > kMaxBodyBytes)
     return Error{.kind = ErrorKind::MalformedFrame,
-                 .detail = fmt::format("frame type {}, {} bytes", type, h.body_bytes)};
+                 .detail = mpilaunch::format("frame type {}, {} bytes", type, h.body_bytes)};
   h.type = static_cast<MsgType>(type);
   if (in.size() - kHeaderBytes < h.body_bytes) return std::optional<Frame>{};
   const auto body = in.subspan(kHeaderBytes, h.body_bytes);
@@ -385,9 +385,10 @@ Result<Envelope> decode_message(const Frame& frame) {
   Reader r(frame.body);
   Message message = get(r, frame.header.type);
   if (!r.done())
-    return Error{.kind = ErrorKind::MalformedFrame,
-                 .detail = fmt::format("body of frame type {} ({} bytes) does not parse",
-                                       static_cast<int>(frame.header.type), frame.body.size())};
+    return Error{
+        .kind = ErrorKind::MalformedFrame,
+        .detail = mpilaunch::format("body of frame type {} ({} bytes) does not parse",
+                                    static_cast<int>(frame.header.type), frame.body.size())};
   return Envelope{std::move(message), frame.header.id, frame.header.refers_to};
 }
 

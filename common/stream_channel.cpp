@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 namespace mpilaunch::stream_channel {
 namespace {
@@ -46,7 +46,7 @@ Status send(int channel, const RankStreams& streams) {
     if (::sendmsg(channel, &msg, MSG_NOSIGNAL) == static_cast<ssize_t>(sizeof record.body))
       return {};
     if (errno == EINTR) continue;
-    return channel_error(fmt::format("sendmsg: {}", std::strerror(errno)));
+    return channel_error(mpilaunch::format("sendmsg: {}", std::strerror(errno)));
   }
 }
 
@@ -59,7 +59,7 @@ Result<std::optional<RankStreams>> receive(int channel) {
     n = ::recvmsg(channel, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
   } while (n < 0 && errno == EINTR);
   if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return std::optional<RankStreams>();
-  if (n < 0) return channel_error(fmt::format("recvmsg: {}", std::strerror(errno)));
+  if (n < 0) return channel_error(mpilaunch::format("recvmsg: {}", std::strerror(errno)));
   if (n == 0) return channel_error("closed by the agent");
   // Whatever descriptors arrived are ours to close, whether or not the record is good.
   std::array<int, kFds> fds{-1, -1};
@@ -82,7 +82,8 @@ Result<std::optional<RankStreams>> receive(int channel) {
   if (!good) {
     for (int fd : fds)
       if (fd >= 0) ::close(fd);
-    return channel_error(fmt::format("a record of {} bytes with {} descriptors", n, received));
+    return channel_error(
+        mpilaunch::format("a record of {} bytes with {} descriptors", n, received));
   }
   return std::optional<RankStreams>(RankStreams{body[0], body[1], fds[0], fds[1]});
 }

@@ -14,7 +14,7 @@
 #include <set>
 #include <sstream>
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include "common/error_catalog.hpp"
 #include "common/error_json.hpp"
@@ -51,7 +51,7 @@ bool env_is_one(const char* name) {
 std::string random_hex(int bytes) {
   std::random_device rd;
   std::string out;
-  for (int i = 0; i < bytes; ++i) out += fmt::format("{:02x}", rd() & 0xff);
+  for (int i = 0; i < bytes; ++i) out += mpilaunch::format("{:02x}", rd() & 0xff);
   return out;
 }
 
@@ -98,9 +98,9 @@ Result<std::vector<Setting>> config_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     if (errno == ENOENT || errno == ENOTDIR) return std::vector<Setting>{};
-    return Error{
-        .kind = ErrorKind::BadOption,
-        .detail = fmt::format("{}: cannot read this config file: {}", path, std::strerror(errno))};
+    return Error{.kind = ErrorKind::BadOption,
+                 .detail = mpilaunch::format("{}: cannot read this config file: {}", path,
+                                             std::strerror(errno))};
   }
   std::ostringstream text;
   text << in.rdbuf();
@@ -133,8 +133,8 @@ std::string render_provenance(const std::vector<Provenance>& settings) {
   std::string out = "settings:\n";
   if (settings.empty()) out += "  (all defaults)\n";
   for (const Provenance& p : settings)
-    out += fmt::format("  {:<28} from {}\n", p.option + (p.values.empty() ? "" : " " + p.values),
-                       p.origin);
+    out += mpilaunch::format("  {:<28} from {}\n",
+                             p.option + (p.values.empty() ? "" : " " + p.values), p.origin);
   return out;
 }
 
@@ -189,11 +189,12 @@ int run(const std::vector<std::string>& args) {
       const std::string suggestion = suggest_option(o.help_topic);
       return early_failure(
           Error{.kind = ErrorKind::BadOption,
-                .detail = fmt::format(
+                .detail = mpilaunch::format(
                     "--help {}: no such option or topic{}; topics are an "
                     "option, 'errors' and 'exit-codes'",
                     o.help_topic,
-                    suggestion.empty() ? "" : fmt::format(" (did you mean '{}'?)", suggestion))},
+                    suggestion.empty() ? ""
+                                       : mpilaunch::format(" (did you mean '{}'?)", suggestion))},
           events);
     }
     std::fputs(text->c_str(), stdout);
@@ -212,7 +213,7 @@ int run(const std::vector<std::string>& args) {
   if (Status st = unsupported_options(o); !st) return early_failure(st.error(), events);
   if (!o.report_pid.empty()) {
     // mpirun's --report-pid: '-' stdout, '+' stderr, anything else a file; the pid and a newline.
-    const std::string line = fmt::format("{}\n", ::getpid());
+    const std::string line = mpilaunch::format("{}\n", ::getpid());
     if (o.report_pid == "-" || o.report_pid == "+") {
       std::fputs(line.c_str(), o.report_pid == "-" ? stdout : stderr);
       std::fflush(o.report_pid == "-" ? stdout : stderr);
@@ -223,8 +224,8 @@ int run(const std::vector<std::string>& args) {
       if (!out)
         return early_failure(
             Error{.kind = ErrorKind::BadOption,
-                  .detail = fmt::format("--report-pid {}: cannot write this file: {}", o.report_pid,
-                                        std::strerror(errno))},
+                  .detail = mpilaunch::format("--report-pid {}: cannot write this file: {}",
+                                              o.report_pid, std::strerror(errno))},
             events);
     }
   }
@@ -245,13 +246,13 @@ int run(const std::vector<std::string>& args) {
   {
     // --pmi=auto reads the program's MPI library here, where the program is.
     std::vector<std::string> env = plan->env;  // a -x PATH=... comes first and wins
-    if (const char* path = std::getenv("PATH")) env.push_back(fmt::format("PATH={}", path));
+    if (const char* path = std::getenv("PATH")) env.push_back(mpilaunch::format("PATH={}", path));
     const auto program = resolve_executable(plan->argv.at(0), env, plan->wdir);
     const Result<std::vector<std::string>> needed =
         program ? elf_needed(program.value())
-                : Result<std::vector<std::string>>(
-                      Error{.kind = ErrorKind::BadOption,
-                            .detail = fmt::format("{} is not on this machine", plan->argv[0])});
+                : Result<std::vector<std::string>>(Error{
+                      .kind = ErrorKind::BadOption,
+                      .detail = mpilaunch::format("{} is not on this machine", plan->argv[0])});
     plan->pmi = choose_pmi(o.pmi, program ? program.value() : plan->argv[0], needed);
     events.write("interface", {{"interface", pmi_label(plan->pmi)}, {"reason", plan->pmi.reason}});
   }
@@ -340,16 +341,16 @@ int run(const std::vector<std::string>& args) {
   if (Status st = output.open(); !st) return early_failure(st.error(), events);
 
   config.token = random_hex(16);
-  config.tmpdir = fmt::format("{}/mpilaunch-{}-{}", temp_base(), ::getuid(), config.job_id);
+  config.tmpdir = mpilaunch::format("{}/mpilaunch-{}-{}", temp_base(), ::getuid(), config.job_id);
   config.timeout_seconds = o.timeout_seconds;
   if (!config.timeout_seconds)
     if (const char* env = std::getenv("MPIEXEC_TIMEOUT"); env != nullptr && *env != '\0') {
       auto parsed = parse_options({"--timeout", env, "x"});
       if (!parsed)
-        return early_failure(
-            Error{.kind = ErrorKind::BadOption,
-                  .detail = fmt::format("MPIEXEC_TIMEOUT={}: {}", env, parsed.error().detail)},
-            events);
+        return early_failure(Error{.kind = ErrorKind::BadOption,
+                                   .detail = mpilaunch::format("MPIEXEC_TIMEOUT={}: {}", env,
+                                                               parsed.error().detail)},
+                             events);
       config.timeout_seconds = parsed->timeout_seconds;
     }
   config.kill_grace_seconds = o.kill_grace_seconds;
@@ -357,11 +358,12 @@ int run(const std::vector<std::string>& args) {
     char* end = nullptr;
     const double s = std::strtod(text->c_str(), &end);
     if (end == text->c_str() || *end != '\0' || !(s > 0 && s <= 86400))
-      return early_failure(Error{.kind = ErrorKind::BadOption,
-                                 .detail = fmt::format("MPILAUNCH_AGENT_START_TIMEOUT={}: needs "
-                                                       "a number of seconds from 0 to 86400",
-                                                       *text)},
-                           events);
+      return early_failure(
+          Error{.kind = ErrorKind::BadOption,
+                .detail = mpilaunch::format("MPILAUNCH_AGENT_START_TIMEOUT={}: needs "
+                                            "a number of seconds from 0 to 86400",
+                                            *text)},
+          events);
     config.start_timeout_seconds = s;
   }
   config.start_timeout_seconds += o.wait_for_hosts_seconds;

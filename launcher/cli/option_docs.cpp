@@ -1,6 +1,6 @@
 #include "launcher/cli/option_docs.hpp"
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include <algorithm>
 #include <optional>
@@ -233,8 +233,8 @@ std::string errors_text() {
   std::string out = "Error kinds (docs/errors.md), with mpilaunch's exit code:\n\n";
   for (ErrorKind kind : kAllErrorKinds) {
     const Error e{.kind = kind};
-    out +=
-        fmt::format("  {:<26} exit {:<4} {}\n", kind_name(kind), exit_codes::for_error(e), hint(e));
+    out += mpilaunch::format("  {:<26} exit {:<4} {}\n", kind_name(kind), exit_codes::for_error(e),
+                             hint(e));
   }
   return out;
 }
@@ -291,16 +291,16 @@ std::string usage_text() {
   for (const OptionDoc& doc : option_docs()) {
     if (doc.group != group) {
       group = doc.group;
-      out += fmt::format("\n{}:\n", group);
+      out += mpilaunch::format("\n{}:\n", group);
     }
     std::string line(doc.summary);
-    if (!doc.fallback.empty()) line += fmt::format(" (default: {})", doc.fallback);
+    if (!doc.fallback.empty()) line += mpilaunch::format(" (default: {})", doc.fallback);
     const std::string names = spellings(doc, infos);
     std::string text = wrapped(line, 29, 96);  // every line indented to the text column
     if (names.size() <= 26)
-      text.replace(0, 29, fmt::format("  {:<27}", names));
+      text.replace(0, 29, mpilaunch::format("  {:<27}", names));
     else
-      text = fmt::format("  {}\n", names) + text;
+      text = mpilaunch::format("  {}\n", names) + text;
     out += text;
   }
   out +=
@@ -322,10 +322,10 @@ std::optional<std::string> help_topic_text(std::string_view topic) {
   if (info == nullptr) return std::nullopt;
   for (const OptionDoc& doc : option_docs()) {
     if (find_option_info(infos, doc.key) != info) continue;
-    std::string out = fmt::format("{}\n  {}.\n", spellings(doc, infos), doc.summary);
-    if (!doc.fallback.empty()) out += fmt::format("  Default: {}.\n", doc.fallback);
+    std::string out = mpilaunch::format("{}\n  {}.\n", spellings(doc, infos), doc.summary);
+    if (!doc.fallback.empty()) out += mpilaunch::format("  Default: {}.\n", doc.fallback);
     if (!doc.detail.empty()) out += "\n" + wrapped(doc.detail, 2, 92);
-    out += fmt::format("\n  Group: {}.\n", doc.group);
+    out += mpilaunch::format("\n  Group: {}.\n", doc.group);
     return out;
   }
   return std::nullopt;

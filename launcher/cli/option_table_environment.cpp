@@ -1,5 +1,5 @@
 // What the ranks see: exported variables, MCA parameters, the PMI interface, the directory.
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include "launcher/cli/option_table.hpp"
 
@@ -8,7 +8,7 @@ namespace mpilaunch::launcher {
 void add_environment_options(std::vector<OptionSpec>& t) {
   t.push_back({{"-x"}, 1, [](Options& o, const Values& v) -> Status {
                  if (v[0].empty() || v[0][0] == '=')
-                   return bad_option(fmt::format("-x '{}': give NAME or NAME=value", v[0]));
+                   return bad_option(mpilaunch::format("-x '{}': give NAME or NAME=value", v[0]));
                  o.exports.emplace_back(v[0]);
                  return {};
                }});
@@ -28,7 +28,7 @@ void add_environment_options(std::vector<OptionSpec>& t) {
          } else if (v[0] == "pmi2") {
            o.pmi = PmiKind::Pmi2;
          } else {
-           return bad_option(fmt::format(
+           return bad_option(mpilaunch::format(
                "--pmi={}: choose 'auto', 'pmix' (Open MPI), 'pmi1' or 'pmi2' (MPICH)", v[0]));
          }
          return {};

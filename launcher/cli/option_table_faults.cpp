@@ -1,5 +1,5 @@
 // Fault handling: limits, teardown, restarts, the live status file.
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include <charconv>
 
@@ -36,7 +36,7 @@ void add_fault_options(std::vector<OptionSpec>& t) {
                  int n = -1;
                  const auto [p, ec] = std::from_chars(v[0].data(), v[0].data() + v[0].size(), n);
                  if (ec != std::errc() || p != v[0].data() + v[0].size() || n < 0)
-                   return bad_option(fmt::format(
+                   return bad_option(mpilaunch::format(
                        "--max-restarts needs a whole number of at least 0, not '{}'", v[0]));
                  o.max_restarts = n;
                  return {};
@@ -51,7 +51,7 @@ void add_fault_options(std::vector<OptionSpec>& t) {
                    const std::string_view name = rest.substr(0, comma);
                    const auto kind = kind_from_name(name);
                    if (!kind)
-                     return bad_option(fmt::format(
+                     return bad_option(mpilaunch::format(
                          "--restart-on: '{}' is not an error kind (see 'mpilaunch --help' "
                          "and docs/errors.md)",
                          name));

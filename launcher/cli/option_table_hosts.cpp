@@ -1,5 +1,5 @@
 // Hosts and how agents reach them: -H, host files, the launcher kind, ssh.
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include "launcher/cli/option_table.hpp"
 
@@ -27,15 +27,15 @@ void add_host_options(std::vector<OptionSpec>& t) {
                    o.launcher = LauncherKind::Srun;
                  } else {
                    return bad_option(
-                       fmt::format("--launcher={}: choose 'local', 'ssh' or 'srun'", v[0]));
+                       mpilaunch::format("--launcher={}: choose 'local', 'ssh' or 'srun'", v[0]));
                  }
                  return {};
                }});
   t.push_back({{"--deploy-agent"}, 1, [](Options& o, const Values& v) -> Status {
                  const auto mode = parse_deploy_mode(v[0]);
                  if (!mode)
-                   return bad_option(
-                       fmt::format("--deploy-agent={}: choose 'auto', 'always' or 'never'", v[0]));
+                   return bad_option(mpilaunch::format(
+                       "--deploy-agent={}: choose 'auto', 'always' or 'never'", v[0]));
                  o.deploy_agent = *mode;
                  return {};
                }});

@@ -1,6 +1,6 @@
 // Mapping, ranking and binding: every spelling mpirun(1) 4.1 has. The launcher implements
 // placement by slot or node; the rest is recognised here and refused by unsupported_options().
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include <algorithm>
 

@@ -1,5 +1,5 @@
 // Rank output and input, and what mpilaunch itself prints.
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include "launcher/cli/option_table.hpp"
 
@@ -21,7 +21,7 @@ void add_output_options(std::vector<OptionSpec>& t) {
                  if (v[0] != "all" && v[0] != "none" &&
                      v[0].find_first_not_of("0123456789") != std::string_view::npos)
                    return bad_option(
-                       fmt::format("--stdin {}: give a rank number, 'all' or 'none'", v[0]));
+                       mpilaunch::format("--stdin {}: give a rank number, 'all' or 'none'", v[0]));
                  o.stdin_target = std::string(v[0]);
                  return {};
                }});

@@ -1,6 +1,6 @@
 #include "launcher/cli/options.hpp"
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -40,13 +40,13 @@ Result<int> positive_int(std::string_view option, std::string_view text, int max
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   const bool digits = !text.empty() && ptr == text.data() + text.size();
   if (ec == std::errc::result_out_of_range && digits && text.front() != '-')
-    return bad_option(fmt::format("{} {} is too large: at most {}", option, text, max));
+    return bad_option(mpilaunch::format("{} {} is too large: at most {}", option, text, max));
   if (ec != std::errc() || !digits)
-    return bad_option(fmt::format("{} needs a whole number, not '{}'", option, text));
+    return bad_option(mpilaunch::format("{} needs a whole number, not '{}'", option, text));
   if (value < 1)
-    return bad_option(fmt::format("{} {}: the value must be at least 1", option, text));
+    return bad_option(mpilaunch::format("{} {}: the value must be at least 1", option, text));
   if (value > max)
-    return bad_option(fmt::format("{} {} is too large: at most {}", option, text, max));
+    return bad_option(mpilaunch::format("{} {} is too large: at most {}", option, text, max));
   return static_cast<int>(value);
 }
 
@@ -60,10 +60,10 @@ Result<double> seconds(std::string_view option, std::string_view text) {
     v = -1;
   }
   if (!(v >= 0))  // also NaN
-    return bad_option(fmt::format("{} needs a number of seconds, not '{}'", option, text));
+    return bad_option(mpilaunch::format("{} needs a number of seconds, not '{}'", option, text));
   if (v > kMaxSeconds)
-    return bad_option(fmt::format("{} {} is too large: at most {:.0f} seconds (one year)", option,
-                                  text, kMaxSeconds));
+    return bad_option(mpilaunch::format("{} {} is too large: at most {:.0f} seconds (one year)",
+                                        option, text, kMaxSeconds));
   return v;
 }
 
@@ -126,9 +126,10 @@ namespace {
 
 Error unknown_option(const std::string& arg, const std::string& name) {
   const std::string suggestion = suggest_option(name);
-  return bad_option(suggestion.empty()
-                        ? fmt::format("unknown option '{}'", arg)
-                        : fmt::format("unknown option '{}' (did you mean '{}'?)", arg, suggestion));
+  return bad_option(
+      suggestion.empty()
+          ? mpilaunch::format("unknown option '{}'", arg)
+          : mpilaunch::format("unknown option '{}' (did you mean '{}'?)", arg, suggestion));
 }
 
 }  // namespace
@@ -166,16 +167,17 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
     }
     if (spec == nullptr) return unknown_option(arg, name);
     if (spec->answer == OptionAnswer::Refused)
-      return bad_option(fmt::format("{} is not supported: {}", name, spec->why));
+      return bad_option(mpilaunch::format("{} is not supported: {}", name, spec->why));
     Values values;
     if (attached) {
-      if (spec->arity != 1) return bad_option(fmt::format("option '{}' takes no '=' value", name));
+      if (spec->arity != 1)
+        return bad_option(mpilaunch::format("option '{}' takes no '=' value", name));
       values.push_back(*attached);
     }
     while (static_cast<int>(values.size()) < spec->arity) {
       if (++i >= args.size())
-        return bad_option(fmt::format("option '{}' needs {} value{}", name, spec->arity,
-                                      spec->arity > 1 ? "s" : ""));
+        return bad_option(mpilaunch::format("option '{}' needs {} value{}", name, spec->arity,
+                                            spec->arity > 1 ? "s" : ""));
       values.push_back(args[i]);
     }
     if (spec->answer == OptionAnswer::Ignored) {
@@ -208,7 +210,7 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
 
 Status unsupported_options(const Options& o) {
   auto refuse = [](std::string_view option, std::string_view what) -> Status {
-    return bad_option(fmt::format("{} is not supported yet: {}", option, what));
+    return bad_option(mpilaunch::format("{} is not supported yet: {}", option, what));
   };
   constexpr std::string_view kMapping = "mpilaunch maps with --map-by and binds with --bind-to";
   // --map-by, --rank-by, --bind-to, --cpus-per-proc, --use-hwthread-cpus, --report-bindings
@@ -231,7 +233,7 @@ Status unsupported_options(const Options& o) {
   if (o.display_allocation) return refuse("--display-allocation", "--dry-run prints the hosts");
   if (o.nolocal) return refuse("--nolocal", "every host given runs ranks");
   if (!o.stdin_target.empty() && o.stdin_target != "none")
-    return refuse(fmt::format("--stdin {}", o.stdin_target),
+    return refuse(mpilaunch::format("--stdin {}", o.stdin_target),
                   "ranks read /dev/null (only --stdin none is implemented)");
   if (o.merge_stderr_to_stdout)
     return refuse("--merge-stderr-to-stdout", "rank stderr stays on mpilaunch's stderr");

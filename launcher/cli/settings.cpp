@@ -1,6 +1,6 @@
 #include "launcher/cli/settings.hpp"
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -42,8 +42,8 @@ Result<Setting> make_setting(const OptionInfo& info, std::string spelling, std::
   if (info.arity == 0) {
     const auto on = value.empty() ? std::optional<bool>(true) : switch_value(value);
     if (!on)
-      return bad_option(fmt::format("{}: {} is a switch: write true or false, not '{}'", s.origin,
-                                    s.option, value));
+      return bad_option(mpilaunch::format("{}: {} is a switch: write true or false, not '{}'",
+                                          s.origin, s.option, value));
     s.enabled = *on;
     return s;
   }
@@ -51,19 +51,20 @@ Result<Setting> make_setting(const OptionInfo& info, std::string spelling, std::
     const std::size_t space = value.find_first_of(" \t");
     if (space == std::string_view::npos)
       return bad_option(
-          fmt::format("{}: {} needs two values separated by a space, e.g. "
-                      "'btl_tcp_if_include lo'",
-                      s.origin, s.option));
+          mpilaunch::format("{}: {} needs two values separated by a space, e.g. "
+                            "'btl_tcp_if_include lo'",
+                            s.origin, s.option));
     s.values = {std::string(value.substr(0, space)), std::string(trim(value.substr(space)))};
   } else {
-    if (value.empty()) return bad_option(fmt::format("{}: {} needs a value", s.origin, s.option));
+    if (value.empty())
+      return bad_option(mpilaunch::format("{}: {} needs a value", s.origin, s.option));
     s.values = {std::string(value)};
   }
   std::vector<std::string> probe{s.option};
   probe.insert(probe.end(), s.values.begin(), s.values.end());
   probe.push_back("program");
   if (auto parsed = parse_options(probe); !parsed)
-    return bad_option(fmt::format("{}: {}", s.origin, parsed.error().detail));
+    return bad_option(mpilaunch::format("{}: {}", s.origin, parsed.error().detail));
   return s;
 }
 
@@ -117,7 +118,7 @@ Result<std::vector<Setting>> parse_config(std::string_view text, std::string_vie
       line = line.substr(0, hash);
     line = trim(line);
     if (line.empty()) continue;
-    const std::string origin = fmt::format("{}:{}", path, lineno);
+    const std::string origin = mpilaunch::format("{}:{}", path, lineno);
     const std::size_t eq = line.find('=');
     std::string key(trim(line.substr(0, eq)));
     const std::string_view value = eq == std::string_view::npos ? "" : trim(line.substr(eq + 1));
@@ -125,7 +126,7 @@ Result<std::vector<Setting>> parse_config(std::string_view text, std::string_vie
     while (key.starts_with('-')) key.erase(0, 1);
     if (key.empty())
       return bad_option(
-          fmt::format("{}: expected 'option = value', e.g. 'max-restarts = 3'", origin));
+          mpilaunch::format("{}: expected 'option = value', e.g. 'max-restarts = 3'", origin));
     // One letter is the short option ("n" is -n, though mpirun also spells it --n).
     std::string spelling = (key.size() == 1 ? "-" : "--") + key;
     int index = option_index(infos, spelling);
@@ -136,14 +137,14 @@ Result<std::vector<Setting>> parse_config(std::string_view text, std::string_vie
     if (index < 0) {
       const std::string near = suggest_option("--" + key);
       return bad_option(
-          fmt::format("{}: unknown option '{}'{}", origin, key,
-                      near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near)));
+          mpilaunch::format("{}: unknown option '{}'{}", origin, key,
+                            near.empty() ? "" : mpilaunch::format(" (did you mean '{}'?)", near)));
     }
     if (!settable(infos[static_cast<std::size_t>(index)].names.front()) || key == "help" ||
         key == "version" || infos[static_cast<std::size_t>(index)].answer != OptionAnswer::Works)
-      return bad_option(fmt::format("{}: '{}' cannot be set in a config file", origin, key));
+      return bad_option(mpilaunch::format("{}: '{}' cannot be set in a config file", origin, key));
     if (eq == std::string_view::npos && infos[static_cast<std::size_t>(index)].arity > 0)
-      return bad_option(fmt::format("{}: expected '{} = VALUE'", origin, key));
+      return bad_option(mpilaunch::format("{}: expected '{} = VALUE'", origin, key));
     auto setting = make_setting(infos[static_cast<std::size_t>(index)], spelling, value, origin);
     if (!setting) return setting.error();
     out.push_back(std::move(setting).value());

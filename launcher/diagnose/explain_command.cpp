@@ -7,7 +7,7 @@
 #include <optional>
 #include <string_view>
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include "common/error_catalog.hpp"
 #include "common/exit_codes.hpp"
@@ -65,17 +65,17 @@ std::optional<ExplainArgs> parse(const std::vector<std::string>& args, std::stri
       const std::string value = a == "--rc" ? (i + 1 < args.size() ? args[++i] : "") : a.substr(5);
       out.rc = parse_rc(value);
       if (!out.rc) {
-        problem = fmt::format("--rc needs an integer, got '{}'", value);
+        problem = mpilaunch::format("--rc needs an integer, got '{}'", value);
         return std::nullopt;
       }
     } else if (a.size() > 1 && a.starts_with('-')) {
-      problem = fmt::format("unknown option {}", a);
+      problem = mpilaunch::format("unknown option {}", a);
       return std::nullopt;
     } else if (!have_path) {
       out.path = a;
       have_path = true;
     } else {
-      problem = fmt::format("more than one input: {}", a);
+      problem = mpilaunch::format("more than one input: {}", a);
       return std::nullopt;
     }
   }
@@ -123,9 +123,9 @@ int run_explain(const std::vector<std::string>& args) {
   }
   std::FILE* in = parsed->path == "-" ? stdin : std::fopen(parsed->path.c_str(), "rbe");
   if (in == nullptr) {
-    const Error e{
-        .kind = ErrorKind::BadOption,
-        .detail = fmt::format("explain: cannot read {}: {}", parsed->path, std::strerror(errno))};
+    const Error e{.kind = ErrorKind::BadOption,
+                  .detail = mpilaunch::format("explain: cannot read {}: {}", parsed->path,
+                                              std::strerror(errno))};
     std::fputs(render_human(e).c_str(), stderr);
     return exit_codes::kNoInput;
   }
@@ -136,7 +136,7 @@ int run_explain(const std::vector<std::string>& args) {
   if (in != stdin) std::fclose(in);
   if (read_failed) {
     const Error e{.kind = ErrorKind::BadOption,
-                  .detail = fmt::format("explain: cannot read {}", parsed->path)};
+                  .detail = mpilaunch::format("explain: cannot read {}", parsed->path)};
     std::fputs(render_human(e).c_str(), stderr);
     return exit_codes::kNoInput;
   }

@@ -4,8 +4,8 @@
 #include <charconv>
 #include <cmath>
 
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include "common/text_format.hpp"
 
 #include "common/error_catalog.hpp"
 #include "common/error_json.hpp"
@@ -63,7 +63,7 @@ constexpr std::string_view kLoginFix =
 std::string warning_note(const DoctorCheck& c) {
   if (c.name == "slots") return " (more slots than CPUs: ranks share cores)";
   if (c.name == "login")
-    return fmt::format(
+    return mpilaunch::format(
         " of login shell start-up before the agent ran, which every job pays on this host"
         "\n  fix: {}",
         kLoginFix);
@@ -85,10 +85,11 @@ void assess_agent(const DoctorProbe& p, const std::map<std::string, std::string>
     v.state = CheckState::Ok;
   } else {
     v.state = CheckState::Fail;
-    v.error = Error{.kind = ErrorKind::ProtocolMismatch,
-                    .host = p.host,
-                    .phase = "version",
-                    .detail = fmt::format("the agent there is {} (protocol {}), this launcher is "
+    v.error =
+        Error{.kind = ErrorKind::ProtocolMismatch,
+              .host = p.host,
+              .phase = "version",
+              .detail = mpilaunch::format("the agent there is {} (protocol {}), this launcher is "
                                           "{} (protocol {})",
                                           their_version, their_protocol, version, protocol)};
   }
@@ -107,8 +108,8 @@ void assess_agent(const DoctorProbe& p, const std::map<std::string, std::string>
   DoctorCheck& slots = c[index_of("slots")];
   slots.name = "slots";
   const auto cpus = to_double(value_or(found, "cpus"));
-  slots.value =
-      cpus ? fmt::format("{}/{}", p.slots, static_cast<long>(*cpus)) : fmt::format("{}/?", p.slots);
+  slots.value = cpus ? mpilaunch::format("{}/{}", p.slots, static_cast<long>(*cpus))
+                     : mpilaunch::format("{}/?", p.slots);
   // More slots than CPUs is allowed (oversubscription by choice) but worth a look.
   slots.state = cpus && *cpus >= p.slots ? CheckState::Ok : CheckState::Warn;
 
@@ -126,7 +127,7 @@ void assess_agent(const DoctorProbe& p, const std::map<std::string, std::string>
   DoctorCheck& login = c[index_of("login")];
   login.name = "login";
   if (const auto ms = to_double(value_or(found, "login_ms"))) {
-    login.value = fmt::format("{}ms", static_cast<long>(*ms));
+    login.value = mpilaunch::format("{}ms", static_cast<long>(*ms));
     login.state = *ms < static_cast<double>(kLoginWarnMs) ? CheckState::Ok : CheckState::Warn;
   }
 
@@ -144,15 +145,15 @@ void assess_agent(const DoctorProbe& p, const std::map<std::string, std::string>
                       : *remote > p.received_at ? *remote - p.received_at
                                                 : 0.0;
   const double beyond = std::abs(skew);
-  clock.value = fmt::format("{:+.3f}s", skew);
+  clock.value = mpilaunch::format("{:+.3f}s", skew);
   clock.state = beyond > kClockFailSeconds   ? CheckState::Fail
                 : beyond > kClockWarnSeconds ? CheckState::Warn
                                              : CheckState::Ok;
   if (clock.state == CheckState::Fail)
     clock.error = host_failure(
         p.host, "clock",
-        fmt::format("its clock is at least {:+.3f} s off this machine's (more than {} s)", skew,
-                    kClockFailSeconds));
+        mpilaunch::format("its clock is at least {:+.3f} s off this machine's (more than {} s)",
+                          skew, kClockFailSeconds));
 }
 
 }  // namespace
@@ -209,10 +210,11 @@ DoctorRow assess_probe(const DoctorProbe& p, std::string_view version, unsigned 
     // mpilaunch-agent or predates --self-check.
     if (p.timed_out) {
       c[agent].state = CheckState::Fail;
-      c[agent].error = Error{.kind = ErrorKind::AgentStartFailed,
-                             .host = p.host,
-                             .phase = "handshake",
-                             .detail = fmt::format("{} gave no answer in time", p.agent_command)};
+      c[agent].error =
+          Error{.kind = ErrorKind::AgentStartFailed,
+                .host = p.host,
+                .phase = "handshake",
+                .detail = mpilaunch::format("{} gave no answer in time", p.agent_command)};
       return row;
     }
     RemoteExit exit{.exit_status = p.exit_status, .stderr_tail = p.stderr_tail, .dropped = {}};
@@ -222,10 +224,10 @@ DoctorRow assess_probe(const DoctorProbe& p, std::string_view version, unsigned 
           .kind = ErrorKind::AgentStartFailed,
           .host = p.host,
           .phase = "version",
-          .detail = fmt::format("{} did not answer like mpilaunch-agent {} (exit status {}){}{}",
-                                p.agent_command, version,
-                                p.exit_status ? std::to_string(*p.exit_status) : "unknown",
-                                p.stderr_tail.empty() ? "" : ": ", p.stderr_tail)};
+          .detail = mpilaunch::format(
+              "{} did not answer like mpilaunch-agent {} (exit status {}){}{}", p.agent_command,
+              version, p.exit_status ? std::to_string(*p.exit_status) : "unknown",
+              p.stderr_tail.empty() ? "" : ": ", p.stderr_tail)};
     c[agent].state = CheckState::Fail;
     c[agent].error = std::move(why);
     return row;
@@ -248,17 +250,17 @@ std::string render_doctor_table(const std::vector<DoctorRow>& rows) {
     for (std::size_t i = 0; i < r.checks.size(); ++i)
       widths[i] = std::max(widths[i], cell(r.checks[i]).size());
 
-  std::string out = fmt::format("{:<{}}", "HOST", host_width);
+  std::string out = mpilaunch::format("{:<{}}", "HOST", host_width);
   for (std::size_t i = 0; i < widths.size(); ++i) {
     std::string head(kDoctorChecks[i]);
     for (char& ch : head) ch = static_cast<char>(ch - 'a' + 'A');
-    out += fmt::format("  {:<{}}", head, widths[i]);
+    out += mpilaunch::format("  {:<{}}", head, widths[i]);
   }
   out += "  RESULT\n";
   for (const DoctorRow& r : rows) {
-    out += fmt::format("{:<{}}", r.host, host_width);
+    out += mpilaunch::format("{:<{}}", r.host, host_width);
     for (std::size_t i = 0; i < r.checks.size(); ++i)
-      out += fmt::format("  {:<{}}", cell(r.checks[i]), widths[i]);
+      out += mpilaunch::format("  {:<{}}", cell(r.checks[i]), widths[i]);
     out += r.ok() ? "  ok\n" : "  FAILED\n";
   }
   int failed = 0;
@@ -266,14 +268,16 @@ std::string render_doctor_table(const std::vector<DoctorRow>& rows) {
     if (!r.ok()) ++failed;
     for (const DoctorCheck& c : r.checks) {
       if (c.error)
-        out += fmt::format("\n{} {}: {}\n  fix: {}\n", r.host, c.name, message(*c.error),
-                           hint(*c.error));
+        out += mpilaunch::format("\n{} {}: {}\n  fix: {}\n", r.host, c.name, message(*c.error),
+                                 hint(*c.error));
       else if (c.state == CheckState::Warn)
-        out += fmt::format("\n{} {}: warning: {}{}\n", r.host, c.name, c.value, warning_note(c));
+        out +=
+            mpilaunch::format("\n{} {}: warning: {}{}\n", r.host, c.name, c.value, warning_note(c));
     }
   }
-  out += fmt::format("\n{} of {} host{} passed\n", rows.size() - static_cast<std::size_t>(failed),
-                     rows.size(), rows.size() == 1 ? "" : "s");
+  out += mpilaunch::format("\n{} of {} host{} passed\n",
+                           rows.size() - static_cast<std::size_t>(failed), rows.size(),
+                           rows.size() == 1 ? "" : "s");
   return out;
 }
 

@@ -17,7 +17,7 @@
 #include <semaphore>
 #include <thread>
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include "common/error_catalog.hpp"
 #include "common/exit_codes.hpp"
@@ -60,7 +60,7 @@ void probe_local(const std::string& agent, std::chrono::milliseconds timeout, Do
   if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) {
     p.bring_up = Error{.kind = ErrorKind::OutOfResources,
                        .host = p.host,
-                       .detail = fmt::format("pipe: {}", std::strerror(errno))};
+                       .detail = mpilaunch::format("pipe: {}", std::strerror(errno))};
     return;
   }
   posix_spawn_file_actions_t actions;
@@ -78,7 +78,7 @@ void probe_local(const std::string& agent, std::chrono::milliseconds timeout, Do
   ::close(err[1]);
   if (rc != 0) {
     p.exit_status = 127;
-    p.stderr_tail = fmt::format("{}: {}", agent, std::strerror(rc));
+    p.stderr_tail = mpilaunch::format("{}: {}", agent, std::strerror(rc));
     ::close(out[0]);
     ::close(err[0]);
     p.received_at = wall_now();
@@ -128,7 +128,7 @@ asio::awaitable<void> probe_ssh_on_loop(SshSession& session, DoctorProbe& p) {
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv) != 0) {
     p.bring_up = Error{.kind = ErrorKind::OutOfResources,
                        .host = p.host,
-                       .detail = fmt::format("socketpair: {}", std::strerror(errno))};
+                       .detail = mpilaunch::format("socketpair: {}", std::strerror(errno))};
     co_return;
   }
   // Nothing is written to sv[0]: the self-check reads no stdin, and pump() ends when the agent's
@@ -182,8 +182,8 @@ int run_doctor(const std::vector<std::string>& args) {
   auto options = parse_options(rest);
   if (options && options->program.size() != 1)
     options = Error{.kind = ErrorKind::BadOption,
-                    .detail = fmt::format("doctor takes no program, but '{}' was given",
-                                          options->program.front())};
+                    .detail = mpilaunch::format("doctor takes no program, but '{}' was given",
+                                                options->program.front())};
   if (!options) {
     std::fputs(render_human(options.error()).c_str(), stderr);
     std::fputs("Run 'mpilaunch doctor --help' for its options.\n", stderr);

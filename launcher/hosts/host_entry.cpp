@@ -1,6 +1,6 @@
 #include "launcher/hosts/host_entry.hpp"
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -20,7 +20,7 @@ std::optional<std::string> ipv6_problem(std::string_view name) {
   const bool chars_ok = std::all_of(address.begin(), address.end(),
                                     [](char c) { return is_hex(c) || c == ':' || c == '.'; });
   if (!chars_ok || std::count(address.begin(), address.end(), ':') < 2)
-    return fmt::format("'{}' is neither a host name nor an IPv6 address", printable(name));
+    return mpilaunch::format("'{}' is neither a host name nor an IPv6 address", printable(name));
   return std::nullopt;
 }
 
@@ -67,14 +67,16 @@ std::optional<int> parse_slot_count(std::string_view text) {
 std::optional<std::string> host_name_problem(std::string_view name) {
   if (name.empty()) return "the host name is empty";
   if (name.size() > kMaxHostNameBytes)
-    return fmt::format("'{}' is longer than {} characters", printable(name), kMaxHostNameBytes);
+    return mpilaunch::format("'{}' is longer than {} characters", printable(name),
+                             kMaxHostNameBytes);
   if (name.find(':') != std::string_view::npos) return ipv6_problem(name);
   // A leading '-' would read as an option to ssh.
-  if (name.front() == '-') return fmt::format("'{}' starts with '-'", printable(name));
+  if (name.front() == '-') return mpilaunch::format("'{}' starts with '-'", printable(name));
   for (const char c : name)
     if (!is_alnum(c) && c != '.' && c != '-' && c != '_')
-      return fmt::format("'{}' contains '{}'; host names use letters, digits, '.', '-' and '_'",
-                         printable(name), printable(std::string_view(&c, 1)));
+      return mpilaunch::format(
+          "'{}' contains '{}'; host names use letters, digits, '.', '-' and '_'", printable(name),
+          printable(std::string_view(&c, 1)));
   return std::nullopt;
 }
 
@@ -83,8 +85,8 @@ std::optional<std::string> read_host_item(std::string_view item, HostEntry& entr
   const auto colon = item.rfind(':');
   const auto bracket = item.rfind(']');
   if (item.find('[') != std::string_view::npos && bracket == std::string_view::npos)
-    return fmt::format("'{}' has an unmatched bracket; write IPv6 addresses as [::1]",
-                       printable(item));
+    return mpilaunch::format("'{}' has an unmatched bracket; write IPv6 addresses as [::1]",
+                             printable(item));
   const bool bare_ipv6 =
       std::count(item.begin(), item.end(), ':') > 1 && item.find('[') == std::string_view::npos;
   if (colon != std::string_view::npos && !bare_ipv6 &&
@@ -93,8 +95,8 @@ std::optional<std::string> read_host_item(std::string_view item, HostEntry& entr
     const std::string_view count = item.substr(colon + 1);
     const auto slots = parse_slot_count(count);
     if (!slots)
-      return fmt::format("'{}' is not a slot count; write {}:N with 1 <= N <= {}", printable(count),
-                         printable(name), kMaxSlotsPerHost);
+      return mpilaunch::format("'{}' is not a slot count; write {}:N with 1 <= N <= {}",
+                               printable(count), printable(name), kMaxSlotsPerHost);
     entry.slots = *slots;
     entry.slots_given = true;
   }
@@ -109,19 +111,19 @@ std::optional<std::string> read_user_and_name(std::string_view text, HostEntry& 
           return is_alnum(c) || c == '.' || c == '-' || c == '_';
         });
     if (!user_ok)
-      return fmt::format("'{}' is not a user name in '{}'; write user@host", printable(user),
-                         printable(text));
+      return mpilaunch::format("'{}' is not a user name in '{}'; write user@host", printable(user),
+                               printable(text));
     entry.user = std::string(user);
     text.remove_prefix(at + 1);
   }
   if (!text.empty() && (text.front() == '[' || text.back() == ']')) {
     if (text.size() < 2 || text.front() != '[' || text.back() != ']')
-      return fmt::format("'{}' has an unmatched bracket; write IPv6 addresses as [::1]",
-                         printable(text));
+      return mpilaunch::format("'{}' has an unmatched bracket; write IPv6 addresses as [::1]",
+                               printable(text));
     text = text.substr(1, text.size() - 2);
     if (text.find(':') == std::string_view::npos)
-      return fmt::format("'[{}]' is not an IPv6 address; brackets are for IPv6 only",
-                         printable(text));
+      return mpilaunch::format("'[{}]' is not an IPv6 address; brackets are for IPv6 only",
+                               printable(text));
   }
   if (auto problem = host_name_problem(text)) return problem;
   entry.name = std::string(text);

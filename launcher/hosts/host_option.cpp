@@ -1,6 +1,6 @@
 #include "launcher/hosts/host_option.hpp"
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include <algorithm>
 
@@ -8,8 +8,9 @@ namespace mpilaunch::launcher {
 
 Result<std::vector<HostEntry>> parse_host_option(std::string_view value) {
   auto fail = [&](int position, const std::string& why) {
-    return Error{.kind = ErrorKind::BadOption,
-                 .detail = fmt::format("-H {}: item {}: {}", printable(value), position, why)};
+    return Error{
+        .kind = ErrorKind::BadOption,
+        .detail = mpilaunch::format("-H {}: item {}: {}", printable(value), position, why)};
   };
   HostListBuilder hosts;
   int position = 0;
@@ -24,8 +25,8 @@ Result<std::vector<HostEntry>> parse_host_option(std::string_view value) {
     if (auto why = read_host_item(item, entry)) return fail(position, *why);
     const std::string name = entry.name;
     if (!hosts.add(std::move(entry)))
-      return fail(position, fmt::format("{} has more than {} slots in all", printable(name),
-                                        kMaxSlotsPerHost));
+      return fail(position, mpilaunch::format("{} has more than {} slots in all", printable(name),
+                                              kMaxSlotsPerHost));
     if (end == value.size()) break;
     start = end + 1;
   }

@@ -1,6 +1,6 @@
 #include "launcher/hosts/host_sources.hpp"
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include "launcher/hosts/host_option.hpp"
 #include "launcher/hosts/hostfile.hpp"
@@ -17,8 +17,8 @@ Result<std::vector<HostEntry>> parse_host_values(const std::vector<std::string>&
       const std::string name = entry.name;
       if (!hosts.add(std::move(entry)))
         return Error{.kind = ErrorKind::BadOption,
-                     .detail = fmt::format("-H: {} has more than {} slots in all", printable(name),
-                                           kMaxSlotsPerHost)};
+                     .detail = mpilaunch::format("-H: {} has more than {} slots in all",
+                                                 printable(name), kMaxSlotsPerHost)};
     }
   }
   return std::move(hosts).take();
@@ -34,10 +34,11 @@ Result<std::vector<HostEntry>> pick_from_hostfile(const std::vector<HostEntry>& 
     for (const HostEntry& have : in_file)
       if (have.name == want.name && (want.user.empty() || want.user == have.user)) found = &have;
     if (found == nullptr)
-      return Error{.kind = ErrorKind::BadOption,
-                   .detail = fmt::format("-H: {} is not in the hostfile {}; with both, -H picks "
-                                         "hosts out of the hostfile, so add it there",
-                                         printable(want.name), path)};
+      return Error{
+          .kind = ErrorKind::BadOption,
+          .detail = mpilaunch::format("-H: {} is not in the hostfile {}; with both, -H picks "
+                                      "hosts out of the hostfile, so add it there",
+                                      printable(want.name), path)};
     HostEntry entry = *found;
     if (want.slots_given) {
       entry.slots = want.slots;
@@ -65,7 +66,7 @@ Result<HostList> select_hosts(const HostRequest& request, const EnvLookup& env,
   if (!request.host_values.empty()) {
     auto hosts = parse_host_values(request.host_values);
     if (!hosts) return hosts.error();
-    const std::string dash_h = fmt::format("-H {}", fmt::join(request.host_values, " -H "));
+    const std::string dash_h = mpilaunch::format("-H {}", fmt::join(request.host_values, " -H "));
     if (request.hostfile.empty()) {
       list.hosts = std::move(hosts).value();
       list.source = dash_h;
@@ -74,7 +75,7 @@ Result<HostList> select_hosts(const HostRequest& request, const EnvLookup& env,
     auto picked = pick_from_hostfile(hosts.value(), from_file, request.hostfile);
     if (!picked) return picked.error();
     list.hosts = std::move(picked).value();
-    list.source = fmt::format("{} out of hostfile {}", dash_h, request.hostfile);
+    list.source = mpilaunch::format("{} out of hostfile {}", dash_h, request.hostfile);
     return list;
   }
   if (!request.hostfile.empty()) {

@@ -1,7 +1,7 @@
 // The resource-manager half of host_sources.hpp: each function reads one manager's variables
 // and answers nullopt when that manager did not start this job.
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include <algorithm>
 #include <map>
@@ -32,14 +32,14 @@ std::vector<std::string_view> blank_separated(std::string_view text) {
 }
 
 std::string shown_var(std::string_view name, std::string_view value) {
-  return fmt::format("{}={}", name, printable(value));
+  return mpilaunch::format("{}={}", name, printable(value));
 }
 
 // A file named by `var`: its hosts, one line per slot or "host slots=N" lines.
 Found hosts_from_file(std::string_view var, const std::string& path, const FileReader& read,
                       std::string source) {
   auto text = read(path);
-  if (!text) return env_error(fmt::format("{}: {}", var, text.error().detail));
+  if (!text) return env_error(mpilaunch::format("{}: {}", var, text.error().detail));
   auto hosts = parse_hostfile(text.value(), path);
   if (!hosts) return hosts.error();
   return std::optional<HostList>(HostList{std::move(hosts).value(), std::move(source)});
@@ -65,16 +65,17 @@ Found from_slurm(const EnvLookup& env) {
     auto expanded = expand_node_counts(*counts_text, shown_counts);
     if (!expanded) return expanded.error();
     if (expanded->size() != names->size())
-      return env_error(fmt::format("{} gives {} counts for the {} nodes of {}; they must match",
-                                   shown_counts, expanded->size(), names->size(), shown_list));
+      return env_error(
+          mpilaunch::format("{} gives {} counts for the {} nodes of {}; they must match",
+                            shown_counts, expanded->size(), names->size(), shown_list));
     counts = std::move(expanded).value();
     source += " " + shown_counts;
   }
   HostListBuilder hosts;
   for (std::size_t i = 0; i < names->size(); ++i)
     if (!hosts.add(HostEntry{.name = (*names)[i], .slots = counts[i], .slots_given = true}))
-      return env_error(
-          fmt::format("{}: {} has more than {} slots", shown_list, (*names)[i], kMaxSlotsPerHost));
+      return env_error(mpilaunch::format("{}: {} has more than {} slots", shown_list, (*names)[i],
+                                         kMaxSlotsPerHost));
   return std::optional<HostList>(HostList{std::move(hosts).take(), std::move(source)});
 }
 
@@ -92,20 +93,20 @@ Found from_lsf(const EnvLookup& env, const FileReader& read) {
     const std::vector<std::string_view> words = blank_separated(*pairs);
     if (words.empty() || words.size() % 2 != 0)
       return env_error(
-          fmt::format("{}: expected pairs of host and slot count, e.g. 'h1 2 h2 4'", shown));
+          mpilaunch::format("{}: expected pairs of host and slot count, e.g. 'h1 2 h2 4'", shown));
     HostListBuilder hosts;
     for (std::size_t i = 0; i < words.size(); i += 2) {
       HostEntry entry{.slots_given = true};
       const auto slots = parse_slot_count(words[i + 1]);
       if (!slots)
-        return env_error(fmt::format("{}: '{}' after {} is not a slot count", shown,
-                                     printable(words[i + 1]), printable(words[i])));
+        return env_error(mpilaunch::format("{}: '{}' after {} is not a slot count", shown,
+                                           printable(words[i + 1]), printable(words[i])));
       entry.slots = *slots;
       if (auto why = read_user_and_name(words[i], entry))
-        return env_error(fmt::format("{}: {}", shown, *why));
+        return env_error(mpilaunch::format("{}: {}", shown, *why));
       if (!hosts.add(std::move(entry)))
         return env_error(
-            fmt::format("{}: more than {} slots on one host", shown, kMaxSlotsPerHost));
+            mpilaunch::format("{}: more than {} slots on one host", shown, kMaxSlotsPerHost));
     }
     return std::optional<HostList>(HostList{std::move(hosts).take(), "lsf " + shown});
   }
@@ -124,13 +125,14 @@ Found from_htcondor(const EnvLookup& env, const FileReader& read) {
   const auto nprocs = env("_CONDOR_NPROCS");
   if (!procno || !nprocs) return std::optional<HostList>();
   if (*procno != "0")
-    return env_error(fmt::format(
+    return env_error(mpilaunch::format(
         "_CONDOR_PROCNO={}: only node 0 of an HTCondor parallel job launches; run mpilaunch "
         "there, as openmpiscript does, and let the other nodes wait",
         printable(*procno)));
   const auto expected = parse_slot_count(*nprocs);
   if (!expected)
-    return env_error(fmt::format("_CONDOR_NPROCS={} is not a node count", printable(*nprocs)));
+    return env_error(
+        mpilaunch::format("_CONDOR_NPROCS={} is not a node count", printable(*nprocs)));
   std::string path = env("CONDOR_CONTACT_FILE").value_or("");
   if (path.empty()) {
     const auto scratch = env("_CONDOR_SCRATCH_DIR");
@@ -141,7 +143,7 @@ Found from_htcondor(const EnvLookup& env, const FileReader& read) {
     path = *scratch + "/contact";
   }
   auto text = read(path);
-  if (!text) return env_error(fmt::format("HTCondor contact file: {}", text.error().detail));
+  if (!text) return env_error(mpilaunch::format("HTCondor contact file: {}", text.error().detail));
   std::map<int, HostEntry> by_procno;
   int line_no = 0;
   for (std::size_t start = 0; start < text->size();) {
@@ -150,27 +152,28 @@ Found from_htcondor(const EnvLookup& env, const FileReader& read) {
     start = end + 1;
     ++line_no;
     if (fields.empty()) continue;
-    const auto where = fmt::format("{}:{}", path, line_no);
+    const auto where = mpilaunch::format("{}:{}", path, line_no);
     if (fields.size() < 4)
-      return env_error(fmt::format("{}: expected 'procno host port user dir'", where));
+      return env_error(mpilaunch::format("{}: expected 'procno host port user dir'", where));
     HostEntry entry{.slots_given = true};
     const auto port = parse_slot_count(fields[2]);
     if (!port || *port > 65535)
-      return env_error(fmt::format("{}: '{}' is not a port", where, printable(fields[2])));
+      return env_error(mpilaunch::format("{}: '{}' is not a port", where, printable(fields[2])));
     entry.port = *port;
-    if (auto why = read_user_and_name(fmt::format("{}@{}", fields[3], fields[1]), entry))
-      return env_error(fmt::format("{}: {}", where, *why));
+    if (auto why = read_user_and_name(mpilaunch::format("{}@{}", fields[3], fields[1]), entry))
+      return env_error(mpilaunch::format("{}: {}", where, *why));
     // procno counts from 0; parse_slot_count takes 1 and up.
     const auto node = fields[0] == "0" ? std::optional<int>(0) : parse_slot_count(fields[0]);
     if (!node || !by_procno.emplace(*node, std::move(entry)).second)
       return env_error(
-          fmt::format("{}: '{}' is not a new node number", where, printable(fields[0])));
+          mpilaunch::format("{}: '{}' is not a new node number", where, printable(fields[0])));
   }
   if (by_procno.size() != static_cast<std::size_t>(*expected))
-    return env_error(fmt::format(
+    return env_error(mpilaunch::format(
         "{} lists {} of the {} nodes (_CONDOR_NPROCS); the others have not started sshd.sh yet",
         path, by_procno.size(), *expected));
-  HostList list{.source = fmt::format("htcondor _CONDOR_NPROCS={} contact file {}", *nprocs, path)};
+  HostList list{.source =
+                    mpilaunch::format("htcondor _CONDOR_NPROCS={} contact file {}", *nprocs, path)};
   for (auto& [node, entry] : by_procno) list.hosts.push_back(std::move(entry));
   return std::optional<HostList>(std::move(list));
 }

@@ -1,6 +1,6 @@
 #include "launcher/hosts/hostfile.hpp"
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include <algorithm>
 
@@ -74,32 +74,32 @@ std::vector<std::string_view> split_words(std::string_view line) {
 
 // Why `value` is not a count for `key` (slots=N, max_slots=N), worded with the fix.
 std::string count_problem(std::string_view key, std::string_view value) {
-  const std::string written = fmt::format("{}={}", key, printable(value));
+  const std::string written = mpilaunch::format("{}={}", key, printable(value));
   if (!value.empty() && value.front() == '-')
-    return fmt::format("'{}' is negative; write {}=N with N >= 1", written, key);
+    return mpilaunch::format("'{}' is negative; write {}=N with N >= 1", written, key);
   if (!value.empty() && std::all_of(value.begin(), value.end(), [](char c) { return c == '0'; }))
-    return fmt::format("'{}' gives no slots; write {}=N with N >= 1, or remove the line", written,
-                       key);
+    return mpilaunch::format("'{}' gives no slots; write {}=N with N >= 1, or remove the line",
+                             written, key);
   if (!value.empty() &&
       std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; }))
-    return fmt::format("'{}' is more than {}; write {}=N with a smaller N", written,
-                       kMaxSlotsPerHost, key);
-  return fmt::format("'{}' is not a number; write {}=N with N >= 1", written, key);
+    return mpilaunch::format("'{}' is more than {}; write {}=N with a smaller N", written,
+                             kMaxSlotsPerHost, key);
+  return mpilaunch::format("'{}' is not a number; write {}=N with N >= 1", written, key);
 }
 
 // Applies one key=value word to `entry`; the reason when it cannot.
 std::optional<std::string> apply(std::string_view key, std::string_view value, HostEntry& entry) {
   const auto k = find_key(key);
   if (!k)
-    return fmt::format(
+    return mpilaunch::format(
         "'{}' is not a hostfile keyword; write 'host slots=N [max_slots=M]' (also: username=, "
         "port=)",
         printable(key));
   switch (*k) {
     case Key::Slots: {
       if (entry.slots_given)
-        return fmt::format("the slots are given twice (again as '{}={}'); keep one", key,
-                           printable(value));
+        return mpilaunch::format("the slots are given twice (again as '{}={}'); keep one", key,
+                                 printable(value));
       const auto n = parse_slot_count(value);
       if (!n) return count_problem(key, value);
       entry.slots = *n;
@@ -107,7 +107,7 @@ std::optional<std::string> apply(std::string_view key, std::string_view value, H
       return std::nullopt;
     }
     case Key::MaxSlots: {
-      if (entry.max_slots) return fmt::format("'{}' is given twice; keep one", key);
+      if (entry.max_slots) return mpilaunch::format("'{}' is given twice; keep one", key);
       const auto n = parse_slot_count(value);
       if (!n) return count_problem(key, value);
       entry.max_slots = *n;
@@ -115,17 +115,17 @@ std::optional<std::string> apply(std::string_view key, std::string_view value, H
     }
     case Key::User: {
       HostEntry probe;
-      if (!entry.user.empty() || read_user_and_name(fmt::format("{}@x", value), probe))
-        return fmt::format("'{}={}' is not one user name; write {}=NAME once, or user@host", key,
-                           printable(value), key);
+      if (!entry.user.empty() || read_user_and_name(mpilaunch::format("{}@x", value), probe))
+        return mpilaunch::format("'{}={}' is not one user name; write {}=NAME once, or user@host",
+                                 key, printable(value), key);
       entry.user = probe.user;
       return std::nullopt;
     }
     case Key::Port: {
       const auto n = parse_slot_count(value);
       if (!n || *n > 65535)
-        return fmt::format("'{}={}' is not a port; write port=P with 1 <= P <= 65535", key,
-                           printable(value));
+        return mpilaunch::format("'{}={}' is not a port; write port=P with 1 <= P <= 65535", key,
+                                 printable(value));
       entry.port = *n;
       return std::nullopt;
     }
@@ -133,11 +133,11 @@ std::optional<std::string> apply(std::string_view key, std::string_view value, H
       // Open MPI's topology hints; mpilaunch maps by slots only, so they are checked, not used.
       if (value.empty() || value.size() > 6 ||
           !std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; }))
-        return fmt::format("'{}={}' is not a number; write {}=N with N >= 0", key, printable(value),
-                           key);
+        return mpilaunch::format("'{}={}' is not a number; write {}=N with N >= 0", key,
+                                 printable(value), key);
       return std::nullopt;
     case Key::RankfileOnly:
-      return fmt::format("'{}=' belongs in a rankfile, not a hostfile; remove it", key);
+      return mpilaunch::format("'{}=' belongs in a rankfile, not a hostfile; remove it", key);
   }
   return std::nullopt;
 }
@@ -148,7 +148,7 @@ std::optional<std::string> read_line(std::string_view line, HostEntry& entry) {
   const std::string_view host = words.front();
   if (host == "=") return "the line starts with '='; write 'host slots=N'";
   if (host.front() == '+' || host.front() == '^')
-    return fmt::format(
+    return mpilaunch::format(
         "'{}' is Open MPI's relative or excluded host syntax, which needs a resource manager's "
         "allocation; write the host's name",
         printable(host));
@@ -156,11 +156,11 @@ std::optional<std::string> read_line(std::string_view line, HostEntry& entry) {
   for (std::size_t i = 1; i < words.size(); i += 3) {
     if (words[i] == "=") return "'=' has no keyword before it; write slots=N";
     if (i + 1 >= words.size() || words[i + 1] != "=")
-      return fmt::format("'{}' is not key=value; write 'host slots=N [max_slots=M]'",
-                         printable(words[i]));
+      return mpilaunch::format("'{}' is not key=value; write 'host slots=N [max_slots=M]'",
+                               printable(words[i]));
     if (i + 2 >= words.size() || words[i + 2] == "=")
-      return fmt::format("'{}=' has no value; write {}=N", printable(words[i]),
-                         printable(words[i]));
+      return mpilaunch::format("'{}=' has no value; write {}=N", printable(words[i]),
+                               printable(words[i]));
     if (auto why = apply(words[i], words[i + 2], entry)) return why;
   }
   if (entry.max_slots && !entry.slots_given) {  // Open MPI: max_slots alone sets both
@@ -168,8 +168,8 @@ std::optional<std::string> read_line(std::string_view line, HostEntry& entry) {
     entry.slots_given = true;
   }
   if (entry.max_slots && *entry.max_slots < entry.slots)
-    return fmt::format("max_slots={} is less than slots={}; raise max_slots or lower slots",
-                       *entry.max_slots, entry.slots);
+    return mpilaunch::format("max_slots={} is less than slots={}; raise max_slots or lower slots",
+                             *entry.max_slots, entry.slots);
   return std::nullopt;
 }
 
@@ -179,7 +179,7 @@ Result<std::vector<HostEntry>> parse_hostfile(std::string_view text, std::string
   int line_no = 0;
   auto fail = [&](const std::string& what) {
     return Error{.kind = ErrorKind::HostfileError,
-                 .detail = fmt::format("{}:{}: {}", path, line_no, what)};
+                 .detail = mpilaunch::format("{}:{}: {}", path, line_no, what)};
   };
   HostListBuilder hosts;
   std::vector<int> first_line;  // per host: the line that named it first
@@ -195,7 +195,7 @@ Result<std::vector<HostEntry>> parse_hostfile(std::string_view text, std::string
     if (const auto earlier = hosts.index_of(entry)) {
       const HostEntry& before = hosts.hosts()[*earlier];
       if (before.slots_given || entry.slots_given)
-        return fail(fmt::format(
+        return fail(mpilaunch::format(
             "{} is also on line {} and one of them gives its slots; list it once with slots=N, "
             "or once per slot without slots",
             printable(entry.name), first_line[*earlier]));
@@ -204,12 +204,12 @@ Result<std::vector<HostEntry>> parse_hostfile(std::string_view text, std::string
     }
     const std::string name = entry.name;
     if (!hosts.add(std::move(entry)))
-      return fail(fmt::format("{} has more than {} slots in all", name, kMaxSlotsPerHost));
+      return fail(mpilaunch::format("{} has more than {} slots in all", name, kMaxSlotsPerHost));
   }
   if (hosts.hosts().empty())
-    return Error{
-        .kind = ErrorKind::HostfileError,
-        .detail = fmt::format("{}: no hosts in the file; write one 'host slots=N' per line", path)};
+    return Error{.kind = ErrorKind::HostfileError,
+                 .detail = mpilaunch::format(
+                     "{}: no hosts in the file; write one 'host slots=N' per line", path)};
   return std::move(hosts).take();
 }
 

@@ -1,6 +1,6 @@
 #include "launcher/hosts/hostlist.hpp"
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -43,16 +43,16 @@ std::optional<std::uint32_t> read_number(std::string_view digits) {
 }
 
 int digits_of(std::uint32_t n) {
-  return static_cast<int>(fmt::formatted_size("{}", n));
+  return static_cast<int>(mpilaunch::format("{}", n).size());
 }
 
 Why read_group(std::string_view inside, Part& part) {
-  const std::string group = fmt::format("[{}]", printable(inside));
+  const std::string group = mpilaunch::format("[{}]", printable(inside));
   std::size_t start = 0;
   for (;;) {
     const std::size_t end = std::min(inside.find(',', start), inside.size());
     const std::string_view item = inside.substr(start, end - start);
-    if (item.empty()) return fmt::format("'{}' has an empty range; write [1-3,7]", group);
+    if (item.empty()) return mpilaunch::format("'{}' has an empty range; write [1-3,7]", group);
     const std::size_t dash = item.find('-');
     const std::string_view lo_text = item.substr(0, dash);
     const std::string_view hi_text =
@@ -60,11 +60,12 @@ Why read_group(std::string_view inside, Part& part) {
     const auto lo = read_number(lo_text);
     const auto hi = read_number(hi_text);
     if (!lo || !hi)
-      return fmt::format("'{}' in '{}' is not a number or range; write [1-3,7] (up to 9 digits)",
-                         printable(item), group);
+      return mpilaunch::format(
+          "'{}' in '{}' is not a number or range; write [1-3,7] (up to 9 digits)", printable(item),
+          group);
     if (*lo > *hi)
-      return fmt::format("range {} in '{}' runs backwards; write [{}-{}]", printable(item), group,
-                         printable(hi_text), printable(lo_text));
+      return mpilaunch::format("range {} in '{}' runs backwards; write [{}-{}]", printable(item),
+                               group, printable(hi_text), printable(lo_text));
     part.ranges.push_back({*lo, *hi, static_cast<int>(lo_text.size())});
     if (end == inside.size()) return std::nullopt;
     start = end + 1;
@@ -78,8 +79,8 @@ Why read_item(std::string_view item, std::vector<Part>& parts) {
       const std::size_t close = item.find(']', i);
       const std::size_t nested = item.find('[', i + 1);
       if (close == std::string_view::npos)
-        return fmt::format("'{}' has a '[' without ']'", printable(item));
-      if (nested < close) return fmt::format("'{}' nests brackets", printable(item));
+        return mpilaunch::format("'{}' has a '[' without ']'", printable(item));
+      if (nested < close) return mpilaunch::format("'{}' nests brackets", printable(item));
       Part group;
       if (Why why = read_group(item.substr(i + 1, close - i - 1), group)) return why;
       parts.push_back(std::move(group));
@@ -89,14 +90,15 @@ Why read_item(std::string_view item, std::vector<Part>& parts) {
       const std::string_view literal = item.substr(i, end - i);
       if (const auto bad = std::find_if_not(literal.begin(), literal.end(), is_name_char);
           bad != literal.end())
-        return fmt::format("'{}' contains '{}'; host names use letters, digits, '.', '-', '_'",
-                           printable(item), printable(std::string_view(&*bad, 1)));
+        return mpilaunch::format(
+            "'{}' contains '{}'; host names use letters, digits, '.', '-', '_'", printable(item),
+            printable(std::string_view(&*bad, 1)));
       parts.push_back(Part{literal, {}});
       i = end;
     }
   }
   if (!parts.front().literal.empty() && parts.front().literal.front() == '-')
-    return fmt::format("'{}' starts with '-'", printable(item));
+    return mpilaunch::format("'{}' starts with '-'", printable(item));
   return std::nullopt;
 }
 
@@ -120,19 +122,19 @@ Why expand_item(const std::vector<Part>& parts, std::string_view item,
     // Each factor is checked before multiplying, so the product stays far below 2^64.
     if (count <= kMaxExpandedHosts) combinations *= count;
     if (count > kMaxExpandedHosts || combinations > kMaxExpandedHosts - out.size())
-      return fmt::format("'{}' expands to more than {} hosts in all", printable(item),
-                         kMaxExpandedHosts);
+      return mpilaunch::format("'{}' expands to more than {} hosts in all", printable(item),
+                               kMaxExpandedHosts);
   }
   if (longest > kMaxHostNameBytes)
-    return fmt::format("'{}' makes names longer than {} characters", printable(item),
-                       kMaxHostNameBytes);
+    return mpilaunch::format("'{}' makes names longer than {} characters", printable(item),
+                             kMaxHostNameBytes);
   std::vector<std::vector<std::string>> values;  // per group, its numbers as written
   for (const Part& p : parts) {
     if (p.ranges.empty()) continue;
     values.emplace_back();
     for (const Range& r : p.ranges)
       for (std::uint64_t n = r.lo; n <= r.hi; ++n)
-        values.back().push_back(fmt::format("{:0{}}", n, r.width));
+        values.back().push_back(mpilaunch::format("{:0{}}", n, r.width));
   }
   std::vector<std::size_t> at(values.size(), 0);
   for (;;) {
@@ -159,7 +161,8 @@ Why expand_all(std::string_view text, std::vector<std::string>& out) {
   for (std::size_t i = 0; i <= text.size(); ++i) {
     const char c = i < text.size() ? text[i] : ',';
     if (c == '[') ++depth;
-    if (c == ']' && depth == 0) return fmt::format("a ']' without '[' at character {}", i + 1);
+    if (c == ']' && depth == 0)
+      return mpilaunch::format("a ']' without '[' at character {}", i + 1);
     if (c == ']') --depth;
     if (depth > 0 && i < text.size()) continue;
     if (c != ',' && c != ' ' && c != '\t') continue;
@@ -167,10 +170,10 @@ Why expand_all(std::string_view text, std::vector<std::string>& out) {
     item_start = i + 1;
     if (item.empty()) {
       if (c == ',' && (i == text.size() || i == 0 || text[i - 1] == ','))
-        return fmt::format("an empty item at character {}; remove the extra comma", i + 1);
+        return mpilaunch::format("an empty item at character {}; remove the extra comma", i + 1);
       continue;
     }
-    if (depth > 0) return fmt::format("'{}' has a '[' without ']'", printable(item));
+    if (depth > 0) return mpilaunch::format("'{}' has a '[' without ']'", printable(item));
     std::vector<Part> parts;
     if (Why why = read_item(item, parts)) return why;
     if (Why why = expand_item(parts, item, out)) return why;
@@ -186,7 +189,8 @@ Result<std::vector<std::string>> expand_hostlist(std::string_view text, std::str
   const Why why = text.empty() ? Why("the host list is empty; write e.g. n[1-4],gpu1")
                                : expand_all(text, names);
   if (why)
-    return Error{.kind = ErrorKind::HostfileError, .detail = fmt::format("{}: {}", origin, *why)};
+    return Error{.kind = ErrorKind::HostfileError,
+                 .detail = mpilaunch::format("{}: {}", origin, *why)};
   return names;
 }
 
@@ -194,8 +198,8 @@ Result<std::vector<int>> expand_node_counts(std::string_view text, std::string_v
   auto fail = [&](std::string_view item) {
     return Error{
         .kind = ErrorKind::HostfileError,
-        .detail = fmt::format("{}: '{}' is not a count; write N or N(xM) items, e.g. 2(x3),1",
-                              origin, printable(item))};
+        .detail = mpilaunch::format("{}: '{}' is not a count; write N or N(xM) items, e.g. 2(x3),1",
+                                    origin, printable(item))};
   };
   std::vector<int> counts;
   text = trim_blanks(text);
@@ -213,8 +217,9 @@ Result<std::vector<int>> expand_node_counts(std::string_view text, std::string_v
     }
     if (!count || !repeat) return fail(item);
     if (static_cast<std::size_t>(*repeat) > kMaxExpandedHosts - counts.size())
-      return Error{.kind = ErrorKind::HostfileError,
-                   .detail = fmt::format("{}: more than {} nodes", origin, kMaxExpandedHosts)};
+      return Error{
+          .kind = ErrorKind::HostfileError,
+          .detail = mpilaunch::format("{}: more than {} nodes", origin, kMaxExpandedHosts)};
     counts.insert(counts.end(), static_cast<std::size_t>(*repeat), *count);
     if (end == text.size()) return counts;
     start = end + 1;

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include "launcher/hosts/host_sources.hpp"
 
@@ -28,23 +28,26 @@ Result<HostList> gather_hosts(const Options& o) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
       return Error{.kind = ErrorKind::HostfileError,
-                   .detail = fmt::format("{}: is a directory, not a host file", path)};
+                   .detail = mpilaunch::format("{}: is a directory, not a host file", path)};
     std::ifstream in(path, std::ios::binary);
     if (!in)
-      return Error{.kind = ErrorKind::HostfileError,
-                   .detail = fmt::format("{}: cannot be read: {}", path, std::strerror(errno))};
+      return Error{
+          .kind = ErrorKind::HostfileError,
+          .detail = mpilaunch::format("{}: cannot be read: {}", path, std::strerror(errno))};
     std::string text;
     char chunk[65536];
     while (text.size() <= kMaxHostfileBytes && in.read(chunk, sizeof chunk).gcount() > 0)
       text.append(chunk, static_cast<std::size_t>(in.gcount()));
     if (in.bad())
-      return Error{.kind = ErrorKind::HostfileError,
-                   .detail = fmt::format("{}: cannot be read: {}", path, std::strerror(errno))};
+      return Error{
+          .kind = ErrorKind::HostfileError,
+          .detail = mpilaunch::format("{}: cannot be read: {}", path, std::strerror(errno))};
     if (text.size() > kMaxHostfileBytes)
-      return Error{.kind = ErrorKind::HostfileError,
-                   .detail = fmt::format("{}: larger than {} MiB; a host file lists host names, "
-                                         "one per line",
-                                         path, kMaxHostfileBytes >> 20)};
+      return Error{
+          .kind = ErrorKind::HostfileError,
+          .detail = mpilaunch::format("{}: larger than {} MiB; a host file lists host names, "
+                                      "one per line",
+                                      path, kMaxHostfileBytes >> 20)};
     return text;
   };
   return select_hosts(HostRequest{.host_values = o.hosts, .hostfile = o.hostfile}, env, read);

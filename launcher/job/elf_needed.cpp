@@ -7,13 +7,13 @@
 #include <cerrno>
 #include <cstring>
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 namespace mpilaunch::launcher {
 namespace {
 
 Error not_readable(const std::string& path, std::string why) {
-  return Error{.kind = ErrorKind::BadOption, .detail = fmt::format("{}: {}", path, why)};
+  return Error{.kind = ErrorKind::BadOption, .detail = mpilaunch::format("{}: {}", path, why)};
 }
 
 // Reads exactly `size` bytes at `offset`; false on a short file or an error.

@@ -1,6 +1,6 @@
 #include "launcher/job/fence_relay.hpp"
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include <charconv>
 
@@ -20,7 +20,7 @@ Result<std::set<int>> FenceRelay::participants(const std::string& procs) const {
     if (colon == std::string_view::npos ||
         std::from_chars(item.data() + colon + 1, item.data() + item.size(), rank).ec != std::errc())
       return Error{.kind = ErrorKind::MalformedFrame,
-                   .detail = fmt::format("fence participant '{}' is not nspace:rank", item)};
+                   .detail = mpilaunch::format("fence participant '{}' is not nspace:rank", item)};
     if (rank == kWildcardRank) {
       for (int n = 0; n < map_->node_count(); ++n) nodes.insert(n);
     } else if (rank < static_cast<std::uint32_t>(map_->size())) {
@@ -28,7 +28,7 @@ Result<std::set<int>> FenceRelay::participants(const std::string& procs) const {
     } else {
       return Error{
           .kind = ErrorKind::MalformedFrame,
-          .detail = fmt::format("fence names rank {} of a {}-rank job", rank, map_->size())};
+          .detail = mpilaunch::format("fence names rank {} of a {}-rank job", rank, map_->size())};
     }
   }
   if (nodes.empty())
@@ -47,9 +47,9 @@ Result<std::optional<FenceRelay::Release>> FenceRelay::contribute(
   }
   Pending& p = it->second;
   if (!p.expected.contains(node) || p.blobs.contains(node))
-    return Error{
-        .kind = ErrorKind::MalformedFrame,
-        .detail = fmt::format("node {} contributed twice or is not in fence {}", node, c.seq)};
+    return Error{.kind = ErrorKind::MalformedFrame,
+                 .detail = mpilaunch::format("node {} contributed twice or is not in fence {}",
+                                             node, c.seq)};
   p.blobs[node] = c.data;
   if (c.status != 0 && p.status == 0) p.status = c.status;
   if (p.blobs.size() < p.expected.size()) return std::optional<Release>{};

@@ -1,6 +1,6 @@
 #include "launcher/job/launch_plan.hpp"
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include <charconv>
 
@@ -71,8 +71,8 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
         std::from_chars(o.cpus_per_proc.data(), o.cpus_per_proc.data() + o.cpus_per_proc.size(), n);
     if (ec != std::errc() || end != o.cpus_per_proc.data() + o.cpus_per_proc.size() || n < 1)
       return Error{.kind = ErrorKind::BadOption,
-                   .detail = fmt::format("--cpus-per-proc {}: give a number of CPUs, 1 or more",
-                                         o.cpus_per_proc)};
+                   .detail = mpilaunch::format(
+                       "--cpus-per-proc {}: give a number of CPUs, 1 or more", o.cpus_per_proc)};
     placement_options.cpus_per_proc = n;
   }
   auto mca = [&](const std::string& key) -> std::optional<std::string> {
@@ -99,10 +99,11 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
   // and resilient are not here yet, and are refused by name rather than ignored.
   if (const auto rmaps = mca("rmaps"); rmaps && !rmaps->empty() && !rmaps->starts_with('^') &&
                                        *rmaps != "round_robin" && *rmaps != "ppr")
-    return Error{.kind = ErrorKind::BadOption,
-                 .detail = fmt::format("--mca rmaps {}: mpilaunch does not have this mapper yet; "
-                                       "use --map-by (slot, node, an object, ppr:N:OBJ)",
-                                       *rmaps)};
+    return Error{
+        .kind = ErrorKind::BadOption,
+        .detail = mpilaunch::format("--mca rmaps {}: mpilaunch does not have this mapper yet; "
+                                    "use --map-by (slot, node, an object, ppr:N:OBJ)",
+                                    *rmaps)};
   auto placement = parse_placement(placement_options);
   if (!placement) return placement.error();
   plan.placement = placement.value();
@@ -140,11 +141,11 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
       plan.env.push_back(x + "=" + *value);
     } else {
       plan.warnings.push_back(
-          fmt::format("-x {}: the variable is not set here, so it is not exported", x));
+          mpilaunch::format("-x {}: the variable is not set here, so it is not exported", x));
     }
   }
   for (const auto& [key, value] : o.mca)
-    plan.env.push_back(fmt::format("OMPI_MCA_{}={}", key, value));
+    plan.env.push_back(mpilaunch::format("OMPI_MCA_{}={}", key, value));
 
   plan.argv = o.program;
   plan.wdir =
@@ -154,30 +155,31 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
 
 std::string render_plan(const LaunchPlan& plan, const std::string& agent_command) {
   std::string out;
-  out += fmt::format("hosts from: {}\n", plan.hosts_source);
-  out += fmt::format("launcher:   {}\n", plan.launcher == LauncherKind::Ssh    ? "ssh"
-                                         : plan.launcher == LauncherKind::Srun ? "srun"
-                                                                               : "local");
-  out += fmt::format("program:    {}\n", fmt::join(plan.argv, " "));
-  out += fmt::format("wdir:       {}\n", plan.wdir);
-  out += fmt::format("interface:  {} ({})\n", pmi_label(plan.pmi), plan.pmi.reason);
-  out += fmt::format("processes:  {} on {} node{}\n", plan.map.size(), plan.map.node_count(),
-                     plan.map.node_count() == 1 ? "" : "s");
+  out += mpilaunch::format("hosts from: {}\n", plan.hosts_source);
+  out += mpilaunch::format("launcher:   {}\n", plan.launcher == LauncherKind::Ssh    ? "ssh"
+                                               : plan.launcher == LauncherKind::Srun ? "srun"
+                                                                                     : "local");
+  out += mpilaunch::format("program:    {}\n", fmt::join(plan.argv, " "));
+  out += mpilaunch::format("wdir:       {}\n", plan.wdir);
+  out += mpilaunch::format("interface:  {} ({})\n", pmi_label(plan.pmi), plan.pmi.reason);
+  out += mpilaunch::format("processes:  {} on {} node{}\n", plan.map.size(), plan.map.node_count(),
+                           plan.map.node_count() == 1 ? "" : "s");
   for (int n = 0; n < plan.map.node_count(); ++n) {
     const HostEntry& h = plan.nodes[static_cast<std::size_t>(n)];
-    out += fmt::format("  node {} {} (slots {}{}): ranks {}\n", n, h.name, h.slots,
-                       h.max_slots ? fmt::format(", max {}", *h.max_slots) : "",
-                       fmt::join(plan.map.ranks_on(n), ","));
+    out += mpilaunch::format("  node {} {} (slots {}{}): ranks {}\n", n, h.name, h.slots,
+                             h.max_slots ? mpilaunch::format(", max {}", *h.max_slots) : "",
+                             fmt::join(plan.map.ranks_on(n), ","));
     std::string command = agent_command;
     // The srun starter's command names its node: shown here with this node's name.
     if (const auto at = command.find("--nodelist=NODE");
         plan.launcher == LauncherKind::Srun && at != std::string::npos)
       command.replace(at, 15, "--nodelist=" + h.name);
-    out += fmt::format("    agent: {}{}\n",
-                       plan.launcher == LauncherKind::Ssh ? "ssh " + h.name + " " : "", command);
+    out +=
+        mpilaunch::format("    agent: {}{}\n",
+                          plan.launcher == LauncherKind::Ssh ? "ssh " + h.name + " " : "", command);
   }
-  for (const std::string& e : plan.env) out += fmt::format("  env: {}\n", e);
-  for (const std::string& w : plan.warnings) out += fmt::format("warning: {}\n", w);
+  for (const std::string& e : plan.env) out += mpilaunch::format("  env: {}\n", e);
+  for (const std::string& w : plan.warnings) out += mpilaunch::format("warning: {}\n", w);
   return out;
 }
 

@@ -1,8 +1,10 @@
 #include "launcher/job/program_pmi.hpp"
 
-#include <fmt/format.h>
-
+#include <algorithm>
 #include <string_view>
+#include <variant>
+
+#include "common/text_format.hpp"
 
 namespace mpilaunch::launcher {
 namespace {
@@ -25,39 +27,67 @@ bool is_pmix_library(std::string_view lib) {
 
 PmiChoice choose_pmi(PmiKind requested, const std::string& program,
                      const Result<std::vector<std::string>>& needed) {
+  // Read for an explicit choice too: a rank of such a program that never reaches the server it
+  // was given is a wire-up failure (singleton_error()).
+  const bool links_mpi = needed && std::any_of(needed.value().begin(), needed.value().end(),
+                                               [](const std::string& lib) {
+                                                 return is_pmi_library(lib) || is_pmix_library(lib);
+                                               });
   switch (requested) {
     case PmiKind::Pmix:
-      return {true, false, "--pmi=pmix"};
+      return {true, false, "--pmi=pmix", links_mpi};
     case PmiKind::Pmi1:
-      return {false, true, "--pmi=pmi1"};
+      return {false, true, "--pmi=pmi1", links_mpi};
     case PmiKind::Pmi2:
-      return {false, true, "--pmi=pmi2 (the client's init line picks the version)"};
+      return {false, true, "--pmi=pmi2 (the client's init line picks the version)", links_mpi};
     case PmiKind::Auto:
       break;
   }
   if (!needed)
     return {true, true,
-            fmt::format("auto: {}; serving both (--pmi=pmix or --pmi=pmi1 to choose)",
-                        needed.error().detail)};
+            mpilaunch::format("auto: {}; serving both (--pmi=pmix or --pmi=pmi1 to choose)",
+                              needed.error().detail)};
   for (const std::string& lib : needed.value()) {
     if (is_pmi_library(lib))
-      return {false, true, fmt::format("auto: {} links {} (MPICH family)", program, lib), true};
+      return {false, true, mpilaunch::format("auto: {} links {} (MPICH family)", program, lib),
+              true};
     if (is_pmix_library(lib))
-      return {true, false, fmt::format("auto: {} links {} (Open MPI or PMIx)", program, lib), true};
+      return {true, false, mpilaunch::format("auto: {} links {} (Open MPI or PMIx)", program, lib),
+              true};
   }
-  return {true, true,
-          fmt::format("auto: {} links no known MPI library directly; serving both (--pmi=pmix or "
-                      "--pmi=pmi1 to choose)",
-                      program)};
+  return {
+      true, true,
+      mpilaunch::format("auto: {} links no known MPI library directly; serving both (--pmi=pmix or "
+                        "--pmi=pmi1 to choose)",
+                        program)};
 }
 
 void explain_interface_mismatch(Error& error, const PmiChoice& choice) {
   if (error.kind != ErrorKind::PmixError || choice.pmix) return;
   if (!error.detail.empty()) error.detail += "; ";
-  error.detail += fmt::format(
+  error.detail += mpilaunch::format(
       "the ranks were given PMI only ({}), but the program looks for a PMIx server: run it with "
       "--pmi=pmix, or --pmi=auto to read its MPI library",
       choice.reason);
+}
+
+std::optional<Error> singleton_error(const protocol::RankExited& exit, const std::string& host,
+                                     const PmiChoice& choice, std::size_t job_size) {
+  const auto* exited = std::get_if<Exited>(&exit.reason);
+  if (!choice.links_mpi || job_size < 2 || exit.connected || exit.abort_status ||
+      exited == nullptr || exited->code != 0)
+    return std::nullopt;
+  return Error{
+      .kind = ErrorKind::PmixError,
+      .host = host,
+      .rank = static_cast<int>(exit.rank),
+      .pid = exit.pid,
+      .phase = "startup",
+      .detail = mpilaunch::format(
+          "rank {} ended with status 0 without ever reaching its node's {} server: its MPI "
+          "found no server it could use and ran it alone as a singleton (rank 0 of 1, not of "
+          "{})",
+          exit.rank, pmi_label(choice), job_size)};
 }
 
 std::string pmi_label(const PmiChoice& choice) {

@@ -3,9 +3,12 @@
 /// or both when the program's MPI cannot be told (scripts, wrappers, static programs).
 /// Pure: the program's ELF dependencies are read by launcher/job/elf_needed.hpp.
 
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "common/protocol.hpp"
 #include "common/result.hpp"
 #include "launcher/cli/options.hpp"
 
@@ -29,6 +32,14 @@ PmiChoice choose_pmi(PmiKind requested, const std::string& program,
 /// A rank that failed in PMIx while the job gave it PMI only: the error's detail says so and
 /// names the fix (--pmi=pmix or auto). Other errors are left as they are.
 void explain_interface_mismatch(Error& error, const PmiChoice& choice);
+
+/// A rank of a program that links MPI, in a job of more than one rank, that ended with status 0
+/// without ever reaching its node's PMIx or PMI server: its MPI found no server it could use
+/// (Open MPI 5 given PMI only falls back silently) and ran it alone, as rank 0 of a world of 1.
+/// The job would "succeed" with N copies of rank 0, so this is a wire-up failure (pmix-error,
+/// which explain_interface_mismatch() completes); nothing otherwise.
+std::optional<Error> singleton_error(const protocol::RankExited& exit, const std::string& host,
+                                     const PmiChoice& choice, std::size_t job_size);
 
 /// "PMIx", "PMI" or "PMIx and PMI".
 std::string pmi_label(const PmiChoice& choice);

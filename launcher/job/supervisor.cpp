@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <random>
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include "common/error_catalog.hpp"
 #include "common/error_json.hpp"
@@ -107,7 +107,7 @@ int Supervisor::run() {
       if (config_.report_state_on_timeout) report_state();
       fail(Error{.kind = ErrorKind::Timeout,
                  .phase = "job",
-                 .detail = fmt::format("--timeout {} s", *config_.timeout_seconds)},
+                 .detail = mpilaunch::format("--timeout {} s", *config_.timeout_seconds)},
            JobEvent::TimedOut);
     });
   }
@@ -155,12 +155,12 @@ void Supervisor::start_agents() {
     if (ec || state_ != JobState::StartingAgents) return;
     for (const auto& link : links_)
       if (!link->ready)
-        return fail(
-            Error{.kind = ErrorKind::AgentStartFailed,
-                  .host = link->host.name,
-                  .phase = "handshake",
-                  .detail = fmt::format("no answer within {} s", config_.start_timeout_seconds)},
-            JobEvent::AgentFailed);
+        return fail(Error{.kind = ErrorKind::AgentStartFailed,
+                          .host = link->host.name,
+                          .phase = "handshake",
+                          .detail = mpilaunch::format("no answer within {} s",
+                                                      config_.start_timeout_seconds)},
+                    JobEvent::AgentFailed);
   });
 }
 
@@ -194,7 +194,7 @@ void Supervisor::spawn_ranks() {
   const LaunchPlan& plan = config_.plan;
   protocol::JobSpec spec;
   spec.job_id = config_.job_id;
-  spec.nspace = fmt::format("mpilaunch-{}-{}", config_.job_id, attempt_);
+  spec.nspace = mpilaunch::format("mpilaunch-{}-{}", config_.job_id, attempt_);
   spec.attempt = attempt_;
   for (int n = 0; n < plan.map.node_count(); ++n) {
     protocol::NodeRanks node{
@@ -209,13 +209,13 @@ void Supervisor::spawn_ranks() {
   }
   spec.argv = plan.argv;
   spec.env = plan.env;
-  spec.env.push_back(fmt::format("MPILAUNCH_MAX_RESTARTS={}", config_.restart.max_restarts));
+  spec.env.push_back(mpilaunch::format("MPILAUNCH_MAX_RESTARTS={}", config_.restart.max_restarts));
   {
     // Open MPI's transport default (docs/transport.md), from every agent's report.
     std::vector<std::string> chosen = plan.env;
     for (const char* name : {"OMPI_MCA_pml", "OMPI_MCA_mtl"})
       if (const char* value = std::getenv(name))
-        chosen.push_back(fmt::format("{}={}", name, value));
+        chosen.push_back(mpilaunch::format("{}={}", name, value));
     std::vector<NodeTransportFacts> facts;
     for (const auto& link : links_) facts.push_back({link->host.name, link->transport_facts});
     const TransportChoice transport = choose_transport(chosen, facts);
@@ -413,9 +413,9 @@ void Supervisor::arm_wireup_timer(std::string since) {
     if (missing.empty()) return;
     Error e{.kind = ErrorKind::Timeout,
             .phase = "wire-up",
-            .detail = fmt::format("rank{} {} did not reach MPI_Init within {} s {}",
-                                  missing.size() > 1 ? "s" : "", fmt::join(missing, ","),
-                                  config_.wireup_timeout_seconds, since)};
+            .detail = mpilaunch::format("rank{} {} did not reach MPI_Init within {} s {}",
+                                        missing.size() > 1 ? "s" : "", fmt::join(missing, ","),
+                                        config_.wireup_timeout_seconds, since)};
     e.rank = missing.front();
     e.host = config_.plan.map.node_name(config_.plan.map.node_of(missing.front()));
     fail(e, JobEvent::TimedOut);
@@ -465,7 +465,7 @@ void Supervisor::close_unresponsive_links() {
     on_link_closed(link, Error{.kind = ErrorKind::AgentLost,
                                .host = link.host.name,
                                .phase = "teardown",
-                               .detail = fmt::format(
+                               .detail = mpilaunch::format(
                                    "no answer to the teardown within {} s of the SIGTERM",
                                    config_.kill_grace_seconds +
                                        std::chrono::duration<double>(kTeardownAnswer).count())});

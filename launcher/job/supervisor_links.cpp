@@ -6,7 +6,7 @@
 #include <csignal>
 #include <cstdio>
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include "common/error_catalog.hpp"
 #include "common/error_json.hpp"
@@ -34,12 +34,13 @@ void Supervisor::on_link_message(Link& link, protocol::Envelope envelope) {
   std::visit(Overloaded{
                  [&](const AgentHello& m) {
                    if (m.agent_version != MPILAUNCH_VERSION)
-                     return fail(Error{.kind = ErrorKind::AgentStartFailed,
-                                       .host = link.host.name,
-                                       .phase = "version",
-                                       .detail = fmt::format("agent {} answered, launcher is {}",
-                                                             m.agent_version, MPILAUNCH_VERSION)},
-                                 JobEvent::AgentFailed);
+                     return fail(
+                         Error{.kind = ErrorKind::AgentStartFailed,
+                               .host = link.host.name,
+                               .phase = "version",
+                               .detail = mpilaunch::format("agent {} answered, launcher is {}",
+                                                           m.agent_version, MPILAUNCH_VERSION)},
+                         JobEvent::AgentFailed);
                    link.ready = true;
                    link.transport_facts = m.transport_facts;
                    link.topology = m.topology;
@@ -181,6 +182,7 @@ void Supervisor::on_rank_exited(Link& link, const protocol::RankExited& m) {
   if (m.abort_status) fields["abort_status"] = *m.abort_status;
   events_.write("rank-exit", std::move(fields));
   auto error = classify_rank_exit(m, link.host.name);
+  if (!error) error = singleton_error(m, link.host.name, config_.plan.pmi, ranks_.size());
   RankCounts& counts = status_.nodes[link.host.name];
   --counts.running;
   ++(error ? counts.failed : counts.succeeded);
@@ -257,9 +259,10 @@ void Supervisor::on_link_closed(Link& link, std::optional<Error> why) {
     if (!wstatus) wstatus = wait_status_of(link.pid, false);
     link.pid = -1;
     if (wstatus) {
-      status = WIFSIGNALED(*wstatus)
-                   ? fmt::format("the agent was killed by {}", signal_name(WTERMSIG(*wstatus)))
-                   : fmt::format("the agent exited with status {}", WEXITSTATUS(*wstatus));
+      status =
+          WIFSIGNALED(*wstatus)
+              ? mpilaunch::format("the agent was killed by {}", signal_name(WTERMSIG(*wstatus)))
+              : mpilaunch::format("the agent exited with status {}", WEXITSTATUS(*wstatus));
       if (WIFSIGNALED(*wstatus) && is_crash_signal(WTERMSIG(*wstatus)))
         crashed_with = WTERMSIG(*wstatus);
     }

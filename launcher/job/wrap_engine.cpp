@@ -6,13 +6,16 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <cstdlib>
+#include <filesystem>
 #include <random>
 #include <regex>
+#include <string_view>
 #include <thread>
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include "common/error_catalog.hpp"
 #include "common/error_json.hpp"
@@ -58,6 +61,36 @@ std::string capture(const std::vector<std::string>& argv) {
   ::close(pipefd[0]);
   ::waitpid(pid, nullptr, 0);
   return out;
+}
+
+// The value of mpirun's --wdir (or --wd, -wdir, -wd), empty without one.
+std::string wdir_of(const std::vector<std::string>& args) {
+  std::string wdir;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    for (const char* name : {"--wdir", "-wdir", "--wd", "-wd"}) {
+      const std::string_view a = args[i], n = name;
+      if (a == n && i + 1 < args.size())
+        wdir = args[i + 1];
+      else if (a.size() > n.size() && a.starts_with(n) && a[n.size()] == '=')
+        wdir = std::string(a.substr(n.size() + 1));
+    }
+  }
+  return wdir;
+}
+
+// True only when this process sees the file system the ranks would have seen and the program
+// is not in it: a path (not a bare name, which mpirun searches in PATH) relative to the job's
+// working directory, whose directory exists here while the file does not. A wrapper that runs
+// mpirun elsewhere (a container, a chroot) has its own files: there the directory is missing
+// here, or the file exists, and the error stays as mpirun worded it.
+bool seen_missing(const std::string& program, const std::string& wdir) {
+  if (program.empty() || program.find('/') == std::string::npos) return false;
+  std::filesystem::path path(program);
+  if (path.is_relative() && !wdir.empty()) path = std::filesystem::path(wdir) / path;
+  std::error_code ec;
+  const bool dir_here = std::filesystem::is_directory(
+      path.has_parent_path() ? path.parent_path() : std::filesystem::path("."), ec);
+  return dir_here && ::access(path.c_str(), F_OK) != 0 && errno == ENOENT;
 }
 
 bool has_any(const std::vector<std::string>& args, std::initializer_list<const char*> names) {
@@ -152,8 +185,8 @@ int run_wrapped(const std::vector<std::string>& args) {
         Error{.kind = ErrorKind::AgentStartFailed,
               .host = "localhost",
               .phase = "version",
-              .detail = fmt::format("'{} --version' is not Open MPI 4 or 5: {}", w.mpirun,
-                                    version.substr(0, version.find('\n')))});
+              .detail = mpilaunch::format("'{} --version' is not Open MPI 4 or 5: {}", w.mpirun,
+                                          version.substr(0, version.find('\n')))});
 
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
@@ -209,8 +242,8 @@ int run_wrapped(const std::vector<std::string>& args) {
   std::random_device rd;
   for (int attempt = 1;; ++attempt) {
     std::vector<std::string> attempt_env = env;
-    attempt_env.push_back(fmt::format("MPILAUNCH_ATTEMPT={}", attempt));
-    attempt_env.push_back(fmt::format("MPILAUNCH_MAX_RESTARTS={}", w.restart.max_restarts));
+    attempt_env.push_back(mpilaunch::format("MPILAUNCH_ATTEMPT={}", attempt));
+    attempt_env.push_back(mpilaunch::format("MPILAUNCH_MAX_RESTARTS={}", w.restart.max_restarts));
     events.write("attempt-start", {{"attempt", attempt}});
     ParseWorker parser;
     const TimePoint started = clock.now();
@@ -223,12 +256,11 @@ int run_wrapped(const std::vector<std::string>& args) {
     Error error =
         explained.error.value_or(Error{.kind = ErrorKind::Unknown,
                                        .exit_code = rc,
-                                       .detail = fmt::format("mpirun exited with {}", rc)});
+                                       .detail = mpilaunch::format("mpirun exited with {}", rc)});
     // Open MPI 4 words a missing file and an unexecutable one alike; on a one-machine run the
     // file system says which it is.
     if (error.kind == ErrorKind::ExecutableNotExecutable && !hosts_named &&
-        !error.executable.empty() && error.executable.find('/') != std::string::npos &&
-        ::access(error.executable.c_str(), F_OK) != 0)
+        seen_missing(error.executable, wdir_of(w.passthrough)))
       error.kind = ErrorKind::ExecutableNotFound;
     if (g_interrupt != 0)
       error = Error{.kind = ErrorKind::Interrupted, .signal = static_cast<int>(g_interrupt)};

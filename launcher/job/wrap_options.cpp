@@ -1,6 +1,6 @@
 #include "launcher/job/wrap_options.hpp"
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -44,7 +44,7 @@ Result<WrapOptions> parse_wrap_options(const std::vector<std::string>& args) {
     }
     auto value = [&]() -> Result<std::string> {
       if (attached) return *attached;
-      if (i + 1 >= args.size()) return bad(fmt::format("option '{}' needs a value", name));
+      if (i + 1 >= args.size()) return bad(mpilaunch::format("option '{}' needs a value", name));
       return args[++i];
     };
     if (name == "--mpirun") {
@@ -85,9 +85,9 @@ Result<WrapOptions> parse_wrap_options(const std::vector<std::string>& args) {
     if (std::find(std::begin(kNotInWrapMode), std::end(kNotInWrapMode), name) !=
         std::end(kNotInWrapMode))
       return bad(
-          fmt::format("{} has no meaning with --engine=ompi (mpirun starts the job); "
-                      "drop it, or run without --engine",
-                      name));
+          mpilaunch::format("{} has no meaning with --engine=ompi (mpirun starts the job); "
+                            "drop it, or run without --engine",
+                            name));
     // An mpirun option: it and its values pass through. One the table does not know (a newer
     // prterun's) passes alone.
     w.passthrough.push_back(arg);

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <ctime>
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 namespace mpilaunch::launcher {
 
@@ -19,7 +19,7 @@ std::string rfc3339_now() {
   ::gmtime_r(&t, &tm);
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  return fmt::format("{}.{:03}Z", buf, ms.count());
+  return mpilaunch::format("{}.{:03}Z", buf, ms.count());
 }
 
 EventLog::~EventLog() {
@@ -32,7 +32,7 @@ Status EventLog::open(const std::string& path) {
   file_ = std::fopen(path.c_str(), "we");
   if (file_ == nullptr)
     return Error{.kind = ErrorKind::BadOption,
-                 .detail = fmt::format("--events {}: {}", path, std::strerror(errno))};
+                 .detail = mpilaunch::format("--events {}: {}", path, std::strerror(errno))};
   return {};
 }
 

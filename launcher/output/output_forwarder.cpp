@@ -11,7 +11,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include "launcher/output/event_log.hpp"
 
@@ -86,7 +86,7 @@ Status OutputForwarder::open() {
   if (ec)
     return Error{
         .kind = ErrorKind::BadOption,
-        .detail = fmt::format("--output-filename {}: {}", config_.directory, ec.message())};
+        .detail = mpilaunch::format("--output-filename {}: {}", config_.directory, ec.message())};
   return {};
 }
 
@@ -101,8 +101,8 @@ OutputForwarder::File& OutputForwarder::file_for(const Key& key) {
   File& file = it->second;
   if (!added) return file;
   const std::string dir =
-      fmt::format("{}/{}/rank.{}", config_.directory, config_.job_tag, key.first);
-  file.path = fmt::format("{}/{}", dir, stream_name(file_key.second));
+      mpilaunch::format("{}/{}/rank.{}", config_.directory, config_.job_tag, key.first);
+  file.path = mpilaunch::format("{}/{}", dir, stream_name(file_key.second));
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   file.fd = ::open(file.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -148,8 +148,8 @@ void OutputForwarder::emit(const Key& key, std::string_view text, bool complete_
   // mpirun's order: the time, the [job,rank] tag, then the stream (which the time alone gets
   // too), then the line with no space between.
   std::string prefix = config_.timestamp ? ctime_prefix(std::time(nullptr)) : std::string();
-  if (config_.tag) prefix += fmt::format("[{},{}]", config_.job_tag, key.first);
-  prefix += fmt::format("<{}>:", stream_name(key.second));
+  if (config_.tag) prefix += mpilaunch::format("[{},{}]", config_.job_tag, key.first);
+  prefix += mpilaunch::format("<{}>:", stream_name(key.second));
   std::size_t start = 0;
   while (start < text.size()) {
     std::size_t end = text.find('\n', start);
@@ -210,7 +210,7 @@ void OutputForwarder::set_attempt(int attempt) {
   for (const auto& [key, file] : files_)
     if (file.fd >= 0) ::close(file.fd);
   files_.clear();
-  config_.directory = fmt::format("{}/attempt-{}", base_directory_, attempt);
+  config_.directory = mpilaunch::format("{}/attempt-{}", base_directory_, attempt);
 }
 
 void OutputForwarder::rank_done(std::uint32_t rank) {

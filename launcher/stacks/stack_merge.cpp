@@ -5,7 +5,7 @@
 #include <set>
 #include <utility>
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include "launcher/stacks/call_path.hpp"
 
@@ -33,7 +33,7 @@ std::string tools_of(const std::vector<ProcessStack>& stacks) {
   for (const ProcessStack& p : stacks) {
     if (!p.tool.empty()) tools.insert(p.tool);
   }
-  return tools.empty() ? std::string("no tool") : fmt::format("{}", fmt::join(tools, ", "));
+  return tools.empty() ? std::string("no tool") : mpilaunch::format("{}", fmt::join(tools, ", "));
 }
 
 }  // namespace
@@ -44,7 +44,8 @@ std::string rank_ranges(const std::vector<int>& ranks) {
     std::size_t j = i;
     while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
     if (!out.empty()) out += ',';
-    out += j == i ? fmt::format("{}", ranks[i]) : fmt::format("{}-{}", ranks[i], ranks[j]);
+    out +=
+        j == i ? mpilaunch::format("{}", ranks[i]) : mpilaunch::format("{}-{}", ranks[i], ranks[j]);
     i = j + 1;
   }
   return out;
@@ -85,20 +86,20 @@ std::vector<StackGroup> stragglers(const std::vector<StackGroup>& groups) {
 }
 
 std::string render_group(const StackGroup& group, bool several_hosts) {
-  std::string out = fmt::format("{} {} ({})", group.ranks.size() == 1 ? "rank" : "ranks",
-                                rank_ranges(group.ranks), group.ranks.size());
+  std::string out = mpilaunch::format("{} {} ({})", group.ranks.size() == 1 ? "rank" : "ranks",
+                                      rank_ranges(group.ranks), group.ranks.size());
   if (several_hosts && group.hosts.size() <= 3) {
-    out += fmt::format(" on {}", fmt::join(group.hosts, ","));
+    out += mpilaunch::format(" on {}", fmt::join(group.hosts, ","));
   }
   out += ": ";
-  out += group.note.empty() ? join_path(group.path) : fmt::format("({})", group.note);
+  out += group.note.empty() ? join_path(group.path) : mpilaunch::format("({})", group.note);
   return out;
 }
 
 std::string render_stack_tree(const std::vector<ProcessStack>& stacks) {
   const std::vector<StackGroup> groups = merge_stacks(stacks);
   const bool several_hosts = hosts_of(stacks).size() > 1;
-  std::string out = fmt::format(
+  std::string out = mpilaunch::format(
       "stacks of {} rank{} ({}; main threads, calls into MPI shown as the MPI call, the odd "
       "ones first):\n",
       stacks.size(), stacks.size() == 1 ? "" : "s", tools_of(stacks));

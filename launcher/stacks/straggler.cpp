@@ -1,6 +1,6 @@
 #include "launcher/stacks/straggler.hpp"
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include "launcher/stacks/call_path.hpp"
 #include "launcher/stacks/stack_merge.hpp"
@@ -11,7 +11,7 @@ std::string describe_stragglers(const std::vector<ProcessStack>& stacks) {
   std::string out;
   for (const StackGroup& g : stragglers(merge_stacks(stacks))) {
     if (!out.empty()) out += "; ";
-    out += fmt::format("{} {}", g.ranks.size() == 1 ? "rank" : "ranks", rank_ranges(g.ranks));
+    out += mpilaunch::format("{} {}", g.ranks.size() == 1 ? "rank" : "ranks", rank_ranges(g.ranks));
     if (g.hosts.size() == 1 && !g.hosts.front().empty()) out += " on " + g.hosts.front();
     out += g.note.empty() ? " in " + join_path(g.path) : " (" + g.note + ")";
   }

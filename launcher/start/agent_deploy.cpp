@@ -1,6 +1,6 @@
 #include "launcher/start/agent_deploy.hpp"
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include "common/text.hpp"
 #include "launcher/start/ssh_failure.hpp"
@@ -19,24 +19,25 @@ bool is_sha256_hex(std::string_view s) {
 }  // namespace
 
 std::string agent_cache_dir_expression(std::string_view version) {
-  return fmt::format("\"${{XDG_CACHE_HOME:-$HOME/.cache}}\"/mpilaunch/{}", shell_quote(version));
+  return mpilaunch::format("\"${{XDG_CACHE_HOME:-$HOME/.cache}}\"/mpilaunch/{}",
+                           shell_quote(version));
 }
 
 std::string agent_cache_path(std::string_view cache_dir) {
-  return fmt::format("{}/mpilaunch-agent", cache_dir);
+  return mpilaunch::format("{}/mpilaunch-agent", cache_dir);
 }
 
 std::string agent_upload_temp_path(std::string_view cache_dir, std::string_view token) {
-  return fmt::format("{}/.mpilaunch-agent.{}.tmp", cache_dir, token);
+  return mpilaunch::format("{}/.mpilaunch-agent.{}.tmp", cache_dir, token);
 }
 
 std::string prepare_command(std::string_view cache_dir) {
-  return fmt::format("umask 077 && mkdir -p {}", shell_quote(cache_dir));
+  return mpilaunch::format("umask 077 && mkdir -p {}", shell_quote(cache_dir));
 }
 
 std::string probe_command(std::string_view agent_path, std::string_view version) {
   // stderr of --version is kept: a loader failure there is the evidence we report.
-  return fmt::format(
+  return mpilaunch::format(
       "cd || exit 1; v=$({} --version 2>&1) && echo \"installed: $v\" || "
       "{{ echo 'installed: none'; printf '%s\\n' \"$v\" | sed 's/^/probe: /'; }}; "
       "d={}; echo \"cachedir: $d\"; "
@@ -49,10 +50,10 @@ std::string probe_command(std::string_view agent_path, std::string_view version)
 std::string exec_or_probe_command(std::string_view agent_path, std::string_view version,
                                   std::string_view mode) {
   const std::string agent = shell_quote(agent_path);
-  return fmt::format(
+  return mpilaunch::format(
       "v=$({0} --version 2>/dev/null); case \"$v\" in {1}) exec {0} {2};; esac; echo {3}; {4}",
-      agent, shell_quote(fmt::format("mpilaunch-agent {} ", version)) + "*", mode, kProbeMarker,
-      probe_command(agent_path, version));
+      agent, shell_quote(mpilaunch::format("mpilaunch-agent {} ", version)) + "*", mode,
+      kProbeMarker, probe_command(agent_path, version));
 }
 
 RemoteAgentProbe parse_probe_output(std::string_view out) {
@@ -92,8 +93,8 @@ DeployDecision decide_deploy(DeployMode mode, const RemoteAgentProbe& probe,
     if (installed_matches) return {DeployAction::UseInstalled, "installed agent, same version"};
     return {DeployAction::Refuse,
             probe.installed_version
-                ? fmt::format("installed agent is version {}, deployment is off",
-                              *probe.installed_version)
+                ? mpilaunch::format("installed agent is version {}, deployment is off",
+                                    *probe.installed_version)
                 : std::string("no agent installed, deployment is off")};
   }
   if (mode == DeployMode::Always) return {DeployAction::Upload, "--deploy-agent=always"};
@@ -102,8 +103,8 @@ DeployDecision decide_deploy(DeployMode mode, const RemoteAgentProbe& probe,
     return {DeployAction::UseCached, "cached copy, checksum matches"};
   if (probe.cached_sha256) return {DeployAction::Upload, "cached copy differs, replacing it"};
   return {DeployAction::Upload, probe.installed_version
-                                    ? fmt::format("installed agent is version {}, not {}",
-                                                  *probe.installed_version, local_version)
+                                    ? mpilaunch::format("installed agent is version {}, not {}",
+                                                        *probe.installed_version, local_version)
                                     : std::string("no agent installed")};
 }
 
@@ -111,7 +112,7 @@ std::string publish_command(std::string_view temp_path, std::string_view final_p
                             std::string_view sha256) {
   const std::string tmp = shell_quote(temp_path);
   const std::string dst = shell_quote(final_path);
-  return fmt::format(
+  return mpilaunch::format(
       "chmod 0755 {0} && sync {0} 2>/dev/null; "
       "if [ \"$(sha256sum < {0} | cut -d' ' -f1)\" = {1} ]; then mv -f {0} {2} && {2} --version "
       "2>&1; "
@@ -134,38 +135,38 @@ Error deploy_error(const std::string& host, DeployFailure failure, std::string_v
   std::string detail;
   switch (failure) {
     case DeployFailure::SftpRefused:
-      detail = fmt::format(
+      detail = mpilaunch::format(
           "the ssh server offers no SFTP subsystem ({}); enable "
           "'Subsystem sftp' in sshd_config, or install the agent there and "
           "pass --deploy-agent=never --agent-path",
           what);
       break;
     case DeployFailure::NotWritable:
-      detail = fmt::format(
+      detail = mpilaunch::format(
           "the agent cache is not writable ({}); make ~/.cache/mpilaunch "
           "writable on that host, or install the agent and pass --agent-path",
           what);
       break;
     case DeployFailure::DiskFull:
-      detail = fmt::format(
+      detail = mpilaunch::format(
           "no space left for the agent ({}); free space in the home "
           "directory on that host",
           what);
       break;
     case DeployFailure::ChecksumMismatch:
-      detail = fmt::format(
+      detail = mpilaunch::format(
           "the uploaded agent's SHA-256 differs from the local copy ({}); "
           "check the disk and the file system on that host, then retry",
           what);
       break;
     case DeployFailure::MissingLibrary:
-      detail = fmt::format(
+      detail = mpilaunch::format(
           "the agent cannot load the shared library {} on that host; install "
           "it there (libpmix2 for libpmix.so.2, or openmpi-bin)",
           what);
       break;
     case DeployFailure::LocalAgentMissing:
-      detail = fmt::format(
+      detail = mpilaunch::format(
           "the launcher's own agent binary cannot be read ({}); reinstall "
           "mpilaunch or pass --deploy-agent=never --agent-path",
           what);

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include "common/stream_channel.hpp"
 #include "launcher/start/agent_starter.hpp"
@@ -62,7 +62,7 @@ bool can_hold_rank_pipes(int local_ranks) {
 
 std::string LocalAgentStarter::describe() const {
   return agent_path_ + " --stdio" +
-         (pass_streams_ ? fmt::format(" {} 3", stream_channel::kAgentOption) : "");
+         (pass_streams_ ? mpilaunch::format(" {} 3", stream_channel::kAgentOption) : "");
 }
 
 Result<AgentProcess> LocalAgentStarter::start(const HostEntry& host) {
@@ -70,7 +70,7 @@ Result<AgentProcess> LocalAgentStarter::start(const HostEntry& host) {
     return Error{.kind = ErrorKind::AgentStartFailed,
                  .host = host.name,
                  .phase = "exec",
-                 .detail = fmt::format("{}: {}", call, std::strerror(errno))};
+                 .detail = mpilaunch::format("{}: {}", call, std::strerror(errno))};
   };
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return failed("socketpair");

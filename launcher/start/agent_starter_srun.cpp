@@ -7,7 +7,7 @@
 #include <csignal>
 #include <cstring>
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include "launcher/start/agent_starter.hpp"
 #include "launcher/start/srun_command.hpp"
@@ -84,7 +84,7 @@ Result<AgentProcess> SrunAgentStarter::start(const HostEntry& host) {
     return Error{.kind = ErrorKind::AgentStartFailed,
                  .host = host.name,
                  .phase = "srun",
-                 .detail = fmt::format("{}: {}", what, std::strerror(errno))};
+                 .detail = mpilaunch::format("{}: {}", what, std::strerror(errno))};
   };
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return failed("socketpair");

@@ -5,7 +5,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include "launcher/start/agent_starter.hpp"
 #include "launcher/start/fd_wait.hpp"
@@ -44,7 +44,7 @@ Result<AgentProcess> SshAgentStarter::start(const HostEntry& host) {
     return Error{.kind = ErrorKind::AgentStartFailed,
                  .host = host.name,
                  .phase = "connect",
-                 .detail = fmt::format("socketpair: {}", std::strerror(errno))};
+                 .detail = mpilaunch::format("socketpair: {}", std::strerror(errno))};
   widen_agent_socket(sv);
   failures_.erase(host.name);  // a restarted agent starts with a clean slate
   asio::co_spawn(io_, run_session(host, sv[1]), asio::detached);

@@ -6,7 +6,7 @@
 #include <span>
 #include <vector>
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include "launcher/start/sha256.hpp"
 
@@ -16,7 +16,7 @@ Result<std::string> file_sha256(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return Error{.kind = ErrorKind::BadOption,
-                 .detail = fmt::format("{}: {}", path, std::strerror(errno))};
+                 .detail = mpilaunch::format("{}: {}", path, std::strerror(errno))};
   Result<Sha256> digest = Sha256::start();
   if (!digest) return digest.error();
   std::vector<char> buffer(1 << 16);
@@ -26,7 +26,7 @@ Result<std::string> file_sha256(const std::string& path) {
     if (n > 0) digest->update(std::as_bytes(std::span(buffer).first(n)));
   }
   if (in.bad())
-    return Error{.kind = ErrorKind::BadOption, .detail = fmt::format("{}: read error", path)};
+    return Error{.kind = ErrorKind::BadOption, .detail = mpilaunch::format("{}: read error", path)};
   return digest->finish_hex();
 }
 

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 namespace mpilaunch::launcher {
 
@@ -25,14 +25,15 @@ Status LazyLibrary::load() {
     const std::string library = soname_();
     void* handle = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (handle == nullptr) {
-      outcome_ = failure(fmt::format("{} could not be loaded: {}", label_, ::dlerror()));
+      outcome_ = failure(mpilaunch::format("{} could not be loaded: {}", label_, ::dlerror()));
       return;
     }
     std::vector<void*> found(names_.size());
     for (std::size_t i = 0; i < names_.size(); ++i) {
       found[i] = ::dlsym(handle, names_[i]);
       if (found[i] == nullptr) {
-        outcome_ = failure(fmt::format("{} has no {} ({})", library, names_[i], requirement_));
+        outcome_ =
+            failure(mpilaunch::format("{} has no {} ({})", library, names_[i], requirement_));
         return;
       }
     }

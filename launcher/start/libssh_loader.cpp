@@ -1,9 +1,11 @@
 #include "launcher/start/libssh_loader.hpp"
 
+#include <dlfcn.h>
 #include <libssh/libssh.h>
 #include <libssh/sftp.h>
 
 #include <array>
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 
@@ -52,7 +54,6 @@
   X(int, ssh_channel_send_eof, (ssh_channel c), (c))                                               \
   X(int, ssh_channel_is_eof, (ssh_channel c), (c))                                                 \
   X(int, ssh_channel_is_closed, (ssh_channel c), (c))                                              \
-  X(int, ssh_channel_get_exit_status, (ssh_channel c), (c))                                        \
   X(int, ssh_channel_close, (ssh_channel c), (c))                                                  \
   X(sftp_session, sftp_new, (ssh_session s), (s))                                                  \
   X(int, sftp_init, (sftp_session sftp), (sftp))                                                   \
@@ -84,6 +85,44 @@ LazyLibrary& libssh() {
 
 Status load_libssh() {
   return libssh().load();
+}
+
+namespace {
+
+// The remote command's exit status: libssh 0.11 has ssh_channel_get_exit_state() and deprecates
+// ssh_channel_get_exit_status(), the only one of the two before 0.11. Both are looked up in the
+// loaded library (found again by one of its functions' addresses), with their types written
+// here, so that neither version's header is needed (nor its deprecation).
+struct ExitCalls {
+  using State = int(ssh_channel, std::uint32_t*, char**, int*);
+  using Status = int(ssh_channel);
+  State* state = nullptr;
+  Status* status = nullptr;
+};
+
+const ExitCalls& exit_calls() {
+  static const ExitCalls calls = [] {
+    ExitCalls c;
+    Dl_info info{};
+    if (::dladdr(libssh().function(k_ssh_new), &info) == 0 || info.dli_fname == nullptr) return c;
+    void* handle = ::dlopen(info.dli_fname, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    if (handle == nullptr) return c;
+    c.state = reinterpret_cast<ExitCalls::State*>(::dlsym(handle, "ssh_channel_get_exit_state"));
+    c.status = reinterpret_cast<ExitCalls::Status*>(::dlsym(handle, "ssh_channel_get_exit_status"));
+    return c;
+  }();
+  return calls;
+}
+
+}  // namespace
+
+int channel_exit_status(ssh_channel channel) {
+  const ExitCalls& calls = exit_calls();
+  if (calls.state != nullptr) {
+    std::uint32_t code = 0;
+    return calls.state(channel, &code, nullptr, nullptr) == SSH_OK ? static_cast<int>(code) : -1;
+  }
+  return calls.status != nullptr ? calls.status(channel) : -1;
 }
 
 }  // namespace mpilaunch::launcher

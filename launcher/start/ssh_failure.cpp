@@ -1,6 +1,6 @@
 #include "launcher/start/ssh_failure.hpp"
 
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include "launcher/start/agent_deploy.hpp"
 
@@ -103,64 +103,66 @@ Error hostkey_error(const std::string& host, HostKeyState state, const std::stri
   }
   std::string fix;
   if (state == HostKeyState::Revoked) {
-    return Error{.kind = ErrorKind::AgentStartFailed,
-                 .host = host,
-                 .phase = "hostkey",
-                 .detail = fmt::format("{}; server key {}, revoked at {}; give the host a new key "
-                                       "(ssh-keygen -A on it) and record that one, or remove "
-                                       "the @revoked line if the mark is a mistake",
-                                       what, fingerprint, known_hosts_entry)};
+    return Error{
+        .kind = ErrorKind::AgentStartFailed,
+        .host = host,
+        .phase = "hostkey",
+        .detail = mpilaunch::format("{}; server key {}, revoked at {}; give the host a new key "
+                                    "(ssh-keygen -A on it) and record that one, or remove "
+                                    "the @revoked line if the mark is a mistake",
+                                    what, fingerprint, known_hosts_entry)};
   }
   if (state == HostKeyState::Unknown || state == HostKeyState::NoKnownHostsFile) {
-    fix = fmt::format(
+    fix = mpilaunch::format(
         "verify it, then add it: ssh-keyscan -p PORT HOST >> ~/.ssh/known_hosts, or "
         "connect once with 'ssh {}'",
         host);
   } else {
-    fix = fmt::format("if the change is expected: ssh-keygen -R '{}', then add the new key",
-                      known_hosts_entry);
+    fix = mpilaunch::format("if the change is expected: ssh-keygen -R '{}', then add the new key",
+                            known_hosts_entry);
   }
   return Error{.kind = ErrorKind::AgentStartFailed,
                .host = host,
                .phase = "hostkey",
-               .detail = fmt::format("{}; server key {} for {}; {}", what, fingerprint,
-                                     known_hosts_entry, fix)};
+               .detail = mpilaunch::format("{}; server key {} for {}; {}", what, fingerprint,
+                                           known_hosts_entry, fix)};
 }
 
 std::optional<Error> classify_remote_exit(const std::string& host, const std::string& command,
                                           const RemoteExit& exit) {
   const std::string err = one_line(exit.stderr_tail);
-  const std::string said = err.empty() ? "" : fmt::format("; remote stderr: {}", err);
+  const std::string said = err.empty() ? "" : mpilaunch::format("; remote stderr: {}", err);
   if (!exit.dropped.empty())
-    return Error{.kind = ErrorKind::AgentStartFailed,
-                 .host = host,
-                 .detail = fmt::format("the ssh connection dropped: {}{}", exit.dropped, said)};
+    return Error{
+        .kind = ErrorKind::AgentStartFailed,
+        .host = host,
+        .detail = mpilaunch::format("the ssh connection dropped: {}{}", exit.dropped, said)};
   if (exit.exit_status == 0) return std::nullopt;
   if (const auto lib = missing_shared_library(exit.stderr_tail)) {
     // The agent is there but the dynamic loader cannot start it: name the library.
     Error e = deploy_error(host, DeployFailure::MissingLibrary, *lib);
     e.phase = "exec";
     e.exit_code = exit.exit_status;
-    e.detail = fmt::format("{}: {}", command, e.detail);
+    e.detail = mpilaunch::format("{}: {}", command, e.detail);
     return e;
   }
   if (exit.exit_status == 127 || exit.exit_status == 126 || says_not_found(exit.stderr_tail))
-    return Error{
-        .kind = ErrorKind::AgentStartFailed,
-        .host = host,
-        .exit_code = exit.exit_status,
-        .phase = "exec",
-        .detail = fmt::format("{} could not run there (exit status {}){}", command,
-                              exit.exit_status ? std::to_string(*exit.exit_status) : "?", said)};
+    return Error{.kind = ErrorKind::AgentStartFailed,
+                 .host = host,
+                 .exit_code = exit.exit_status,
+                 .phase = "exec",
+                 .detail = mpilaunch::format(
+                     "{} could not run there (exit status {}){}", command,
+                     exit.exit_status ? std::to_string(*exit.exit_status) : "?", said)};
   if (exit.exit_status)
-    return Error{
-        .kind = ErrorKind::AgentStartFailed,
-        .host = host,
-        .exit_code = exit.exit_status,
-        .detail = fmt::format("the remote agent exited with status {}{}", *exit.exit_status, said)};
+    return Error{.kind = ErrorKind::AgentStartFailed,
+                 .host = host,
+                 .exit_code = exit.exit_status,
+                 .detail = mpilaunch::format("the remote agent exited with status {}{}",
+                                             *exit.exit_status, said)};
   return Error{.kind = ErrorKind::AgentStartFailed,
                .host = host,
-               .detail = fmt::format(
+               .detail = mpilaunch::format(
                    "the remote agent ended without an exit status (killed by a signal?){}", said)};
 }
 

@@ -16,8 +16,8 @@
 #include <thread>
 #include <utility>
 
-#include <fmt/format.h>
 #include <libssh/libssh.h>
+#include "common/text_format.hpp"
 
 #include "common/file_text.hpp"
 #include "launcher/start/fd_wait.hpp"
@@ -132,15 +132,15 @@ asio::awaitable<Status> SshSession::open() {
         !is_reserved_invalid_name(target_);
     if (!retryable || stopping() || Clock::now() + backoff >= wait_end) {
       if (waited)
-        e.detail += fmt::format(" (still, after waiting {} s: --wait-for-hosts)",
-                                settings_.wait_for_hosts.count() / 1000.0);
+        e.detail += mpilaunch::format(" (still, after waiting {} s: --wait-for-hosts)",
+                                      settings_.wait_for_hosts.count() / 1000.0);
       co_return e;
     }
     // On a terminal the line first erases the supervisor's "N/M agents up" line.
     const char* erase = ::isatty(STDERR_FILENO) == 1 ? "\r\033[K" : "";
     if (!waited)
-      std::fputs(fmt::format("{}mpilaunch: waiting up to {} s for {} ({})\n", erase,
-                             settings_.wait_for_hosts.count() / 1000.0, host_.name, e.detail)
+      std::fputs(mpilaunch::format("{}mpilaunch: waiting up to {} s for {} ({})\n", erase,
+                                   settings_.wait_for_hosts.count() / 1000.0, host_.name, e.detail)
                      .c_str(),
                  stderr);
     waited = true;
@@ -150,8 +150,8 @@ asio::awaitable<Status> SshSession::open() {
     backoff = std::min(backoff * 2, std::chrono::milliseconds(2000));
   }
   if (waited)
-    std::fputs(fmt::format("{}mpilaunch: {} accepts connections\n",
-                           ::isatty(STDERR_FILENO) == 1 ? "\r\033[K" : "", host_.name)
+    std::fputs(mpilaunch::format("{}mpilaunch: {} accepts connections\n",
+                                 ::isatty(STDERR_FILENO) == 1 ? "\r\033[K" : "", host_.name)
                    .c_str(),
                stderr);
   deadline_ = Clock::now() + settings_.connect_timeout;
@@ -169,28 +169,31 @@ asio::awaitable<Status> SshSession::reach() {
   // The name actually dialled (ssh_config's HostName) is resolved here, on this thread, so a
   // name that does not resolve is told apart from a host that does not answer.
   if (is_reserved_invalid_name(target_))
-    co_return Error{.kind = ErrorKind::UnknownHost,
-                    .host = host_.name,
-                    .phase = "resolve",
-                    .detail = fmt::format("'{}' is a reserved name that never resolves", target_)};
+    co_return Error{
+        .kind = ErrorKind::UnknownHost,
+        .host = host_.name,
+        .phase = "resolve",
+        .detail = mpilaunch::format("'{}' is a reserved name that never resolves", target_)};
   const std::optional<int> answer = co_await resolve_within_deadline();
   if (!answer)
-    co_return failure("resolve", fmt::format("the resolver gave no answer for '{}' within {} s",
-                                             target_, settings_.connect_timeout.count() / 1000.0));
+    co_return failure("resolve",
+                      mpilaunch::format("the resolver gave no answer for '{}' within {} s", target_,
+                                        settings_.connect_timeout.count() / 1000.0));
   const int gai = *answer;
   if (gai == EAI_NONAME || gai == EAI_NODATA)
     co_return Error{
         .kind = ErrorKind::UnknownHost,
         .host = host_.name,
         .phase = "resolve",
-        .detail = fmt::format("'{}' does not resolve: {}", target_, ::gai_strerror(gai))};
+        .detail = mpilaunch::format("'{}' does not resolve: {}", target_, ::gai_strerror(gai))};
   if (gai != 0)
-    co_return failure("resolve", fmt::format("resolving '{}': {}", target_, ::gai_strerror(gai)));
+    co_return failure("resolve",
+                      mpilaunch::format("resolving '{}': {}", target_, ::gai_strerror(gai)));
 
   const int rc = co_await until_done([&] { return ssh_connect(session_); }, SSH_AGAIN, deadline_);
   if (rc == SSH_AGAIN)
-    co_return failure("connect", fmt::format("no ssh answer from {} within {} s", target_,
-                                             settings_.connect_timeout.count() / 1000.0));
+    co_return failure("connect", mpilaunch::format("no ssh answer from {} within {} s", target_,
+                                                   settings_.connect_timeout.count() / 1000.0));
   if (rc != SSH_OK) co_return failure("connect", ssh_get_error(session_));
   co_return Status{};
 }
@@ -208,9 +211,9 @@ Status SshSession::configure() {
   if (!host_.user.empty()) ssh_options_set(session_, SSH_OPTIONS_USER, host_.user.c_str());
   const char* file = settings_.config_file.empty() ? nullptr : settings_.config_file.c_str();
   if (ssh_options_parse_config(session_, file) != 0)
-    return failure("connect",
-                   fmt::format("cannot read ssh config {}: {}",
-                               file != nullptr ? file : "~/.ssh/config", ssh_get_error(session_)));
+    return failure("connect", mpilaunch::format("cannot read ssh config {}: {}",
+                                                file != nullptr ? file : "~/.ssh/config",
+                                                ssh_get_error(session_)));
   if (host_.port) {  // host:port wins over ssh_config's Port
     const int port = *host_.port;
     ssh_options_set(session_, SSH_OPTIONS_PORT, &port);
@@ -231,7 +234,7 @@ Status SshSession::configure() {
 Status SshSession::check_host_key() {
   unsigned int port = 22;
   ssh_options_get_port(session_, &port);
-  const std::string entry = port == 22 ? target_ : fmt::format("[{}]:{}", target_, port);
+  const std::string entry = port == 22 ? target_ : mpilaunch::format("[{}]:{}", target_, port);
   std::string fingerprint = "(unavailable)";
   std::string key_type, key_base64;
   ssh_key key = nullptr;
@@ -242,7 +245,7 @@ Status SshSession::check_host_key() {
     key_type = type != nullptr ? type : "";
     if (ssh_get_publickey_hash(key, SSH_PUBLICKEY_HASH_SHA256, &hash, &len) == 0) {
       SshChars text{ssh_get_fingerprint_hash(SSH_PUBLICKEY_HASH_SHA256, hash, len)};
-      fingerprint = fmt::format("{} {}", key_type, text.str());
+      fingerprint = mpilaunch::format("{} {}", key_type, text.str());
       ssh_clean_pubkey_hash(&hash);
     }
     SshChars b64;
@@ -262,13 +265,13 @@ Status SshSession::check_host_key() {
                                                                                   : fallback;
     if (const auto line = revoked_line(file_text(file), key_type, key_base64))
       return hostkey_error(host_.name, HostKeyState::Revoked, fingerprint,
-                           fmt::format("{}:{}", file, *line));
+                           mpilaunch::format("{}:{}", file, *line));
   }
   const ssh_known_hosts_e known = ssh_session_is_known_server(session_);
   if (known == SSH_KNOWN_HOSTS_OK) return {};
   if (known == SSH_KNOWN_HOSTS_ERROR)
-    return failure("hostkey", fmt::format("cannot check {} against known_hosts: {}", entry,
-                                          ssh_get_error(session_)));
+    return failure("hostkey", mpilaunch::format("cannot check {} against known_hosts: {}", entry,
+                                                ssh_get_error(session_)));
   HostKeyState state = HostKeyState::Unknown;
   if (known == SSH_KNOWN_HOSTS_CHANGED) state = HostKeyState::Changed;
   if (known == SSH_KNOWN_HOSTS_OTHER) state = HostKeyState::OtherType;
@@ -285,16 +288,17 @@ asio::awaitable<Status> SshSession::authenticate() {
   SshChars user;
   ssh_options_get(session_, SSH_OPTIONS_USER, &user.p);
   if (rc == SSH_AUTH_AGAIN)
-    co_return failure("auth", fmt::format("no answer to authentication within {} s",
-                                          settings_.connect_timeout.count() / 1000.0));
+    co_return failure("auth", mpilaunch::format("no answer to authentication within {} s",
+                                                settings_.connect_timeout.count() / 1000.0));
   if (rc == SSH_AUTH_DENIED)
-    co_return failure("auth", fmt::format("the server refused every public key offered for user "
-                                          "'{}' (IdentityFile, default keys, ssh-agent)",
-                                          user.str()));
+    co_return failure("auth",
+                      mpilaunch::format("the server refused every public key offered for user "
+                                        "'{}' (IdentityFile, default keys, ssh-agent)",
+                                        user.str()));
   if (rc == SSH_AUTH_PARTIAL)
-    co_return failure("auth", fmt::format("the key for user '{}' was accepted but the server "
-                                          "requires another method too",
-                                          user.str()));
+    co_return failure("auth", mpilaunch::format("the key for user '{}' was accepted but the server "
+                                                "requires another method too",
+                                                user.str()));
   co_return failure("auth", ssh_get_error(session_));
 }
 
@@ -314,11 +318,12 @@ asio::awaitable<Status> SshSession::exec() {
   if (channel_ == nullptr) co_return failure("exec", ssh_get_error(session_));
   const int rc = co_await start_command(channel_, command_, deadline_);
   if (rc == SSH_AGAIN)
-    co_return failure("exec", fmt::format("the server did not start '{}' within {} s", command_,
-                                          settings_.connect_timeout.count() / 1000.0));
+    co_return failure("exec",
+                      mpilaunch::format("the server did not start '{}' within {} s", command_,
+                                        settings_.connect_timeout.count() / 1000.0));
   if (rc != SSH_OK)
-    co_return failure(
-        "exec", fmt::format("running '{}' was refused: {}", command_, ssh_get_error(session_)));
+    co_return failure("exec", mpilaunch::format("running '{}' was refused: {}", command_,
+                                                ssh_get_error(session_)));
   co_return Status{};
 }
 

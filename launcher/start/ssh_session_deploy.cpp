@@ -13,12 +13,13 @@
 #include <fstream>
 #include <vector>
 
-#include <fmt/format.h>
 #include <libssh/libssh.h>
 #include <libssh/sftp.h>
 
 #include "common/os_hostname.hpp"
+#include "common/text_format.hpp"
 #include "launcher/start/fd_wait.hpp"
+#include "launcher/start/libssh_loader.hpp"
 #include "launcher/start/ssh_failure.hpp"
 #include "launcher/start/ssh_session.hpp"
 #include "mpilaunch_version.h"
@@ -37,7 +38,7 @@ std::string upload_token() {
   std::string safe;
   for (const char c : os_hostname())
     safe += (std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-') ? c : '_';
-  return fmt::format("{}-{}-{}", safe, ::getpid(), ++counter);
+  return mpilaunch::format("{}-{}-{}", safe, ::getpid(), ++counter);
 }
 
 }  // namespace
@@ -56,12 +57,12 @@ asio::awaitable<Result<SshSession::RemoteRun>> SshSession::run_remote(const std:
   const int rc = co_await start_command(channel, command, deadline);
   if (rc != SSH_OK)
     co_return failure("deploy",
-                      fmt::format("running a deployment command was refused: {}",
-                                  rc == SSH_AGAIN ? "no answer" : ssh_get_error(session_)));
+                      mpilaunch::format("running a deployment command was refused: {}",
+                                        rc == SSH_AGAIN ? "no answer" : ssh_get_error(session_)));
   RemoteRun run;
   if (!co_await read_to_end(channel, run.out, deadline)) co_return unfinished(deadline);
   // The exit status may follow the EOF.
-  while ((run.exit_status = ssh_channel_get_exit_status(channel)) == -1 &&
+  while ((run.exit_status = channel_exit_status(channel)) == -1 &&
          ssh_channel_is_closed(channel) == 0 && !stopping() && Clock::now() < deadline)
     co_await wait_socket(deadline - Clock::now());
   co_return run;
@@ -98,7 +99,7 @@ Status SshSession::upload(const std::string& remote_path, Clock::time_point dead
   std::ifstream in(settings_.local_agent, std::ios::binary);
   if (!in)
     return deploy_error(host_.name, DeployFailure::LocalAgentMissing,
-                        fmt::format("{}: {}", settings_.local_agent, std::strerror(errno)));
+                        mpilaunch::format("{}: {}", settings_.local_agent, std::strerror(errno)));
   // libssh's SFTP calls are blocking: bounded by the session timeout instead of poll.
   const long seconds = std::max<long>(
       1, std::chrono::duration_cast<std::chrono::seconds>(deadline - Clock::now()).count());
@@ -118,13 +119,13 @@ Status SshSession::upload(const std::string& remote_path, Clock::time_point dead
   } free_sftp{sftp};
   if (sftp_init(sftp) != SSH_OK)
     return deploy_error(host_.name, DeployFailure::SftpRefused,
-                        fmt::format("SFTP subsystem: {} (error {})", ssh_get_error(session_),
-                                    sftp_get_error(sftp)));
+                        mpilaunch::format("SFTP subsystem: {} (error {})", ssh_get_error(session_),
+                                          sftp_get_error(sftp)));
   sftp_file file = sftp_open(sftp, remote_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0700);
   if (file == nullptr)
     return deploy_error(host_.name, DeployFailure::NotWritable,
-                        fmt::format("creating {}: {} (SFTP status {})", remote_path,
-                                    ssh_get_error(session_), sftp_get_error(sftp)));
+                        mpilaunch::format("creating {}: {} (SFTP status {})", remote_path,
+                                          ssh_get_error(session_), sftp_get_error(sftp)));
   std::vector<char> chunk(kSftpChunk);
   Status written;
   while (in) {
@@ -135,8 +136,8 @@ Status SshSession::upload(const std::string& remote_path, Clock::time_point dead
       const ssize_t w = sftp_write(file, chunk.data() + done, n - done);
       if (w <= 0) {
         written = deploy_error(host_.name, DeployFailure::DiskFull,
-                               fmt::format("writing {}: {} (SFTP status {})", remote_path,
-                                           ssh_get_error(session_), sftp_get_error(sftp)));
+                               mpilaunch::format("writing {}: {} (SFTP status {})", remote_path,
+                                                 ssh_get_error(session_), sftp_get_error(sftp)));
         break;
       }
       done += static_cast<std::size_t>(w);
@@ -144,8 +145,9 @@ Status SshSession::upload(const std::string& remote_path, Clock::time_point dead
     if (!written || stopping()) break;
   }
   if (sftp_close(file) != SSH_OK && written)
-    written = deploy_error(host_.name, DeployFailure::DiskFull,
-                           fmt::format("closing {}: {}", remote_path, ssh_get_error(session_)));
+    written =
+        deploy_error(host_.name, DeployFailure::DiskFull,
+                     mpilaunch::format("closing {}: {}", remote_path, ssh_get_error(session_)));
   if (written && stopping()) written = failure("deploy", "stopped during the upload");
   return written;
 }
@@ -220,8 +222,8 @@ asio::awaitable<Status> SshSession::deploy_with_probe(const std::string& probe_o
   }
   if (probe.cache_dir.empty())
     co_return deploy_error(host_.name, DeployFailure::NotWritable,
-                           fmt::format("the remote shell did not name a cache directory ({})",
-                                       probe_output.substr(0, 200)));
+                           mpilaunch::format("the remote shell did not name a cache directory ({})",
+                                             probe_output.substr(0, 200)));
   const std::string final_path = agent_cache_path(probe.cache_dir);
   if (decision.action == DeployAction::Upload) {
     const auto upload_deadline = std::max(deadline_, Clock::now() + kUploadBudget);
@@ -229,7 +231,7 @@ asio::awaitable<Status> SshSession::deploy_with_probe(const std::string& probe_o
     if (!prepared) co_return prepared.error();
     if (prepared->exit_status != 0)
       co_return deploy_error(host_.name, DeployFailure::NotWritable,
-                             fmt::format("mkdir -p {}: {}", probe.cache_dir, prepared->out));
+                             mpilaunch::format("mkdir -p {}: {}", probe.cache_dir, prepared->out));
     const std::string temp = agent_upload_temp_path(probe.cache_dir, upload_token());
     Status uploaded;
     // libssh's SFTP calls block: a helper thread runs them while this coroutine waits.
@@ -244,7 +246,7 @@ asio::awaitable<Status> SshSession::deploy_with_probe(const std::string& probe_o
       co_return deploy_error(host_.name, DeployFailure::MissingLibrary, *lib);
     if (published->exit_status != 0)
       co_return deploy_error(host_.name, DeployFailure::NotWritable,
-                             fmt::format("publishing {}: {}", final_path, published->out));
+                             mpilaunch::format("publishing {}: {}", final_path, published->out));
     deadline_ = Clock::now() + settings_.connect_timeout;  // exec gets its usual time
   }
   outcome.path = final_path;

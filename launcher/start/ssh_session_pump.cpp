@@ -12,6 +12,7 @@
 
 #include <libssh/libssh.h>
 
+#include "launcher/start/libssh_loader.hpp"
 #include "launcher/start/ssh_session.hpp"
 
 namespace mpilaunch::launcher {
@@ -132,11 +133,11 @@ asio::awaitable<RemoteExit> SshSession::pump(int local_fd) {
     const auto until = Clock::now() + kExitStatusWait;
     while (ssh_channel_is_closed(channel_) == 0 && Clock::now() < until && !stopping()) {
       drain_stderr(out.stderr_tail);
-      if (ssh_channel_get_exit_status(channel_) != -1) break;
+      if (channel_exit_status(channel_) != -1) break;
       co_await wait_socket(until - Clock::now());
     }
     drain_stderr(out.stderr_tail);
-    const int status = ssh_channel_get_exit_status(channel_);
+    const int status = channel_exit_status(channel_);
     if (status >= 0) out.exit_status = status;
   }
   co_return out;

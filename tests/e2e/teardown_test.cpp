@@ -10,6 +10,9 @@
 #include <csignal>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
 
 #include "tests/e2e/support/background.hpp"
 #include "tests/e2e/support/checks.hpp"
@@ -18,6 +21,19 @@
 
 namespace mpilaunch::e2e {
 namespace {
+
+// Whether this process's / is a mount point: a line of /proc/self/mountinfo whose mount point
+// (the fifth field) is "/".
+bool root_is_mount_point() {
+  std::ifstream in("/proc/self/mountinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string id, parent, dev, root, mount_point;
+    if (fields >> id >> parent >> dev >> root >> mount_point && mount_point == "/") return true;
+  }
+  return false;
+}
 
 std::size_t events_count(const Job& job, const std::string& name) {
   return events_named(read_events(job.events_path()).events, name).size();
@@ -290,6 +306,13 @@ TEST_CASE("an agent that crashes inside libpmix: agent-lost with the signal and 
 TEST_CASE("PID 1: as a container entrypoint mpilaunch reaps orphans and returns the job's code") {
   if (::access("/usr/bin/unshare", X_OK) != 0 || ::geteuid() != 0) {
     MESSAGE("needs root and unshare(1): skipped");
+    return;
+  }
+  if (!root_is_mount_point()) {
+    // unshare --mount-proc makes / private first, which fails when / is no mount point.
+    MESSAGE(
+        "/ is not a mount point here (a chroot that is not bind-mounted onto itself): "
+        "unshare --mount-proc cannot run, skipped");
     return;
   }
   Job job;

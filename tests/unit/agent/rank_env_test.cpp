@@ -76,16 +76,26 @@ TEST_CASE("a PMI rank gets its socket, rank, size and local placement; stale PMI
 }
 
 TEST_CASE("the default PMIx store: hash, shared memory once local ranks x job size is large") {
-  CHECK(default_gds(1, 1) == "hash");
-  CHECK(default_gds(16, 16) == "hash");
-  CHECK(default_gds(8, 64) == "hash");        // 512
-  CHECK(default_gds(16, 64) == "ds21,hash");  // 1024: the threshold itself
-  CHECK(default_gds(8, 128) == "ds21,hash");  // 128 ranks on 16 nodes
-  CHECK(default_gds(8, 127) == "hash");
-  CHECK(default_gds(kSharedStoreWork - 1, 1) == "hash");
-  CHECK(default_gds(2, 1024) == "ds21,hash");
-  CHECK(gds_with_hash(default_gds(64, 64)) == std::nullopt);  // both keep hash
-  CHECK(gds_with_hash(default_gds(1, 1)) == std::nullopt);
+  CHECK(default_gds(1, 1, true) == "hash");
+  CHECK(default_gds(16, 16, true) == "hash");
+  CHECK(default_gds(8, 64, true) == "hash");        // 512
+  CHECK(default_gds(16, 64, true) == "ds21,hash");  // 1024: the threshold itself
+  CHECK(default_gds(8, 128, true) == "ds21,hash");  // 128 ranks on 16 nodes
+  CHECK(default_gds(8, 127, true) == "hash");
+  CHECK(default_gds(kSharedStoreWork - 1, 1, true) == "hash");
+  CHECK(default_gds(2, 1024, true) == "ds21,hash");
+  CHECK(gds_with_hash(default_gds(64, 64, true)) == std::nullopt);  // both keep hash
+  CHECK(gds_with_hash(default_gds(1, 1, true)) == std::nullopt);
+}
+
+TEST_CASE("the default PMIx store is hash when libpmix has no ds21 (PMIx 5)") {
+  CHECK(default_gds(16, 64, false) == "hash");
+  CHECK(default_gds(2, 1024, false) == "hash");
+  CHECK(offers_shared_store("OpenPMIx 4.2.2, repo rev: v4.2.2, Oct 05, 2022"));
+  CHECK(offers_shared_store("OpenPMIx 3.2.3"));
+  CHECK_FALSE(offers_shared_store("OpenPMIx 5.0.7, repo rev: v5.0.7, Feb 28, 2025"));
+  CHECK_FALSE(offers_shared_store("OpenPMIx 6.0.0a1"));
+  CHECK(offers_shared_store(""));
 }
 
 // One 24-byte entry per rank plus the job's, after an 8-byte count, in whole 4 KiB pages; never

@@ -100,6 +100,23 @@ TEST_CASE("PMI-1 abort carries the exit code and needs no reply") {
   CHECK(out[0].exit_code == 3);
 }
 
+TEST_CASE("PMI-1 abort from MPICH 4.2: the message with spaces ends the line") {
+  const auto p = parse_pmi1_line(
+      "cmd=abort exitcode=5 message=application called MPI_Abort(MPI_COMM_WORLD, 5) - process 1\n");
+  REQUIRE(p.command);
+  CHECK(p.command->get("exitcode") == "5");
+  CHECK(p.command->get("message") == "application called MPI_Abort(MPI_COMM_WORLD, 5) - process 1");
+  ServerCore s(facts({1}));
+  (void)s.feed(1, "cmd=init pmi_version=1 pmi_subversion=1\n");
+  const auto out = s.feed(
+      1,
+      "cmd=abort exitcode=5 message=application called MPI_Abort(MPI_COMM_WORLD, 5) - process 1\n");
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].kind == Output::Kind::Abort);
+  CHECK(out[0].rank == 1);
+  CHECK(out[0].exit_code == 5);
+}
+
 TEST_CASE("malformed and unknown PMI-1 commands get rc=-1 replies") {
   ServerCore s(facts({0}));
   CHECK(only_reply(s.feed(0, "garbage\n")).find("rc=-1") != std::string::npos);

@@ -1,5 +1,5 @@
 #include <doctest/doctest.h>
-#include <fmt/format.h>
+#include "common/text_format.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -107,7 +107,7 @@ TEST_CASE("a frame of another protocol version is a named mismatch") {
   auto frame = decode_frame(wire);
   REQUIRE_FALSE(frame.has_value());
   CHECK(frame.error().kind == ErrorKind::ProtocolMismatch);
-  CHECK(frame.error().detail.find(fmt::format("version {}", kProtocolVersion + 1)) !=
+  CHECK(frame.error().detail.find(mpilaunch::format("version {}", kProtocolVersion + 1)) !=
         std::string::npos);
 }
 

@@ -17,8 +17,11 @@ Result<std::vector<std::string>> unreadable(std::string why) {
 TEST_CASE("--pmi: an explicit choice wins over whatever the program links") {
   const auto ompi = libs({"libmpi.so.40", "libc.so.6"});
   CHECK(choose_pmi(PmiKind::Pmix, "/a", libs({"libmpich.so.12"})) ==
-        PmiChoice{true, false, "--pmi=pmix"});
-  CHECK(choose_pmi(PmiKind::Pmi1, "/a", ompi) == PmiChoice{false, true, "--pmi=pmi1"});
+        PmiChoice{true, false, "--pmi=pmix", true});
+  CHECK(choose_pmi(PmiKind::Pmi1, "/a", ompi) == PmiChoice{false, true, "--pmi=pmi1", true});
+  CHECK(choose_pmi(PmiKind::Pmi1, "/a", libs({"libc.so.6"})) ==
+        PmiChoice{false, true, "--pmi=pmi1", false});
+  CHECK_FALSE(choose_pmi(PmiKind::Pmix, "/a", unreadable("a script")).links_mpi);
   const PmiChoice pmi2 = choose_pmi(PmiKind::Pmi2, "/a", ompi);
   CHECK(pmi2.pmi);
   CHECK_FALSE(pmi2.pmix);
@@ -61,7 +64,8 @@ TEST_CASE("--pmi=auto: scripts, static and unknown programs get both interfaces"
   CHECK(script.pmi);
   CHECK(script.reason.find("not an ELF program") != std::string::npos);
   CHECK_FALSE(script.links_mpi);
-  CHECK_FALSE(choose_pmi(PmiKind::Pmix, "/a", libs({"libmpi.so.40"})).links_mpi);  // not read
+  // An explicit choice reads the libraries too: a singleton is found under it (singleton_error).
+  CHECK(choose_pmi(PmiKind::Pmix, "/a", libs({"libmpi.so.40"})).links_mpi);
   // libmpi.so.4 is neither family: not a prefix match of libmpi.so.40.
   CHECK(choose_pmi(PmiKind::Auto, "/a", libs({"libmpi.so.4"})).pmi);
 }
@@ -78,4 +82,29 @@ TEST_CASE("a PMIx failure under --pmi=pmi1 says the program wants PMIx, and how 
   Error other{.kind = ErrorKind::RankSignaled, .detail = "y"};
   explain_interface_mismatch(other, pmi_only);
   CHECK(other.detail == "y");
+}
+
+TEST_CASE("a rank of an MPI program that ended 0 without reaching its server ran as a singleton") {
+  const PmiChoice pmi1 = choose_pmi(PmiKind::Pmi1, "/a", libs({"libmpi.so.40"}));
+  protocol::RankExited exit{.rank = 1, .pid = 42, .reason = Exited{0}};
+  const auto e = singleton_error(exit, "n1", pmi1, 2);
+  REQUIRE(e);
+  CHECK(e->kind == ErrorKind::PmixError);
+  CHECK(e->rank == 1);
+  CHECK(e->host == "n1");
+  CHECK(e->phase == "startup");
+  CHECK_MESSAGE(e->detail.find("singleton (rank 0 of 1, not of 2)") != std::string::npos,
+                e->detail);
+  Error explained = *e;
+  explain_interface_mismatch(explained, pmi1);
+  CHECK_MESSAGE(explained.detail.find("run it with --pmi=pmix") != std::string::npos,
+                explained.detail);
+  // Not a singleton: one rank, a rank that connected, a failed end, a program without MPI.
+  CHECK_FALSE(singleton_error(exit, "n1", pmi1, 1));
+  CHECK_FALSE(singleton_error(
+      protocol::RankExited{.rank = 1, .reason = Exited{0}, .connected = true}, "n1", pmi1, 2));
+  CHECK_FALSE(singleton_error(protocol::RankExited{.rank = 1, .reason = Exited{3}}, "n1", pmi1, 2));
+  CHECK_FALSE(
+      singleton_error(protocol::RankExited{.rank = 1, .reason = Signaled{9}}, "n1", pmi1, 2));
+  CHECK_FALSE(singleton_error(exit, "n1", choose_pmi(PmiKind::Pmi1, "/a", libs({"libc.so.6"})), 2));
 }
