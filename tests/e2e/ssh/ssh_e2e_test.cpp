@@ -2,7 +2,7 @@
 // ssh_config. Each failure case checks the job-failed error's kind, host and phase, and that no
 // process carrying this case's -x marker is left on any "node".
 
-#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -15,6 +15,7 @@
 #include <map>
 #include <string>
 
+#include "common/descriptors.hpp"
 #include "tests/e2e/ssh/ssh_fixture.hpp"
 
 namespace mpilaunch::e2e {
@@ -694,3 +695,10 @@ TEST_CASE("ssh: the sshd of a node stopped mid-run -> agent-lost naming it withi
 
 }  // namespace
 }  // namespace mpilaunch::e2e
+
+// CI runs the suites with no stdin: descriptors 0-2 are taken before any case opens a file or
+// pipe, which would otherwise land on a closed one (popen and script(1) then see no terminal).
+int main(int argc, char** argv) {
+  mpilaunch::reserve_standard_descriptors();
+  return doctest::Context(argc, argv).run();
+}
