@@ -68,6 +68,7 @@ void Agent::on_message(protocol::Envelope envelope) {
           [&](const Spawn& m) { handle(m); },
           [&](const Kill& m) { handle(m); },
           [&](const Shutdown& m) { handle(m); },
+          [&](const StdinData& m) { handle(m); },
           [&](const FenceRelease& m) {
             const auto it = pending_fences_.find({m.nspace + "|" + m.procs, m.seq});
             if (it == pending_fences_.end()) return;
@@ -126,6 +127,7 @@ void Agent::handle(const protocol::JobSpec& m) {
   auto values = namespace_values(m, hello_->node_index);
   if (!values) return fail(values.error());
   if (job_ && job_->nspace != m.nspace) {
+    drop_all_stdin();
     pmix_.deregister_namespace(job_->nspace);
     ranks_.clear();
     rank_of_pid_.clear();
@@ -220,6 +222,8 @@ void Agent::handle(const protocol::Spawn& m) {
     r.rank = rank;
     r.pid = child.pid;
     rank_of_pid_[child.pid] = rank;
+    if (child.stdin_fd >= 0)
+      stdin_pipes_.push_back(std::make_shared<StdinPipe>(io_, child.stdin_fd));
     if (pass_streams(rank, child)) {
       frames_.send(protocol::RankStarted{rank, child.pid, true});
       continue;
@@ -302,8 +306,14 @@ std::optional<SpawnRequest> Agent::prepare_rank(std::uint32_t rank) {
                                ? cpus[static_cast<std::size_t>(local_rank)]
                                : std::string();
   input.bound = !bind.empty();
-  return SpawnRequest{
-      rank, job_->argv, build_rank_env(input), job_->wdir, input.pmi_fd, cgroup_.procs_fd(), bind};
+  return SpawnRequest{rank,
+                      job_->argv,
+                      build_rank_env(input),
+                      job_->wdir,
+                      input.pmi_fd,
+                      cgroup_.procs_fd(),
+                      bind,
+                      reads_stdin(rank) && !stdin_eof_};
 }
 
 std::optional<SpawnedChild> Agent::fork_rank(const SpawnRequest& request) {
@@ -383,8 +393,63 @@ void Agent::handle(const protocol::Kill& m) {
   children_.signal_all(m.signal);
 }
 
+bool Agent::reads_stdin(std::uint32_t rank) const {
+  return job_ && (job_->stdin_rank == protocol::kStdinAll ||
+                  (job_->stdin_rank >= 0 && rank == static_cast<std::uint32_t>(job_->stdin_rank)));
+}
+
+void Agent::handle(const protocol::StdinData& m) {
+  auto chunk = std::make_shared<StdinChunk>(StdinChunk{m.data, m.eof, 0});
+  if (m.eof) stdin_eof_ = true;
+  for (const auto& pipe : stdin_pipes_) {
+    ++chunk->pending;
+    pipe->queue.push_back(chunk);
+  }
+  if (chunk->pending == 0) {
+    ++chunk->pending;
+    release(*chunk);  // no stdin rank here (any more): dropped, and credited at once
+  }
+  for (const auto& pipe : std::vector(stdin_pipes_)) write_stdin(pipe);
+}
+
+void Agent::write_stdin(const std::shared_ptr<StdinPipe>& pipe) {
+  if (pipe->writing || pipe->queue.empty() || !pipe->fd.is_open()) return;
+  pipe->writing = true;
+  // Never blocks the loop: a rank that does not read holds only its own queue, and the
+  // launcher sends no more than its window beyond what was credited.
+  asio::async_write(pipe->fd, asio::buffer(pipe->queue.front()->data),
+                    [this, pipe](const boost::system::error_code& ec, std::size_t) {
+                      pipe->writing = false;
+                      if (ec || pipe->queue.empty()) return drop_stdin(pipe);  // EPIPE: gone
+                      const std::shared_ptr<StdinChunk> done = pipe->queue.front();
+                      pipe->queue.pop_front();
+                      release(*done);
+                      if (done->eof) return drop_stdin(pipe);
+                      write_stdin(pipe);
+                    });
+}
+
+void Agent::drop_stdin(const std::shared_ptr<StdinPipe>& pipe) {
+  std::deque<std::shared_ptr<StdinChunk>> left;
+  left.swap(pipe->queue);
+  for (const auto& chunk : left) release(*chunk);
+  boost::system::error_code ignored;
+  pipe->fd.close(ignored);
+  std::erase(stdin_pipes_, pipe);
+}
+
+void Agent::drop_all_stdin() {
+  for (const auto& pipe : std::vector(stdin_pipes_)) drop_stdin(pipe);
+}
+
+void Agent::release(StdinChunk& chunk) {
+  if (--chunk.pending > 0 || chunk.data.empty()) return;
+  frames_.send(protocol::StdinCredit{static_cast<std::uint32_t>(chunk.data.size())});
+}
+
 void Agent::handle(const protocol::Shutdown&) {
   shutting_down_ = true;
+  drop_all_stdin();
   children_.signal_all(SIGKILL);
   maybe_finish();
 }
@@ -486,6 +551,7 @@ void Agent::maybe_finish() {
 
 void Agent::finish() {
   finished_ = true;
+  drop_all_stdin();
   children_.release_ended();
   cgroup_.remove();  // and whatever the ranks left, wherever it went
   if (pmi_) pmi_->close_all();

@@ -4,6 +4,7 @@
 
 #include <sys/types.h>
 
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -43,6 +44,20 @@ class Agent final : public FrameSink, public PmixEvents, public PmiEvents {
     std::unique_ptr<asio::posix::stream_descriptor> out, err;
     std::unique_ptr<asio::steady_timer> drain;
   };
+  /// A chunk of the launcher's stdin, shared by every local stdin rank's queue: it is credited
+  /// (StdinCredit) once the last of them has written or dropped it.
+  struct StdinChunk {
+    std::vector<std::byte> data;
+    bool eof = false;
+    int pending = 0;
+  };
+  /// The write end of one rank's stdin pipe and the chunks it has still to take.
+  struct StdinPipe {
+    StdinPipe(asio::io_context& io, int fd) : fd(io, fd) {}
+    asio::posix::stream_descriptor fd;
+    std::deque<std::shared_ptr<StdinChunk>> queue;
+    bool writing = false;
+  };
 
   // FrameSink
   void on_hello(const handshake::Hello&) override {}
@@ -78,6 +93,14 @@ class Agent final : public FrameSink, public PmixEvents, public PmiEvents {
   /// agent forwards them) without one or when sending failed.
   bool pass_streams(std::uint32_t rank, const SpawnedChild& child);
   void report_spawn_failure(std::uint32_t rank, Error e);
+  void handle(const protocol::StdinData& m);
+  /// Whether `rank` reads the launcher's stdin (JobSpec::stdin_rank).
+  bool reads_stdin(std::uint32_t rank) const;
+  void write_stdin(const std::shared_ptr<StdinPipe>& pipe);
+  /// Closes the pipe (the rank sees end of file) and credits whatever it still held.
+  void drop_stdin(const std::shared_ptr<StdinPipe>& pipe);
+  void drop_all_stdin();
+  void release(StdinChunk& chunk);
   void handle(const protocol::Kill& m);
   void handle(const protocol::Shutdown& m);
   void fail(Error error);
@@ -106,6 +129,8 @@ class Agent final : public FrameSink, public PmixEvents, public PmiEvents {
   JobCgroup cgroup_;    // what the job started here, whatever it did to get away
   std::optional<std::string> topology_xml_;  // once per agent: topology_file()
   std::map<std::uint32_t, Rank> ranks_;
+  std::vector<std::shared_ptr<StdinPipe>> stdin_pipes_;  // this attempt's stdin ranks
+  bool stdin_eof_ = false;  // the launcher's stdin ended: later ranks read /dev/null
   std::map<pid_t, std::uint32_t> rank_of_pid_;
   std::map<std::string, std::uint32_t> fence_counts_;
   std::map<std::pair<std::string, std::uint32_t>, ModexDone> pending_fences_;

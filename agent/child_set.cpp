@@ -232,7 +232,13 @@ Result<SpawnedChild> ChildSet::spawn(const SpawnRequest& request) {
     ::close(out[0]), ::close(out[1]), ::close(err[0]), ::close(err[1]);
     return Error{.kind = ErrorKind::OutOfResources, .detail = "pipe"};
   }
-  const int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  int in[2] = {-1, -1};
+  if (request.stdin_pipe && ::pipe2(in, O_CLOEXEC) != 0) {
+    ::close(out[0]), ::close(out[1]), ::close(err[0]), ::close(err[1]);
+    ::close(status_pipe[0]), ::close(status_pipe[1]);
+    return Error{.kind = ErrorKind::OutOfResources, .detail = "pipe"};
+  }
+  const int devnull = in[0] >= 0 ? in[0] : ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   const ChildStart start{::getpid(),
                          devnull,
                          out[1],
@@ -267,13 +273,14 @@ Result<SpawnedChild> ChildSet::spawn(const SpawnRequest& request) {
   ::close(status_pipe[1]);
   if (pid < 0) {
     ::close(out[0]), ::close(err[0]), ::close(status_pipe[0]);
+    if (in[1] >= 0) ::close(in[1]);
     return Error{.kind = ErrorKind::OutOfResources,
                  .rank = static_cast<int>(request.rank),
                  .detail = mpilaunch::format("clone: {}", std::strerror(fork_errno))};
   }
   ::setpgid(pid, pid);  // also here, so the group exists before we may signal it
   children_[pid] = request.rank;
-  return SpawnedChild{pid, out[0], err[0], status_pipe[0], request.argv[0], request.wdir};
+  return SpawnedChild{pid, out[0], err[0], in[1], status_pipe[0], request.argv[0], request.wdir};
 }
 
 Status ChildSet::confirm_exec(SpawnedChild& child) {
@@ -288,7 +295,8 @@ Status ChildSet::confirm_exec(SpawnedChild& child) {
   if (n != static_cast<ssize_t>(sizeof failure)) return {};
   ::close(child.stdout_fd);
   ::close(child.stderr_fd);
-  child.stdout_fd = child.stderr_fd = -1;
+  if (child.stdin_fd >= 0) ::close(child.stdin_fd);
+  child.stdout_fd = child.stderr_fd = child.stdin_fd = -1;
   if (failure.stage == 'B')
     return Error{
         .kind = ErrorKind::BadOption,

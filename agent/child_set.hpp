@@ -28,12 +28,14 @@ struct SpawnRequest {
   int inherit_fd = -1;       // a close-on-exec descriptor the rank keeps, same number (PMI_FD)
   int cgroup_procs_fd = -1;  // the job's cgroup.procs (agent/job_cgroup.hpp): joined before exec
   std::string cpus;          // CPUs (kernel list of OS indexes) to bind the rank to; empty: unbound
+  bool stdin_pipe = false;   // stdin is a fresh pipe (SpawnedChild::stdin_fd), not /dev/null
 };
 
 struct SpawnedChild {
   pid_t pid = -1;
   int stdout_fd = -1;  // read ends, owned by the caller
   int stderr_fd = -1;
+  int stdin_fd = -1;        // the write end of the rank's stdin pipe, when asked for; the caller's
   int exec_status_fd = -1;  // closes when the exec succeeded; confirm_exec() reads it
   std::string program;      // as the user wrote it, for the exec error
   std::string wdir;
@@ -45,7 +47,8 @@ class ChildSet {
   ChildSet(asio::io_context& io, ReapHandler on_reaped);
 
   /// Forks one rank, which execs with stdout/stderr on fresh pipes. The rank is in its own
-  /// process group, has /dev/null as stdin and is killed if the agent dies. Returns at once:
+  /// process group, has /dev/null (or a pipe, when asked) as stdin and is killed if the agent
+  /// dies. Returns at once:
   /// several ranks exec at the same time; confirm_exec() says whether this one did.
   Result<SpawnedChild> spawn(const SpawnRequest& request);
   /// Waits until `child` has exec'd or failed to. On failure its pipes are closed and the Error

@@ -90,6 +90,7 @@ void put(Writer& w, const JobSpec& m) {
   w.boolean(m.serve_pmix);
   w.boolean(m.serve_pmi);
   w.u32(m.universe_size);
+  w.i32(m.stdin_rank);
 }
 void put(Writer& w, const Spawn& m) {
   w.str(m.nspace);
@@ -157,6 +158,13 @@ void put(Writer&, const AgentBye&) {}
 void put(Writer& w, const RankConnected& m) {
   w.u32(m.rank);
 }
+void put(Writer& w, const StdinData& m) {
+  w.bytes(m.data);
+  w.boolean(m.eof);
+}
+void put(Writer& w, const StdinCredit& m) {
+  w.u32(m.bytes);
+}
 
 // One decode function per message type.
 Message get(Reader& r, MsgType type) {
@@ -218,6 +226,7 @@ Message get(Reader& r, MsgType type) {
       m.serve_pmix = r.boolean();
       m.serve_pmi = r.boolean();
       m.universe_size = r.u32();
+      m.stdin_rank = r.i32();
       return m;
     }
     case MsgType::Spawn:
@@ -300,13 +309,21 @@ Message get(Reader& r, MsgType type) {
       return AgentBye{};
     case MsgType::RankConnected:
       return RankConnected{r.u32()};
+    case MsgType::StdinData: {
+      StdinData m;
+      m.data = r.bytes();
+      m.eof = r.boolean();
+      return m;
+    }
+    case MsgType::StdinCredit:
+      return StdinCredit{r.u32()};
   }
   return AgentBye{};
 }
 
 bool is_known(std::uint16_t type) {
   return type >= static_cast<std::uint16_t>(MsgType::LauncherHello) &&
-         type <= static_cast<std::uint16_t>(MsgType::RankConnected);
+         type <= static_cast<std::uint16_t>(MsgType::StdinCredit);
 }
 
 std::uint32_t read_u32(std::span<const std::byte> in, std::size_t at) {

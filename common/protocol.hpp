@@ -18,7 +18,7 @@
 
 namespace mpilaunch::protocol {
 
-inline constexpr std::uint16_t kProtocolVersion = 8;
+inline constexpr std::uint16_t kProtocolVersion = 9;
 inline constexpr std::size_t kHeaderBytes = 16;  // version, type: u16; id, refers_to, size: u32
 inline constexpr std::uint32_t kMaxBodyBytes = 16u << 20;
 
@@ -40,7 +40,13 @@ enum class MsgType : std::uint16_t {
   AgentError = 15,
   AgentBye = 16,
   RankConnected = 17,
+  StdinData = 18,
+  StdinCredit = 19,
 };
+
+/// JobSpec::stdin_rank: no rank reads the launcher's stdin (every rank gets /dev/null), or all.
+inline constexpr std::int32_t kStdinNone = -1;
+inline constexpr std::int32_t kStdinAll = -2;
 
 /// launcher -> agent, first frame: who the agent is in this job. The token never goes on argv.
 struct LauncherHello {
@@ -97,6 +103,9 @@ struct JobSpec {
   bool serve_pmi = false;         // give every rank a PMI-1/PMI-2 socket (PMI_FD), for MPICH
   /// MPI_UNIVERSE_SIZE: the slots of every host of the job, with ranks or not (0: the job size).
   std::uint32_t universe_size = 0;
+  /// Which rank's stdin is a pipe fed by StdinData: a rank, kStdinAll or kStdinNone. The others
+  /// read /dev/null, as under mpirun.
+  std::int32_t stdin_rank = kStdinNone;
   friend bool operator==(const JobSpec&, const JobSpec&) = default;
 };
 
@@ -208,9 +217,25 @@ struct RankConnected {
   friend bool operator==(const RankConnected&, const RankConnected&) = default;
 };
 
-using Message = std::variant<LauncherHello, AgentHello, JobSpec, Spawn, RankStarted, RankOutput,
-                             FenceContribute, FenceRelease, DmodexRequest, DmodexReply, RankExited,
-                             SpawnFailed, Kill, Shutdown, AgentError, AgentBye, RankConnected>;
+/// launcher -> agent: the next bytes of the launcher's stdin, for this node's stdin ranks
+/// (JobSpec::stdin_rank); `eof`: nothing follows, their stdin closes once these are written.
+struct StdinData {
+  std::vector<std::byte> data;
+  bool eof = false;
+  friend bool operator==(const StdinData&, const StdinData&) = default;
+};
+
+/// agent -> launcher: `bytes` of StdinData are written to the ranks (or dropped, for a rank
+/// that is gone), so the launcher may send that many more (its window per agent).
+struct StdinCredit {
+  std::uint32_t bytes = 0;
+  friend bool operator==(const StdinCredit&, const StdinCredit&) = default;
+};
+
+using Message =
+    std::variant<LauncherHello, AgentHello, JobSpec, Spawn, RankStarted, RankOutput,
+                 FenceContribute, FenceRelease, DmodexRequest, DmodexReply, RankExited, SpawnFailed,
+                 Kill, Shutdown, AgentError, AgentBye, RankConnected, StdinData, StdinCredit>;
 
 struct Header {
   std::uint16_t version = kProtocolVersion;

@@ -372,6 +372,22 @@ int run(const std::vector<std::string>& args) {
   config.plan = std::move(plan).value();
   config.status_file = o.status_file;
   config.progress = ::isatty(STDERR_FILENO) == 1;
+  // --stdin: rank 0 by default, as mpirun; a rank the job does not have is refused (mpirun
+  // gives nobody stdin and exits 1).
+  if (o.stdin_target == "none") {
+    config.stdin_rank = protocol::kStdinNone;
+  } else if (o.stdin_target == "all") {
+    config.stdin_rank = protocol::kStdinAll;
+  } else if (!o.stdin_target.empty()) {
+    const unsigned long rank = std::strtoul(o.stdin_target.c_str(), nullptr, 10);
+    if (rank >= static_cast<unsigned long>(config.plan.map.size()))
+      return early_failure(Error{.kind = ErrorKind::BadOption,
+                                 .detail = mpilaunch::format(
+                                     "--stdin {}: the job has {} ranks (0 to {})", o.stdin_target,
+                                     config.plan.map.size(), config.plan.map.size() - 1)},
+                           events);
+    config.stdin_rank = static_cast<std::int32_t>(rank);
+  }
   config.restart.max_restarts = o.max_restarts.value_or(0);
   if (!o.restart_on.empty())
     config.restart.restart_on = std::set<ErrorKind>(o.restart_on.begin(), o.restart_on.end());

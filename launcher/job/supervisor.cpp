@@ -77,6 +77,11 @@ Supervisor::Supervisor(asio::io_context& io, JobConfig config, AgentStarter& sta
       teardown_timer_(io) {
   signals_.add(SIGUSR1);
   signals_.add(SIGUSR2);
+  if (config_.stdin_rank == protocol::kStdinAll ||
+      (config_.stdin_rank >= 0 && config_.stdin_rank < config_.plan.map.size()))
+    stdin_ = std::make_unique<StdinForwarder>(
+        io_, STDIN_FILENO,
+        [this](int node, const protocol::StdinData& data) { send_to(node, data); });
   ranks_.resize(static_cast<std::size_t>(config_.plan.map.size()));
   status_.job_id = config_.job_id;
   status_.max_restarts = config_.restart.max_restarts;
@@ -231,6 +236,7 @@ void Supervisor::spawn_ranks() {
   spec.serve_pmix = plan.pmi.pmix;
   spec.serve_pmi = plan.pmi.pmi;
   spec.universe_size = static_cast<std::uint32_t>(plan.universe_size);
+  spec.stdin_rank = stdin_ ? config_.stdin_rank : protocol::kStdinNone;
   // A fresh attempt: new namespace, nothing carried over but the agents.
   streams_.close_all();
   for (RankStatus& r : ranks_) r = RankStatus{RankPhase::Spawning, -1};
@@ -249,6 +255,17 @@ void Supervisor::spawn_ranks() {
   for (const auto& link : links_) {
     link->stream.send(spec);
     link->stream.send(protocol::Spawn{spec.nspace});
+  }
+  if (stdin_) {
+    // Each agent reads its frames in order: StdinData comes after the Spawn that made the pipe.
+    std::vector<int> nodes;
+    if (config_.stdin_rank == protocol::kStdinAll) {
+      for (int n = 0; n < plan.map.node_count(); ++n)
+        if (!plan.map.ranks_on(n).empty()) nodes.push_back(n);
+    } else {
+      nodes.push_back(plan.map.node_of(config_.stdin_rank));
+    }
+    stdin_->start(nodes);
   }
   update_status();
 }
@@ -552,6 +569,7 @@ void Supervisor::update_status() {
 
 void Supervisor::finish() {
   finishing_ = true;
+  if (stdin_) stdin_->stop();
   kill_timer_.cancel();
   teardown_timer_.cancel();
   job_timer_.cancel();

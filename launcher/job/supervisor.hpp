@@ -20,6 +20,7 @@
 #include "launcher/job/job_status.hpp"
 #include "launcher/job/launch_plan.hpp"
 #include "launcher/job/restart_policy.hpp"
+#include "launcher/job/stdin_forwarder.hpp"
 #include "launcher/output/event_log.hpp"
 #include "launcher/output/output_forwarder.hpp"
 #include "launcher/output/rank_streams.hpp"
@@ -40,6 +41,8 @@ struct JobConfig {
   RestartConfig restart;
   std::string status_file;  // --status: rewritten atomically on every change
   bool progress = false;    // "N/M agents up" on stderr while agents start (stderr is a terminal)
+  /// The rank that reads our stdin (protocol::kStdinAll, kStdinNone); mpirun's default, rank 0.
+  std::int32_t stdin_rank = 0;
 };
 
 class Supervisor {
@@ -125,7 +128,8 @@ class Supervisor {
   AgentStarter& starter_;
   EventLog& events_;
   OutputForwarder& output_;
-  RankStreams streams_;  // pipes handed over by local agents
+  RankStreams streams_;                    // pipes handed over by local agents
+  std::unique_ptr<StdinForwarder> stdin_;  // our stdin to the stdin ranks' agents
   FenceRelay relay_;
   JobState state_ = JobState::StartingAgents;
   std::vector<std::unique_ptr<Link>> links_;

@@ -91,6 +91,9 @@ void Supervisor::on_link_message(Link& link, protocol::Envelope envelope) {
                  },
                  [&](const RankOutput& m) { on_rank_output(m.rank, m.stream, m.data); },
                  [&](const RankConnected& m) { on_rank_connected(m.rank); },
+                 [&](const StdinCredit& m) {
+                   if (stdin_) stdin_->credit(link.node, m.bytes);
+                 },
                  [&](const RankExited& m) {
                    // Output the rank wrote comes first: its pipes, when the launcher holds
                    // them, are read to their end (or a grace) before its end counts.
@@ -236,6 +239,7 @@ bool Supervisor::ranks_killed_with(const Link& link) const {
 void Supervisor::on_link_closed(Link& link, std::optional<Error> why) {
   if (link.closed) return;
   link.closed = true;
+  if (stdin_) stdin_->node_lost(link.node);
   link.stream.close();
   if (link.channel) {
     boost::system::error_code ignored;

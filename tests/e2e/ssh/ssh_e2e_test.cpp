@@ -79,6 +79,47 @@ TEST_CASE("ssh: 6 ranks on 3 nodes through a real sshd") {
   CHECK(wait_until_gone(mark, 3s).empty());
 }
 
+// The launcher's stdin through the ssh channel to rank 0 on node1 (issue 20, item 1): 50 MB
+// arrive byte for byte; rank 1 on node2 reads /dev/null, as under mpirun.
+TEST_CASE("ssh: 50 MB of stdin reach rank 0 byte for byte; rank 1 reads /dev/null") {
+  const std::string dir = std::filesystem::temp_directory_path() /
+                          ("mpilaunch-ssh-stdin-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string input = dir + "/input";
+  {
+    std::ofstream out(input, std::ios::binary);
+    std::uint32_t x = 2463534242u;
+    std::string block(1 << 20, '\0');
+    for (int mb = 0; mb < 50; ++mb) {
+      for (char& c : block) {
+        x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+        c = static_cast<char>(x & 0xff);
+      }
+      out.write(block.data(), static_cast<std::streamsize>(block.size()));
+    }
+    REQUIRE(out.good());
+  }
+  std::string want;
+  if (std::FILE* p = ::popen(("md5sum " + input).c_str(), "r")) {
+    char buf[64] = {};
+    if (std::fgets(buf, sizeof buf, p) != nullptr) want.assign(buf, 32);
+    ::pclose(p);
+  }
+  REQUIRE(want.size() == 32);
+  const std::string mark = new_mark();
+  Launcher launcher(ssh_args(mark, {"-H", "node1:1,node2:1", "-n", "2", "/bin/sh", "-c",
+                                    "echo \"rank $OMPI_COMM_WORLD_RANK $(md5sum | cut -c1-32)\""}),
+                    true, input);
+  const Run run = launcher.wait(std::chrono::seconds(150));
+  std::filesystem::remove_all(dir);
+  INFO("stderr: " << run.err);
+  CHECK(run.exit_code == 0);
+  CHECK_MESSAGE(run.out.find("rank 0 " + want) != std::string::npos, run.out);
+  CHECK_MESSAGE(run.out.find("rank 1 d41d8cd98f00b204e9800998ecf8427e") != std::string::npos,
+                run.out);
+  CHECK(wait_until_gone(mark, 3s).empty());
+}
+
 // Each ssh agent reports how long the login shell took before it ran (agent/login_shell.hpp):
 // on slowlogin the shell's start-up file takes a second, on fastlogin there is none.
 TEST_CASE("ssh: agent-up carries the login shell's start-up time") {

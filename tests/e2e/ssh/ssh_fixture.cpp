@@ -86,7 +86,7 @@ Sshd& sshd() {
   return instance;
 }
 
-Launcher::Launcher(std::vector<std::string> args, bool with_events)
+Launcher::Launcher(std::vector<std::string> args, bool with_events, const std::string& stdin_path)
     : dir_(make_temp_dir("mpilaunch-ssh-run")), events_(dir_ + "/events.jsonl") {
   if (with_events) args.insert(args.begin(), {"--events", events_});
   args.insert(args.begin(), env_path("MPILAUNCH_BIN"));
@@ -95,6 +95,8 @@ Launcher::Launcher(std::vector<std::string> args, bool with_events)
     ::unsetenv("SSH_AUTH_SOCK");  // only the fixture's keys, never the caller's agent
     const int out = ::open((dir_ + "/out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     const int err = ::open((dir_ + "/err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    const int in = ::open(stdin_path.c_str(), O_RDONLY);
+    if (in >= 0) ::dup2(in, 0);
     ::dup2(out, 1);
     ::dup2(err, 2);
     std::vector<char*> argv;

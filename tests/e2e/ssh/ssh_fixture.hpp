@@ -42,8 +42,10 @@ struct Run {
 /// A started mpilaunch, stdout and stderr going to files, SSH_AUTH_SOCK unset.
 class Launcher {
  public:
-  /// `with_events`: put "--events FILE" first (not for subcommands such as doctor).
-  explicit Launcher(std::vector<std::string> args, bool with_events = true);
+  /// `with_events`: put "--events FILE" first (not for subcommands such as doctor). Its stdin
+  /// is `stdin_path` (never the test's own, which may be a terminal or closed).
+  explicit Launcher(std::vector<std::string> args, bool with_events = true,
+                    const std::string& stdin_path = "/dev/null");
   ~Launcher();
   const std::string& events_path() const { return events_; }
   std::string err_path() const { return dir_ + "/err"; }

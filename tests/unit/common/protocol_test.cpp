@@ -58,6 +58,8 @@ TEST_CASE("every message type round-trips") {
               false,
               17},
       JobSpec{"job1", "ns", 2, {{"n1", {0}}}, {"./a"}, {}, "", "/tmp/j", false, false, true},
+      JobSpec{"job1", "ns", 1, {{"n1", {0}}}, {"./a"}, {}, "", "/tmp/j", false, true, false, 2, 0},
+      JobSpec{"j", "ns", 1, {{"n1", {0}}}, {"./a"}, {}, "", "/t", false, true, false, 0, kStdinAll},
       Spawn{"ns"},
       RankStarted{3, 4242, false},
       RankStarted{4, 4243, true},
@@ -79,6 +81,9 @@ TEST_CASE("every message type round-trips") {
       AgentError{Error{.kind = ErrorKind::PmixError, .detail = "PMIx_server_init: -1"}},
       AgentBye{},
       RankConnected{5},
+      StdinData{bytes("line one\n"), false},
+      StdinData{{}, true},
+      StdinCredit{65536},
   };
   for (const Message& m : messages) {
     CAPTURE(static_cast<int>(type_of(m)));

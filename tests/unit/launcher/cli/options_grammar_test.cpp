@@ -314,7 +314,6 @@ TEST_CASE("grammar: what is recognised but not implemented is refused by name") 
       {"--display-topo", "p"},
       {"--display-allocation", "p"},
       {"--nolocal", "p"},
-      {"--stdin", "all", "p"},
       {"--merge-stderr-to-stdout", "p"},
   };
   for (const auto& line : lines) {
@@ -338,6 +337,8 @@ TEST_CASE("grammar: what is recognised but not implemented is refused by name") 
                                              {"--report-bindings", "p"},
                                              {"--display-map", "p"},
                                              {"--stdin", "none", "p"},
+                                             {"--stdin", "all", "p"},
+                                             {"-stdin", "1", "p"},
                                              {"-n", "2", "--map-by", "node", "p"}}) {
     CAPTURE(fine.front());
     const auto o = parse_options(fine);

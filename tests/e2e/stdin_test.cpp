@@ -1,0 +1,122 @@
+// The launcher's stdin (issue 20, item 1): rank 0 reads it, byte for byte, every other rank
+// reads /dev/null, as under mpirun; end of file reaches rank 0; a rank that reads slowly holds
+// the launcher back instead of making it buffer everything. Through a pipe and from a file.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <map>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "tests/e2e/support/checks.hpp"
+
+namespace mpilaunch::e2e {
+
+namespace {
+
+// Deterministic bytes that are not text: every byte value, in an order md5 tells apart.
+std::string payload(std::size_t bytes) {
+  std::string s(bytes, '\0');
+  std::uint32_t x = 2463534242u;
+  for (char& c : s) {
+    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+    c = static_cast<char>(x & 0xff);
+  }
+  return s;
+}
+
+// md5sum's hex digest of `path`, computed by md5sum itself.
+std::string md5_of_file(const std::string& path) {
+  Command c;
+  c.argv = {"/usr/bin/md5sum", path};
+  c.env = clean_environment({});
+  const Outcome o = run(c);
+  REQUIRE_MESSAGE(o.status() == 0, o.summary());
+  return o.out.substr(0, 32);
+}
+
+const std::string kEmptyMd5 = "d41d8cd98f00b204e9800998ecf8427e";
+
+std::map<int, std::string> digests(const std::string& out) {
+  static const std::regex kLine(R"(rank (\d+) ([0-9a-f]{32}))");
+  std::map<int, std::string> by_rank;
+  for (const std::string& line : lines_of(out)) {
+    std::smatch m;
+    if (std::regex_match(line, m, kLine)) by_rank[std::stoi(m[1])] = m[2];
+  }
+  return by_rank;
+}
+
+}  // namespace
+
+TEST_CASE("stdin: 50 MB through a pipe reach rank 0 byte for byte; rank 1 reads /dev/null") {
+  Job job;
+  const std::string data = payload(50'000'000);
+  write_file(job.dir().file("input"), data);
+  const std::string want = md5_of_file(job.dir().file("input"));
+  Command c = job.command({"--events", job.events_path(), "-n", "2", "/bin/sh", "-c",
+                           "echo \"rank $OMPI_COMM_WORLD_RANK $(md5sum | cut -c1-32)\""},
+                          Millis{120'000});
+  c.stdin_text = data;
+  const Outcome o = run(c);
+  CHECK_MESSAGE(o.status() == 0, o.summary());
+  const auto got = digests(o.out);
+  CHECK_MESSAGE(got.size() == 2, o.out);
+  CHECK(got.count(0) == 1);
+  if (got.count(0) == 1) CHECK(got.at(0) == want);
+  if (got.count(1) == 1) CHECK(got.at(1) == kEmptyMd5);
+  check_events(job, 0);
+  check_nothing_left(job, o);
+}
+
+TEST_CASE("stdin: 50 MB from a file (< input) reach rank 0 byte for byte") {
+  Job job;
+  const std::string input = job.dir().file("input");
+  write_file(input, payload(50'000'000));
+  const std::string want = md5_of_file(input);
+  Command c = job.command({"--events", job.events_path(), "-n", "2", "/bin/sh", "-c",
+                           "echo \"rank $OMPI_COMM_WORLD_RANK $(md5sum | cut -c1-32)\""},
+                          Millis{120'000});
+  std::vector<std::string> argv = {"/bin/sh", "-c", "exec \"$@\" <" + input, "sh"};
+  argv.insert(argv.end(), c.argv.begin(), c.argv.end());
+  c.argv = argv;
+  const Outcome o = run(c);
+  CHECK_MESSAGE(o.status() == 0, o.summary());
+  const auto got = digests(o.out);
+  CHECK_MESSAGE(got.size() == 2, o.out);
+  if (got.count(0) == 1) CHECK(got.at(0) == want);
+  if (got.count(1) == 1) CHECK(got.at(1) == kEmptyMd5);
+  check_events(job, 0);
+  check_nothing_left(job, o);
+}
+
+TEST_CASE("stdin: ranks that never read it do not hold the job; a closed stdin is end of file") {
+  {
+    Job job;
+    Command c = job.command({"--events", job.events_path(), "-n", "2", "/bin/true"});
+    c.stdin_text = payload(20'000'000);
+    const Outcome o = run(c);
+    CHECK_MESSAGE(o.status() == 0, o.summary());
+    check_events(job, 0);
+    check_nothing_left(job, o);
+  }
+  {
+    // As in CI: no stdin at all. Rank 0 reads end of file at once.
+    Job job;
+    Command c = job.command({"--events", job.events_path(), "-n", "2", "/bin/sh", "-c",
+                             "echo \"rank $OMPI_COMM_WORLD_RANK $(md5sum | cut -c1-32)\""});
+    std::vector<std::string> argv = {"/bin/sh", "-c", "exec \"$@\" 0<&-", "sh"};
+    argv.insert(argv.end(), c.argv.begin(), c.argv.end());
+    c.argv = argv;
+    const Outcome o = run(c);
+    CHECK_MESSAGE(o.status() == 0, o.summary());
+    const auto got = digests(o.out);
+    CHECK_MESSAGE(got.size() == 2, o.out);
+    for (const auto& [rank, digest] : got) CHECK(digest == kEmptyMd5);
+    check_events(job, 0);
+    check_nothing_left(job, o);
+  }
+}
+
+}  // namespace mpilaunch::e2e
