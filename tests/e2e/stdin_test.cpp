@@ -119,4 +119,44 @@ TEST_CASE("stdin: ranks that never read it do not hold the job; a closed stdin i
   }
 }
 
+TEST_CASE(
+    "stdin: --stdin 1, all and none pick the ranks that read it; a rank not in the job is "
+    "refused") {
+  const std::string data = payload(300'000);
+  std::string want;
+  {
+    Job job;
+    write_file(job.dir().file("input"), data);
+    want = md5_of_file(job.dir().file("input"));
+  }
+  struct Case {
+    std::string target;
+    std::vector<bool> reads;  // per rank: gets the data (else end of file at once)
+  };
+  const Case cases[] = {
+      {"1", {false, true, false}}, {"all", {true, true, true}}, {"none", {false, false, false}}};
+  for (const Case& k : cases) {
+    CAPTURE(k.target);
+    Job job;
+    Command c =
+        job.command({"--events", job.events_path(), "--stdin", k.target, "-n", "2", "/bin/sh", "-c",
+                     "echo \"rank $OMPI_COMM_WORLD_RANK $(md5sum | cut -c1-32)\""},
+                    Millis{120'000});
+    c.stdin_text = data;
+    const Outcome o = run(c);
+    CHECK_MESSAGE(o.status() == 0, o.summary());
+    const auto got = digests(o.out);
+    CHECK_MESSAGE(got.size() == 2, o.out);
+    for (const auto& [rank, digest] : got)
+      CHECK(digest == (k.reads.at(static_cast<std::size_t>(rank)) ? want : kEmptyMd5));
+    check_events(job, 0);
+    check_nothing_left(job, o);
+  }
+  Job job;
+  const Outcome o = run(job.command({"--stdin", "5", "-n", "2", "/bin/true"}));
+  CHECK_MESSAGE(o.status() != 0, o.summary());
+  CHECK_MESSAGE(o.err.find("--stdin 5") != std::string::npos, o.err);
+  check_nothing_left(job, o);
+}
+
 }  // namespace mpilaunch::e2e

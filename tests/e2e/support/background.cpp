@@ -17,15 +17,22 @@ Background::Background(const Command& command, const std::string& out_path,
   argv.push_back(nullptr);
   for (const auto& e : command.env) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
+  // stdin first: with descriptor 0 closed it becomes 0, where it goes anyway.
+  const int in = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  const int in = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   pid_ = ::fork();
   if (pid_ == 0) {
     ::setpgid(0, 0);
-    ::dup2(in, 0);
-    ::dup2(out, 1);
-    ::dup2(err, 2);
+    // With the test's own descriptor 0 closed (CI), /dev/null may already be 0: dup2 onto
+    // itself keeps its close-on-exec flag, so clear it instead.
+    const int from[3] = {in, out, err};
+    for (int to = 0; to < 3; ++to) {
+      if (from[to] == to)
+        ::fcntl(to, F_SETFD, 0);
+      else
+        ::dup2(from[to], to);
+    }
     if (!command.cwd.empty() && ::chdir(command.cwd.c_str()) != 0) ::_exit(126);
     ::execve(argv[0], argv.data(), envp.data());
     ::_exit(127);
