@@ -10,7 +10,6 @@ namespace mpilaunch::compat {
 namespace {
 
 // Items of issue 20 and 21 that own the known differences.
-constexpr const char* kStdin = "issue 20 item 1: stdin to rank 0";
 constexpr const char* kMpmd = "issue 20 item 2: MPMD";
 constexpr const char* kUniverse = "issue 20 item 3: MPI_UNIVERSE_SIZE = slots";
 constexpr const char* kSlots = "issue 20 item 4: slots = the node's cores";
@@ -120,13 +119,11 @@ std::vector<Case> table() {
        .source = "mpirun(1): --merge-stderr-to-stdout (4.1.4 keeps the terminal's streams apart)"});
   add({.name = "stdin-rank0",
        .args = {"-n", "2", "@probe"},
-       .pending = kStdin,
        .stdin_text = binary_input(200'000),
        .source = "issue 20 item 1: mpirun -n 2 ./app < input",
        .mpirun_may_crash = true});
   add({.name = "stdin-rank1",
        .args = {"--stdin", "1", "-n", "2", "@probe"},
-       .pending = kStdin,
        .stdin_text = binary_input(50'000),
        .source = "mpirun(1): --stdin rank",
        .mpirun_may_crash = true});
@@ -255,7 +252,6 @@ std::vector<Case> table() {
        .source = "mpirun(1): the program is looked up in PATH"});
   add({.name = "stdin-explicit-0",
        .args = {"--stdin", "0", "-n", "2", "@probe"},
-       .pending = kStdin,
        .stdin_text = "line one\nline two\n",
        .source = "mpirun(1): --stdin 0",
        .mpirun_may_crash = true});
@@ -362,7 +358,6 @@ std::vector<Case> table() {
          .source = "mpirun(1): --tag-output across nodes"});
   vnode({.name = "vn-stdin",
          .args = {"-H", "node1:2,node2:2", "-n", "4", "@probe"},
-         .pending = kStdin,
          .stdin_text = binary_input(100'000),
          .source = "issue 20 item 1: stdin to rank 0 across nodes",
          .mpirun_may_crash = true});
@@ -438,7 +433,6 @@ const std::map<std::string, std::string>& known_key_differences() {
   static const std::map<std::string, std::string> keys = {
       {"cpus", kBinding},
       {"fd1", kPty},
-      {"fd0", kStdin},
       {"env.OMPI_APP_CTX_NUM_PROCS", kMpmd},
       {"env.OMPI_NUM_APP_CTX", kMpmd},
       {"env.OMPI_COMMAND", kMpmd},
