@@ -93,9 +93,11 @@ Launcher::Launcher(std::vector<std::string> args, bool with_events, const std::s
   pid_ = ::fork();
   if (pid_ == 0) {
     ::unsetenv("SSH_AUTH_SOCK");  // only the fixture's keys, never the caller's agent
+    // stdin first: when the test's own descriptor 0 is closed (CI) it becomes 0, where it goes
+    // anyway, instead of an output file that dup2 would then replace.
+    const int in = ::open(stdin_path.c_str(), O_RDONLY);
     const int out = ::open((dir_ + "/out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     const int err = ::open((dir_ + "/err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    const int in = ::open(stdin_path.c_str(), O_RDONLY);
     if (in >= 0) ::dup2(in, 0);
     ::dup2(out, 1);
     ::dup2(err, 2);
