@@ -24,15 +24,7 @@ Background::Background(const Command& command, const std::string& out_path,
   pid_ = ::fork();
   if (pid_ == 0) {
     ::setpgid(0, 0);
-    // With the test's own descriptor 0 closed (CI), /dev/null may already be 0: dup2 onto
-    // itself keeps its close-on-exec flag, so clear it instead.
-    const int from[3] = {in, out, err};
-    for (int to = 0; to < 3; ++to) {
-      if (from[to] == to)
-        ::fcntl(to, F_SETFD, 0);
-      else
-        ::dup2(from[to], to);
-    }
+    install_standard_descriptors(in, out, err);
     if (!command.cwd.empty() && ::chdir(command.cwd.c_str()) != 0) ::_exit(126);
     ::execve(argv[0], argv.data(), envp.data());
     ::_exit(127);

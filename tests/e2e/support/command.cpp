@@ -17,6 +17,16 @@
 extern char** environ;
 
 namespace mpilaunch::e2e {
+
+void install_standard_descriptors(int in, int out, int err) {
+  const int from[3] = {in, out, err};
+  for (int to = 0; to < 3; ++to) {
+    if (from[to] == to)
+      ::fcntl(to, F_SETFD, 0);
+    else
+      ::dup2(from[to], to);
+  }
+}
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -53,15 +63,7 @@ void drain(int& fd, std::string& into) {
 [[noreturn]] void exec_child(const Command& c, char* const* argv, char* const* envp, int in,
                              int out, int err) {
   ::setpgid(0, 0);
-  // With the test's own descriptor 0 closed (CI), a pipe may already be 0: dup2 onto itself
-  // keeps its close-on-exec flag, so clear it instead.
-  const int from[3] = {in, out, err};
-  for (int to = 0; to < 3; ++to) {
-    if (from[to] == to)
-      ::fcntl(to, F_SETFD, 0);
-    else
-      ::dup2(from[to], to);
-  }
+  install_standard_descriptors(in, out, err);
   if (!c.cwd.empty() && ::chdir(c.cwd.c_str()) != 0) ::_exit(126);
   ::execve(argv[0], argv, envp);
   const char msg[] = "e2e: execve failed\n";

@@ -41,4 +41,9 @@ Outcome run(const Command& command);
 /// command (OMPI_*, PMIX_*, PMI_*, MPILAUNCH_*), plus `extra` ("NAME=value" each, last one wins).
 std::vector<std::string> clean_environment(const std::vector<std::string>& extra);
 
+// In a forked child (async-signal-safe): makes in, out and err descriptors 0, 1 and 2. One of
+// them may already be its slot when the test started with that descriptor closed (CI has no
+// stdin); dup2 onto itself would keep its close-on-exec flag, so that flag is cleared instead.
+void install_standard_descriptors(int in, int out, int err);
+
 }  // namespace mpilaunch::e2e
