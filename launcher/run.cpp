@@ -336,8 +336,10 @@ int run(const std::vector<std::string>& args) {
 
   JobConfig config;
   config.job_id = random_hex(4);
-  OutputForwarder output(OutputConfig{
-      .tag = o.tag_output, .timestamp = o.timestamp_output, .directory = o.output_filename});
+  OutputForwarder output(OutputConfig{.tag = o.tag_output,
+                                      .timestamp = o.timestamp_output,
+                                      .directory = o.output_filename,
+                                      .merge_stderr = o.merge_stderr_to_stdout});
   if (Status st = output.open(); !st) return early_failure(st.error(), events);
 
   config.token = random_hex(16);

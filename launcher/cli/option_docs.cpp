@@ -142,10 +142,10 @@ constexpr OptionDoc kDocs[] = {
      "The terminal still shows everything. With --max-restarts, each attempt gets "
      "DIR/attempt-N/1/rank.R/."},
     // Fault handling
-    {"--stdin", "Output", "RANK|all|none", "which ranks read mpilaunch's stdin",
-     "none (only none is implemented)", ""},
-    {"--merge-stderr-to-stdout", "Output", "", "rank stderr into stdout (recognised; refused)", "",
-     ""},
+    {"--stdin", "Output", "RANK|all|none", "which ranks read mpilaunch's stdin", "0", ""},
+    {"--merge-stderr-to-stdout", "Output", "",
+     "with --output-filename: stderr into the stdout file", "",
+     "As mpirun: the terminal keeps the two streams apart; only the files are merged."},
     {"-q", "Output", "", "no warnings from mpilaunch itself", "", ""},
     {"--report-pid", "Output", "-|+|FILE", "print mpilaunch's pid to stdout, stderr or FILE", "",
      ""},

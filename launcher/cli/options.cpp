@@ -232,8 +232,6 @@ Status unsupported_options(const Options& o) {
   if (o.display_devel_map) return refuse("--display-devel-map", "--dry-run prints the rank map");
   if (o.display_allocation) return refuse("--display-allocation", "--dry-run prints the hosts");
   if (o.nolocal) return refuse("--nolocal", "every host given runs ranks");
-  if (o.merge_stderr_to_stdout)
-    return refuse("--merge-stderr-to-stdout", "rank stderr stays on mpilaunch's stderr");
   return {};
 }
 

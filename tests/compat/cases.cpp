@@ -13,7 +13,6 @@ namespace {
 constexpr const char* kMpmd = "issue 20 item 2: MPMD";
 constexpr const char* kUniverse = "issue 20 item 3: MPI_UNIVERSE_SIZE = slots";
 constexpr const char* kSlots = "issue 20 item 4: slots = the node's cores";
-constexpr const char* kFormats = "issue 20 item 5: output formats";
 constexpr const char* kMca = "issue 20 item 6: OMPI_MCA_* in the launcher's environment";
 // Host file max_slots: mpirun 4.1.4 refuses slots=1 max_slots=2 -n 2 (not enough slots) and
 // runs -n 3 --oversubscribe past max_slots; mpilaunch does the opposite of both. Reported to
@@ -110,12 +109,15 @@ std::vector<Case> table() {
        .source = "mpirun(1): --output-filename"});
   add({.name = "output-filename-merge",
        .args = {"--output-filename", "of", "--merge-stderr-to-stdout", "-n", "2", "@probe"},
-       .checks = kAll | Files,
-       .pending = kFormats,
+       .checks = kAll | Files | FileLines,
        .source = "mpirun(1): --output-filename with --merge-stderr-to-stdout"});
+  add({.name = "output-filename-merge-tagged",
+       .args = {"-tag-output", "-output-filename", "of", "-merge-stderr-to-stdout", "-np", "2",
+                "@probe"},
+       .checks = kAll | Files | FileLines,
+       .source = "mpirun(1): tagged lines of both streams in one file"});
   add({.name = "merge-stderr-to-stdout",
        .args = {"--merge-stderr-to-stdout", "-n", "2", "@probe"},
-       .pending = kFormats,
        .source = "mpirun(1): --merge-stderr-to-stdout (4.1.4 keeps the terminal's streams apart)"});
   add({.name = "stdin-rank0",
        .args = {"-n", "2", "@probe"},

@@ -211,7 +211,8 @@ std::vector<Difference> differences(const Side& mpirun, const Side& mpilaunch, u
         diffs.push_back({Files, "", "file " + p + " written only by mpilaunch"});
       else if (b == mpilaunch.files.end())
         diffs.push_back({Files, "", "file " + p + " written only by mpirun"});
-      else if (a->second != b->second)
+      else if ((checks & FileLines) != 0 ? sorted_lines(a->second) != sorted_lines(b->second)
+                                         : a->second != b->second)
         diffs.push_back(
             {Files, "",
              "file " + p + ": mpirun " + quoted(a->second) + ", mpilaunch " + quoted(b->second)});

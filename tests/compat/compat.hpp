@@ -25,6 +25,8 @@ enum Check : unsigned {
   Exit = 32,         // (a difference's kind only) the exit status or a deadline
   Framed = 64,       // an error on stderr is framed by a line of dashes under both (Open MPI's
                      // help blocks, which scrapers such as ipyparallel look for)
+  FileLines = 128,   // with Files: each file's lines as a sorted list (a file holding two
+                     // streams, --merge-stderr-to-stdout, has them in arrival order)
 };
 
 struct Case {

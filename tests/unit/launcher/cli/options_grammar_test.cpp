@@ -314,7 +314,6 @@ TEST_CASE("grammar: what is recognised but not implemented is refused by name") 
       {"--display-topo", "p"},
       {"--display-allocation", "p"},
       {"--nolocal", "p"},
-      {"--merge-stderr-to-stdout", "p"},
   };
   for (const auto& line : lines) {
     CAPTURE(line.front());
@@ -339,6 +338,7 @@ TEST_CASE("grammar: what is recognised but not implemented is refused by name") 
                                              {"--stdin", "none", "p"},
                                              {"--stdin", "all", "p"},
                                              {"-stdin", "1", "p"},
+                                             {"--merge-stderr-to-stdout", "p"},
                                              {"-n", "2", "--map-by", "node", "p"}}) {
     CAPTURE(fine.front());
     const auto o = parse_options(fine);
