@@ -68,9 +68,14 @@ std::vector<std::string> build_rank_env(const RankEnvInput& in) {
   for (const std::string& entry : in.pmix) env.set(entry);
 
   const RankPlacement& p = in.placement;
-  // Without this, Open MPI 4.1's schizo/orte finds no known launcher and turns every rank into
-  // a singleton that forks its own orted (docs/architecture.md, "direct launch").
-  env.set("OMPI_MCA_schizo", "^orte");
+  // Open MPI 4.1's schizo components each judge how the rank was started, and their verdict
+  // overrides the PMIx server in the environment: orte finds no known launcher, and slurm (in
+  // an allocation without a job step: SLURM_NODELIST and no SLURM_STEP_ID, as salloc leaves
+  // it for --launcher=local or ssh) declares a "managed singleton". Either turns every rank
+  // into a singleton, rank 0 of 1. flux, jsm and alps judge their own resource managers the
+  // same way. mpilaunch is the launcher here, so none of them may decide
+  // (docs/architecture.md, "direct launch").
+  env.set("OMPI_MCA_schizo", "^orte,slurm,flux,jsm,alps");
   env.set("OMPI_COMM_WORLD_SIZE", std::to_string(p.size));
   env.set("OMPI_COMM_WORLD_RANK", std::to_string(p.rank));
   env.set("OMPI_COMM_WORLD_LOCAL_SIZE", std::to_string(p.local_size));

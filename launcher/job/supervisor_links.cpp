@@ -185,9 +185,7 @@ void Supervisor::on_rank_exited(Link& link, const protocol::RankExited& m) {
   if (m.abort_status) fields["abort_status"] = *m.abort_status;
   events_.write("rank-exit", std::move(fields));
   auto error = classify_rank_exit(m, link.host.name);
-  // singleton_error() is not applied yet: with --launcher=local inside a Slurm allocation the
-  // ranks of an Open MPI program still come up as singletons (slurm-e2e's "--launcher=local
-  // overrides srun"), and the check turned that job into a failure. It comes back with that fix.
+  if (!error) error = singleton_error(m, link.host.name, config_.plan.pmi, ranks_.size());
   RankCounts& counts = status_.nodes[link.host.name];
   --counts.running;
   ++(error ? counts.failed : counts.succeeded);

@@ -30,7 +30,7 @@ TEST_CASE("a rank gets the direct-launch switch, its placement and PMIx's contac
   CHECK(has(env, "PATH=/bin"));
   CHECK(has(env, "PMIX_SERVER_URI41=fresh"));
   CHECK(count_name(env, "PMIX_SERVER_URI41") == 1);
-  CHECK(has(env, "OMPI_MCA_schizo=^orte"));
+  CHECK(has(env, "OMPI_MCA_schizo=^orte,slurm,flux,jsm,alps"));
   CHECK(has(env, "OMPI_COMM_WORLD_RANK=1"));
   CHECK(has(env, "OMPI_COMM_WORLD_SIZE=4"));
   CHECK(has(env, "OMPI_COMM_WORLD_LOCAL_SIZE=2"));
