@@ -80,6 +80,37 @@ TEST_CASE("an Open MPI program given PMI only fails in PMIx, and the error names
   check_nothing_left(job, o);
 }
 
+TEST_CASE("Open MPI ranks see their whole world inside a Slurm allocation outside a job step") {
+  // What salloc leaves for --launcher=local or ssh: SLURM_NODELIST and no SLURM_STEP_ID. Open
+  // MPI 4.1's schizo/slurm then declared each rank a "managed singleton" (rank 0 of 1, exit 0).
+  Job job;
+  const Outcome o = job.launch({"--launcher=local", "-x", "SLURM_NODELIST=localhost", "-x",
+                                "SLURM_JOBID=7", "-n", "2", app("hello")});
+  CHECK_MESSAGE(o.status() == 0, o.summary());
+  CHECK_MESSAGE(count_of(o.out, " of 2 ") == 2, o.out);
+  CHECK_MESSAGE(count_of(o.out, "sum 1 ok") == 2, o.out);
+  check_nothing_left(job, o);
+}
+
+TEST_CASE("ranks of an MPI program that come up as singletons fail the job as a wire-up error") {
+  // A way to make each rank of `hello` a singleton that ends 0, per Open MPI generation: 4.1's
+  // schizo/slurm let back in by the user, 5 given a PMI-1 socket it does not use.
+  const std::vector<std::string> singleton =
+      MPILAUNCH_E2E_OMPI_MAJOR >= 5
+          ? std::vector<std::string>{"--pmi=pmi1"}
+          : std::vector<std::string>{
+                "-x",   "SLURM_NODELIST=localhost", "-x", "SLURM_JOBID=7", "--mca", "schizo",
+                "^orte"};
+  std::vector<std::string> args = {"--launcher=local"};
+  args.insert(args.end(), singleton.begin(), singleton.end());
+  args.insert(args.end(), {"-n", "2", app("hello")});
+  Job job;
+  const Outcome o = job.launch(args);
+  check_error_block(o, "pmix-error", 70);
+  CHECK_MESSAGE(o.err.find("as a singleton (rank 0 of 1, not of 2)") != std::string::npos, o.err);
+  check_nothing_left(job, o);
+}
+
 TEST_CASE("a wrapper script gets both interfaces: Open MPI and MPICH programs behind sh run") {
   for (const std::string program : {"hello", "hello_mpich"}) {
     CAPTURE(program);
