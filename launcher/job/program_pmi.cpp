@@ -86,7 +86,7 @@ std::optional<Error> singleton_error(const protocol::RankExited& exit, const std
       .detail = mpilaunch::format(
           "rank {} ended with status 0 without ever reaching its node's {} server: its MPI "
           "found no server it could use and ran it alone as a singleton (rank 0 of 1, not of "
-          "{})",
+          "{}), or it ended before calling MPI_Init",
           exit.rank, pmi_label(choice), job_size)};
 }
 
