@@ -165,6 +165,19 @@ void put(Writer& w, const StdinData& m) {
 void put(Writer& w, const StdinCredit& m) {
   w.u32(m.bytes);
 }
+void put(Writer& w, const CollectStacks& m) {
+  w.u32(m.deadline_ms);
+}
+void put(Writer& w, const NodeStacks& m) {
+  w.u32(static_cast<std::uint32_t>(m.stacks.size()));
+  for (const RankStack& s : m.stacks) {
+    w.u32(s.rank);
+    w.i32(s.pid);
+    w.str(s.tool);
+    w.str(s.text);
+    w.str(s.note);
+  }
+}
 
 // One decode function per message type.
 Message get(Reader& r, MsgType type) {
@@ -317,13 +330,33 @@ Message get(Reader& r, MsgType type) {
     }
     case MsgType::StdinCredit:
       return StdinCredit{r.u32()};
+    case MsgType::CollectStacks:
+      return CollectStacks{r.u32()};
+    case MsgType::NodeStacks: {
+      NodeStacks m;
+      const std::uint32_t n = r.u32();
+      // Each entry needs at least 20 bytes, so a count larger than that is malformed.
+      if (n > r.remaining() / 20) {
+        r.reject();
+        return m;
+      }
+      m.stacks.resize(n);
+      for (RankStack& s : m.stacks) {
+        s.rank = r.u32();
+        s.pid = r.i32();
+        s.tool = r.str();
+        s.text = r.str();
+        s.note = r.str();
+      }
+      return m;
+    }
   }
   return AgentBye{};
 }
 
 bool is_known(std::uint16_t type) {
   return type >= static_cast<std::uint16_t>(MsgType::LauncherHello) &&
-         type <= static_cast<std::uint16_t>(MsgType::StdinCredit);
+         type <= static_cast<std::uint16_t>(MsgType::NodeStacks);
 }
 
 std::uint32_t read_u32(std::span<const std::byte> in, std::size_t at) {

@@ -18,7 +18,7 @@
 
 namespace mpilaunch::protocol {
 
-inline constexpr std::uint16_t kProtocolVersion = 9;
+inline constexpr std::uint16_t kProtocolVersion = 10;
 inline constexpr std::size_t kHeaderBytes = 16;  // version, type: u16; id, refers_to, size: u32
 inline constexpr std::uint32_t kMaxBodyBytes = 16u << 20;
 
@@ -42,6 +42,8 @@ enum class MsgType : std::uint16_t {
   RankConnected = 17,
   StdinData = 18,
   StdinCredit = 19,
+  CollectStacks = 20,
+  NodeStacks = 21,
 };
 
 /// JobSpec::stdin_rank: no rank reads the launcher's stdin (every rank gets /dev/null), or all.
@@ -232,10 +234,33 @@ struct StdinCredit {
   friend bool operator==(const StdinCredit&, const StdinCredit&) = default;
 };
 
-using Message =
-    std::variant<LauncherHello, AgentHello, JobSpec, Spawn, RankStarted, RankOutput,
-                 FenceContribute, FenceRelease, DmodexRequest, DmodexReply, RankExited, SpawnFailed,
-                 Kill, Shutdown, AgentError, AgentBye, RankConnected, StdinData, StdinCredit>;
+/// launcher -> agent, a request: the stack of every running rank of this node, with the tool
+/// found here (gdb, else eu-stack), all within `deadline_ms`. Answered by NodeStacks.
+struct CollectStacks {
+  std::uint32_t deadline_ms = 0;
+  friend bool operator==(const CollectStacks&, const CollectStacks&) = default;
+};
+
+/// One rank's stack as its node's tool printed it (`text`), or why there is none (`note`).
+struct RankStack {
+  std::uint32_t rank = 0;
+  std::int32_t pid = 0;
+  std::string tool;  // "gdb", "eu-stack"; empty when no tool ran
+  std::string text;
+  std::string note;
+  friend bool operator==(const RankStack&, const RankStack&) = default;
+};
+
+/// agent -> launcher, the answer to CollectStacks (refers_to its id): one entry per rank.
+struct NodeStacks {
+  std::vector<RankStack> stacks;
+  friend bool operator==(const NodeStacks&, const NodeStacks&) = default;
+};
+
+using Message = std::variant<LauncherHello, AgentHello, JobSpec, Spawn, RankStarted, RankOutput,
+                             FenceContribute, FenceRelease, DmodexRequest, DmodexReply, RankExited,
+                             SpawnFailed, Kill, Shutdown, AgentError, AgentBye, RankConnected,
+                             StdinData, StdinCredit, CollectStacks, NodeStacks>;
 
 struct Header {
   std::uint16_t version = kProtocolVersion;

@@ -84,6 +84,10 @@ TEST_CASE("every message type round-trips") {
       StdinData{bytes("line one\n"), false},
       StdinData{{}, true},
       StdinCredit{65536},
+      CollectStacks{5000},
+      NodeStacks{},
+      NodeStacks{{{0, 17667, "gdb", "Thread 1 (LWP 17667):\n#0  main ()\n", ""},
+                  {3, 17668, "", "", "did not answer within 5 s"}}},
   };
   for (const Message& m : messages) {
     CAPTURE(static_cast<int>(type_of(m)));
@@ -92,6 +96,15 @@ TEST_CASE("every message type round-trips") {
     CHECK(env.id == 17);
     CHECK(env.refers_to == 4);
   }
+}
+
+TEST_CASE("a NodeStacks count beyond its body is malformed, not an allocation") {
+  auto wire = encode(NodeStacks{{{1, 2, "gdb", "text", ""}}});
+  wire[kHeaderBytes + 3] = std::byte{0x7f};  // count 0x7f000001
+  auto frame = decode_frame(wire);
+  REQUIRE(frame.has_value());
+  REQUIRE(frame.value().has_value());
+  CHECK_FALSE(decode_message(*frame.value()).has_value());
 }
 
 TEST_CASE("a partial frame asks for more bytes, byte by byte") {
