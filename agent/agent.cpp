@@ -69,6 +69,7 @@ void Agent::on_message(protocol::Envelope envelope) {
           [&](const Kill& m) { handle(m); },
           [&](const Shutdown& m) { handle(m); },
           [&](const StdinData& m) { handle(m); },
+          [&](const CollectStacks& m) { handle(m, id); },
           [&](const FenceRelease& m) {
             const auto it = pending_fences_.find({m.nspace + "|" + m.procs, m.seq});
             if (it == pending_fences_.end()) return;
@@ -445,6 +446,19 @@ void Agent::drop_all_stdin() {
 void Agent::release(StdinChunk& chunk) {
   if (--chunk.pending > 0 || chunk.data.empty()) return;
   frames_.send(protocol::StdinCredit{static_cast<std::uint32_t>(chunk.data.size())});
+}
+
+void Agent::handle(const protocol::CollectStacks& m, std::uint32_t id) {
+  std::vector<StackTarget> targets;
+  for (const auto& [rank, r] : ranks_) {
+    if (r.pid > 0 && !r.exit) targets.push_back({rank, r.pid});
+  }
+  const std::string host = hello_ ? hello_->node_name : os_hostname();
+  stacks_.collect(std::move(targets), std::chrono::milliseconds(m.deadline_ms), host,
+                  [this, id](std::vector<protocol::RankStack> stacks) {
+                    if (!launcher_gone_)
+                      frames_.send(protocol::NodeStacks{std::move(stacks)}, 0, id);
+                  });
 }
 
 void Agent::handle(const protocol::Shutdown&) {

@@ -14,6 +14,7 @@
 #include "agent/job_cgroup.hpp"
 #include "agent/pmi_server.hpp"
 #include "agent/pmix_host.hpp"
+#include "agent/stack_collector.hpp"
 #include "common/asio.hpp"
 #include "common/frame_stream.hpp"
 #include "common/job_dir.hpp"
@@ -103,6 +104,8 @@ class Agent final : public FrameSink, public PmixEvents, public PmiEvents {
   void release(StdinChunk& chunk);
   void handle(const protocol::Kill& m);
   void handle(const protocol::Shutdown& m);
+  /// Collects the running ranks' stacks on a helper thread; answers NodeStacks to `id`.
+  void handle(const protocol::CollectStacks& m, std::uint32_t id);
   void fail(Error error);
 
   Rank* find_rank(const std::string& nspace, std::uint32_t rank);
@@ -143,6 +146,7 @@ class Agent final : public FrameSink, public PmixEvents, public PmiEvents {
   int exit_code_ = 0;
   int stream_fd_ = -1;
   int login_ms_ = -1;
+  StackCollector stacks_{io_};  // last: its threads are joined before the rest goes
 };
 
 }  // namespace mpilaunch::agent

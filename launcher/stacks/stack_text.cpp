@@ -93,7 +93,11 @@ std::vector<ThreadStack> parse_gdb_stack(std::string_view text) {
   for_each_line(text, [&](std::string_view line) {
     if (line.starts_with("Thread ") && line.ends_with(":")) {
       ThreadStack t;
-      t.number = static_cast<int>(number_at(line.substr(7)));
+      // "Thread 3 (...)", or "Thread 2.1 (...)" once gdb has several inferiors.
+      std::string_view number = line.substr(7, line.find(' ', 7) - 7);
+      if (const std::size_t dot = number.find('.'); dot != std::string_view::npos)
+        number.remove_prefix(dot + 1);
+      t.number = static_cast<int>(number_at(number));
       t.lwp = number_after(line, "(LWP ");
       if (t.lwp == 0) t.lwp = number_after(line, "(process ");
       add_thread(threads, std::move(t));

@@ -111,6 +111,16 @@ TEST_CASE("gdb's thread apply all bt: threads, their ids and the main thread") {
   CHECK(main_path(parse_gdb_stack(data("gdb_barrier.txt")), 17666) == Path{"main", "MPI_Barrier"});
 }
 
+TEST_CASE("gdb with several inferiors numbers threads inferior.thread") {
+  const std::vector<ThreadStack> threads = parse_gdb_stack(
+      "Thread 2.2 (Thread 0x7f (LWP 31) \"a\"):\n#0  0x1 in poll ()\n"
+      "Thread 2.1 (Thread 0x7e (LWP 30) \"a\"):\n#0  0x1 in pause ()\n"
+      "#1  0x2 in main ()\n");
+  REQUIRE(threads.size() == 2);
+  CHECK(threads[1].number == 1);
+  CHECK(main_path(threads, 0) == Path{"main", "pause"});
+}
+
 TEST_CASE("a program without debug symbols groups by the names it has") {
   CHECK(main_path(parse_gdb_stack(data("gdb_init_waiter_nodebug.txt")), 17840) ==
         Path{"main", "MPI_Init"});

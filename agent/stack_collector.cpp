@@ -1,0 +1,170 @@
+#include "agent/stack_collector.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <optional>
+
+#include "agent/stack_tool.hpp"
+#include "common/executable_path.hpp"
+
+extern char** environ;
+
+namespace mpilaunch::agent {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Run {
+  pid_t pid = -1;
+  int fd = -1;
+  std::string out;
+  bool finished = false;  // the tool closed its output and was reaped
+};
+
+// The tool with stdout and stderr on one pipe, stdin on /dev/null, LC_ALL=C.
+Run start(const std::vector<std::string>& argv) {
+  Run run;
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return run;
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  std::vector<std::string> env_text = {"LC_ALL=C"};
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (std::string_view(*e).starts_with("LC_ALL=")) continue;
+    env_text.emplace_back(*e);
+  }
+  std::vector<char*> env;
+  for (std::string& e : env_text) env.push_back(e.data());
+  env.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
+  const int rc = ::posix_spawn(&run.pid, args[0], &actions, nullptr, args.data(), env.data());
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(fds[1]);
+  if (rc != 0) {
+    ::close(fds[0]);
+    run.pid = -1;
+    return run;
+  }
+  run.fd = fds[0];
+  return run;
+}
+
+// Reads every run's output until each closes it or the deadline passes; kills the rest.
+void wait_all(std::vector<Run>& runs, Clock::time_point deadline) {
+  for (;;) {
+    std::vector<pollfd> fds;
+    std::vector<Run*> open;
+    for (Run& r : runs) {
+      if (r.fd < 0) continue;
+      fds.push_back({r.fd, POLLIN, 0});
+      open.push_back(&r);
+    }
+    if (fds.empty()) break;
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) break;
+    if (::poll(fds.data(), fds.size(), static_cast<int>(left)) < 0 && errno != EINTR) break;
+    for (std::size_t i = 0; i < fds.size(); ++i) {
+      if (fds[i].revents == 0) continue;
+      char buf[16 * 1024];
+      const ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
+      if (n > 0) {
+        // gdb's text for every rank of the node, each cut to kMaxStackText later.
+        if (open[i]->out.size() < 64 * kMaxStackText) open[i]->out.append(buf, std::size_t(n));
+      } else if (n == 0 || errno != EINTR) {
+        ::close(open[i]->fd);
+        open[i]->fd = -1;
+      }
+    }
+  }
+  for (Run& r : runs) {
+    if (r.fd >= 0) {
+      ::close(r.fd);
+      r.fd = -1;
+    }
+    if (r.pid <= 0) continue;
+    int status = 0;
+    pid_t got = ::waitpid(r.pid, &status, WNOHANG);
+    if (got == 0) {
+      ::kill(r.pid, SIGKILL);  // past the deadline: a stopped rank resumes when gdb dies
+      got = ::waitpid(r.pid, &status, 0);
+    } else {
+      r.finished = got == r.pid;
+    }
+  }
+}
+
+std::optional<std::string> find_tool(const char* name) {
+  const char* path = std::getenv("PATH");
+  auto found = resolve_executable(
+      name, {std::string("PATH=") + (path != nullptr ? path : "/usr/bin:/bin")}, "");
+  if (!found) return std::nullopt;
+  return found.value();
+}
+
+std::vector<protocol::RankStack> collect_now(const std::vector<StackTarget>& targets,
+                                             std::chrono::milliseconds deadline,
+                                             const std::string& host) {
+  const auto until = Clock::now() + deadline;
+  const double seconds = std::chrono::duration<double>(deadline).count();
+  std::vector<protocol::RankStack> out;
+  for (const StackTarget& t : targets) out.push_back({t.rank, t.pid, "", "", ""});
+  if (targets.empty()) return out;
+  if (const auto gdb = find_tool("gdb")) {
+    std::vector<long> pids;
+    for (const StackTarget& t : targets) pids.push_back(t.pid);
+    std::vector<Run> runs = {start(gdb_stack_argv(*gdb, pids))};
+    wait_all(runs, until);
+    const std::map<long, std::string> texts = split_gdb_output(runs[0].out, runs[0].finished);
+    for (protocol::RankStack& s : out) {
+      s.tool = "gdb";
+      const auto it = texts.find(s.pid);
+      if (it != texts.end()) s.text = it->second;
+      if (it == texts.end()) s.note = no_answer_note(seconds);
+    }
+    return out;
+  }
+  if (const auto eu = find_tool("eu-stack")) {
+    std::vector<Run> runs;
+    for (const StackTarget& t : targets) runs.push_back(start(eu_stack_argv(*eu, t.pid)));
+    wait_all(runs, until);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      out[i].tool = "eu-stack";
+      out[i].text = runs[i].out.substr(0, kMaxStackText);
+      if (!runs[i].finished) out[i].note = no_answer_note(seconds);
+    }
+    return out;
+  }
+  for (protocol::RankStack& s : out) s.note = no_stack_tool_note(host);
+  return out;
+}
+
+}  // namespace
+
+StackCollector::~StackCollector() {
+  for (std::thread& t : threads_) t.join();
+}
+
+void StackCollector::collect(std::vector<StackTarget> targets, std::chrono::milliseconds deadline,
+                             std::string host, Done done) {
+  threads_.emplace_back([this, targets = std::move(targets), deadline, host = std::move(host),
+                         done = std::move(done)]() mutable {
+    std::vector<protocol::RankStack> stacks = collect_now(targets, deadline, host);
+    asio::post(io_, [done = std::move(done), stacks = std::move(stacks)]() mutable {
+      done(std::move(stacks));
+    });
+  });
+}
+
+}  // namespace mpilaunch::agent
