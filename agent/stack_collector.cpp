@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <optional>
 
 #include "agent/stack_tool.hpp"
@@ -24,7 +25,8 @@ struct Run {
   pid_t pid = -1;
   int fd = -1;
   std::string out;
-  bool finished = false;  // the tool closed its output and was reaped
+  bool eof = false;       // the tool closed its output (it is exiting)
+  bool finished = false;  // ... and was reaped before the deadline killed it
 };
 
 // The tool with stdout and stderr on one pipe, stdin on /dev/null, LC_ALL=C.
@@ -85,6 +87,7 @@ void wait_all(std::vector<Run>& runs, Clock::time_point deadline) {
       } else if (n == 0 || errno != EINTR) {
         ::close(open[i]->fd);
         open[i]->fd = -1;
+        open[i]->eof = n == 0;
       }
     }
   }
@@ -94,14 +97,13 @@ void wait_all(std::vector<Run>& runs, Clock::time_point deadline) {
       r.fd = -1;
     }
     if (r.pid <= 0) continue;
+    // A tool that closed its output is exiting: wait for it. One still writing at the
+    // deadline is killed (a rank gdb stopped resumes when gdb dies).
+    if (!r.eof) ::kill(r.pid, SIGKILL);
     int status = 0;
-    pid_t got = ::waitpid(r.pid, &status, WNOHANG);
-    if (got == 0) {
-      ::kill(r.pid, SIGKILL);  // past the deadline: a stopped rank resumes when gdb dies
-      got = ::waitpid(r.pid, &status, 0);
-    } else {
-      r.finished = got == r.pid;
+    while (::waitpid(r.pid, &status, 0) < 0 && errno == EINTR) {
     }
+    r.finished = r.eof;
   }
 }
 
@@ -121,7 +123,11 @@ std::vector<protocol::RankStack> collect_now(const std::vector<StackTarget>& tar
   std::vector<protocol::RankStack> out;
   for (const StackTarget& t : targets) out.push_back({t.rank, t.pid, "", "", ""});
   if (targets.empty()) return out;
-  if (const auto gdb = find_tool("gdb")) {
+  // MPILAUNCH_STACK_TOOL=gdb or eu-stack: only that tool (docs/configuration.md).
+  const char* chosen = std::getenv("MPILAUNCH_STACK_TOOL");
+  const std::string only = chosen != nullptr ? chosen : "";
+  const auto gdb = only.empty() || only == "gdb" ? find_tool("gdb") : std::nullopt;
+  if (gdb) {
     std::vector<long> pids;
     for (const StackTarget& t : targets) pids.push_back(t.pid);
     std::vector<Run> runs = {start(gdb_stack_argv(*gdb, pids))};
@@ -135,7 +141,8 @@ std::vector<protocol::RankStack> collect_now(const std::vector<StackTarget>& tar
     }
     return out;
   }
-  if (const auto eu = find_tool("eu-stack")) {
+  const auto eu = only.empty() || only == "eu-stack" ? find_tool("eu-stack") : std::nullopt;
+  if (eu) {
     std::vector<Run> runs;
     for (const StackTarget& t : targets) runs.push_back(start(eu_stack_argv(*eu, t.pid)));
     wait_all(runs, until);

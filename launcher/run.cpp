@@ -371,6 +371,7 @@ int run(const std::vector<std::string>& args) {
   config.start_timeout_seconds += o.wait_for_hosts_seconds;
   config.wireup_timeout_seconds = o.wireup_timeout_seconds;
   config.report_state_on_timeout = o.report_state_on_timeout;
+  config.get_stack_traces = o.get_stack_traces;
   config.plan = std::move(plan).value();
   config.status_file = o.status_file;
   config.progress = ::isatty(STDERR_FILENO) == 1;

@@ -153,6 +153,12 @@ constexpr OptionDoc kDocs[] = {
      "none; also MPIEXEC_TIMEOUT", "The job then ends as timeout, exit code 124."},
     {"--report-state-on-timeout", "Fault handling", "",
      "on a timeout, list the ranks still running and where", "", ""},
+    {"--get-stack-traces", "Fault handling", "",
+     "on a timeout, every rank's stack, merged, before the teardown", "",
+     "Each node's agent runs gdb in batch mode (else eu-stack) on its running ranks, in "
+     "parallel, within 10 s; ranks with the same main-thread call path are grouped as rank "
+     "ranges, the odd ones first, and the timeout error names the straggler. The merged tree "
+     "goes to stderr and, with every rank's raw stack, to --events as a stacks event."},
     {"--wireup-timeout", "Fault handling", "SECONDS",
      "once one rank is in MPI_Init, every rank must get there within this long", "300",
      "A rank that never reaches PMIx init, or a fence a dead peer never joins, ends the job "

@@ -25,9 +25,6 @@ void add_compat_options(std::vector<OptionSpec>& t) {
   t.push_back(ignored({"--report-child-jobs-separately", "-report-child-jobs-separately"}, 0,
                       "mpilaunch runs no child jobs (dynamic processes are not served): the "
                       "exit status is always the primary job's"));
-  t.push_back(ignored({"--get-stack-traces", "-get-stack-traces"}, 0,
-                      "no stack traces are taken on a timeout; --report-state-on-timeout lists "
-                      "the ranks still running"));
   t.push_back(ignored({"-d", "--debug-devel", "-debug-devel", "--debug-daemons", "-debug-daemons",
                        "--debug-daemons-file", "-debug-daemons-file", "--leave-session-attached",
                        "-leave-session-attached"},

@@ -18,6 +18,9 @@ void add_fault_options(std::vector<OptionSpec>& t) {
   t.push_back({{"--report-state-on-timeout", "-report-state-on-timeout"},
                0,
                [](Options& o, const Values&) { return set_flag(o.report_state_on_timeout); }});
+  t.push_back({{"--get-stack-traces", "-get-stack-traces"}, 0, [](Options& o, const Values&) {
+                 return set_flag(o.get_stack_traces);
+               }});
   t.push_back({{"--wireup-timeout"}, 1, [](Options& o, const Values& v) -> Status {
                  auto s = seconds("--wireup-timeout", v[0]);
                  if (!s) return s.error();

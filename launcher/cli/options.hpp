@@ -81,6 +81,7 @@ struct Options {
   double kill_grace_seconds = 3.0;
   double wireup_timeout_seconds = 300.0;  // first rank in PMIx_Init -> every rank in it
   bool report_state_on_timeout = false;
+  bool get_stack_traces = false;      // on a timeout, every rank's stack, merged (launcher/stacks/)
   std::optional<int> max_restarts;    // --max-restarts (MPILAUNCH_MAX_RESTARTS otherwise)
   bool enable_recovery = false;       // prterun spelling: accepted, budget from max_restarts
   bool disable_recovery = false;      // --disable-recovery: no restarts, whatever else says

@@ -74,7 +74,8 @@ Supervisor::Supervisor(asio::io_context& io, JobConfig config, AgentStarter& sta
       shutdown_timer_(io),
       backoff_timer_(io),
       wireup_timer_(io),
-      teardown_timer_(io) {
+      teardown_timer_(io),
+      stacks_timer_(io) {
   signals_.add(SIGUSR1);
   signals_.add(SIGUSR2);
   if (config_.stdin_rank == protocol::kStdinAll ||
@@ -108,12 +109,7 @@ int Supervisor::run() {
   if (config_.timeout_seconds) {
     job_timer_.expires_after(seconds(*config_.timeout_seconds));
     job_timer_.async_wait([this](const boost::system::error_code& ec) {
-      if (ec) return;
-      if (config_.report_state_on_timeout) report_state();
-      fail(Error{.kind = ErrorKind::Timeout,
-                 .phase = "job",
-                 .detail = mpilaunch::format("--timeout {} s", *config_.timeout_seconds)},
-           JobEvent::TimedOut);
+      if (!ec) on_job_timeout();
     });
   }
   start_agents();

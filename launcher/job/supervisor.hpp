@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -24,6 +25,7 @@
 #include "launcher/output/event_log.hpp"
 #include "launcher/output/output_forwarder.hpp"
 #include "launcher/output/rank_streams.hpp"
+#include "launcher/stacks/stack_text.hpp"
 #include "launcher/start/agent_starter.hpp"
 
 namespace mpilaunch::launcher {
@@ -37,6 +39,7 @@ struct JobConfig {
   double kill_grace_seconds = 3.0;
   double wireup_timeout_seconds = 300.0;
   bool report_state_on_timeout = false;
+  bool get_stack_traces = false;  // on a timeout, collect and merge every rank's stack first
   double start_timeout_seconds = 60.0;
   RestartConfig restart;
   std::string status_file;  // --status: rewritten atomically on every change
@@ -80,6 +83,15 @@ class Supervisor {
   /// --wireup-timeout; `since` ends the error's detail ("of the first rank", ...).
   void arm_wireup_timer(std::string since);
   void report_state() const;
+  using StacksDone = std::function<void(std::vector<ProcessStack>)>;
+  /// Asks every ready agent for its running ranks' stacks (CollectStacks) and calls `done` once
+  /// all answered or the deadline and a grace passed (supervisor_stacks.cpp).
+  void collect_stacks(StacksDone done);
+  void on_node_stacks(Link& link, std::uint32_t refers_to, const protocol::NodeStacks& m);
+  /// Calls the pending collection's `done` with what came, the silent agents' ranks noted.
+  void finish_stacks();
+  /// The timeout of the whole job: its stacks first with --get-stack-traces.
+  void on_job_timeout();
   void tear_down();
   void finish();
   void complete();
@@ -167,6 +179,13 @@ class Supervisor {
   asio::steady_timer backoff_timer_;
   asio::steady_timer wireup_timer_;
   asio::steady_timer teardown_timer_;  // close_unresponsive_links()
+  asio::steady_timer stacks_timer_;
+  struct StacksRequest {
+    StacksDone done;
+    std::map<std::uint32_t, int> waiting;  // request id -> node
+    std::vector<ProcessStack> stacks;
+  };
+  std::optional<StacksRequest> stacks_;  // the collection under way (--get-stack-traces)
 };
 
 }  // namespace mpilaunch::launcher

@@ -114,6 +114,7 @@ void Supervisor::on_link_message(Link& link, protocol::Envelope envelope) {
                  [&](const DmodexRequest& m) { on_dmodex_request(link, id, m); },
                  [&](const DmodexReply& m) { on_dmodex_reply(refers_to, m); },
                  [&](const AgentError& m) { fail(m.error, JobEvent::AgentFailed); },
+                 [&](const NodeStacks& m) { on_node_stacks(link, refers_to, m); },
                  [&](const AgentBye&) {
                    // The agent's last word, sent once its ranks are reaped and its files are
                    // gone: the link ends here, without waiting for the agent's own teardown

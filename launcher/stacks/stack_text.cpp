@@ -127,6 +127,28 @@ std::vector<ThreadStack> parse_eu_stack(std::string_view text) {
   return threads;
 }
 
+ProcessStack process_stack(int rank, std::string host, long pid, std::string tool, std::string text,
+                           std::string note) {
+  ProcessStack p;
+  p.rank = rank;
+  p.host = std::move(host);
+  p.pid = pid;
+  p.threads = tool == "eu-stack" ? parse_eu_stack(text) : parse_gdb_stack(text);
+  p.note = std::move(note);
+  if (p.threads.empty() && p.note.empty()) {
+    for_each_line(text, [&](std::string_view line) {
+      line = trim_left(line);
+      if (p.note.empty() && (line.starts_with("ptrace:") || line.starts_with("eu-stack:") ||
+                             line.find("not permitted") != std::string_view::npos))
+        p.note = std::string(line.substr(0, 200));
+    });
+    if (p.note.empty()) p.note = tool.empty() ? "no stack tool ran" : tool + " printed no stack";
+  }
+  p.tool = std::move(tool);
+  p.raw = std::move(text);
+  return p;
+}
+
 const ThreadStack* main_thread(const std::vector<ThreadStack>& threads, long pid) {
   for (const ThreadStack& t : threads) {
     if (pid != 0 && t.lwp == pid) return &t;

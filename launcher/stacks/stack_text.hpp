@@ -40,6 +40,12 @@ std::vector<ThreadStack> parse_gdb_stack(std::string_view text);
 /// eu-stack's text ("TID 17667:" then "#0  0x00.. __poll" lines).
 std::vector<ThreadStack> parse_eu_stack(std::string_view text);
 
+/// One rank's stack from its node's tool: `text` parsed by the grammar of `tool` ("gdb",
+/// "eu-stack"); a text without frames gets the tool's own complaint as its note ("ptrace:
+/// Operation not permitted.") unless `note` already says why.
+ProcessStack process_stack(int rank, std::string host, long pid, std::string tool, std::string text,
+                           std::string note);
+
 /// The thread whose id is `pid` (the main thread), else gdb's "Thread 1", else the first;
 /// nullptr when there is none.
 const ThreadStack* main_thread(const std::vector<ThreadStack>& threads, long pid);

@@ -139,7 +139,7 @@ const Spelling kMpirun[] = {
     {"--tune", 1, R},
     {"-debug", 0, R},
     {"--debug", 0, R},
-    {"--get-stack-traces", 0, I},
+    {"--get-stack-traces", 0, W},
     {"-debugger", 1, R},
     {"--debugger", 1, R},
     {"--timeout", 1, W},

@@ -1,0 +1,99 @@
+// Supervisor: every rank's stack, collected by the agents and merged (--get-stack-traces).
+#include <cstdio>
+
+#include "common/text_format.hpp"
+
+#include "launcher/job/supervisor.hpp"
+#include "launcher/job/supervisor_link.hpp"
+#include "launcher/stacks/stack_merge.hpp"
+#include "launcher/stacks/straggler.hpp"
+
+namespace mpilaunch::launcher {
+namespace {
+
+// Each agent's tool gets this long for all its ranks; an agent that has not answered by then
+// and a grace more is reported for each of its running ranks.
+constexpr std::chrono::milliseconds kStacksDeadline{10'000};
+constexpr std::chrono::milliseconds kStacksGrace{5'000};
+
+double seconds_of(std::chrono::milliseconds d) {
+  return std::chrono::duration<double>(d).count();
+}
+
+}  // namespace
+
+void Supervisor::on_job_timeout() {
+  if (config_.report_state_on_timeout) report_state();
+  Error e{.kind = ErrorKind::Timeout,
+          .phase = "job",
+          .detail = mpilaunch::format("--timeout {} s", *config_.timeout_seconds)};
+  if (!config_.get_stack_traces ||
+      (state_ != JobState::Running && state_ != JobState::SpawningRanks))
+    return fail(e, JobEvent::TimedOut);
+  std::fprintf(stderr,
+               "mpilaunch: the job time limit was reached; collecting every rank's stack (at "
+               "most %g s)...\n",
+               seconds_of(kStacksDeadline));
+  collect_stacks([this, e](std::vector<ProcessStack> stacks) mutable {
+    if (state_ != JobState::Running && state_ != JobState::SpawningRanks) return;  // ended
+    const std::string tree = render_stack_tree(stacks);
+    std::fwrite(tree.data(), 1, tree.size(), stderr);
+    nlohmann::json fields = stacks_to_json(stacks);
+    fields["attempt"] = attempt_;
+    fields["reason"] = "timeout";
+    events_.write("stacks", std::move(fields));
+    name_stragglers(e, stacks);
+    fail(e, JobEvent::TimedOut);
+  });
+}
+
+void Supervisor::collect_stacks(StacksDone done) {
+  if (stacks_) finish_stacks();  // one collection at a time
+  stacks_.emplace();
+  stacks_->done = std::move(done);
+  for (const auto& link : links_) {
+    if (!link || link->closed || !link->ready) continue;
+    const std::uint32_t id = next_id_++;
+    stacks_->waiting[id] = link->node;
+    link->stream.send(protocol::CollectStacks{static_cast<std::uint32_t>(kStacksDeadline.count())},
+                      id);
+  }
+  if (stacks_->waiting.empty()) return finish_stacks();
+  stacks_timer_.expires_after(kStacksDeadline + kStacksGrace);
+  stacks_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (!ec) finish_stacks();
+  });
+}
+
+void Supervisor::on_node_stacks(Link& link, std::uint32_t refers_to,
+                                const protocol::NodeStacks& m) {
+  if (!stacks_ || stacks_->waiting.erase(refers_to) == 0) return;  // late: already reported
+  for (const protocol::RankStack& s : m.stacks) {
+    stacks_->stacks.push_back(
+        process_stack(static_cast<int>(s.rank), link.host.name, s.pid, s.tool, s.text, s.note));
+  }
+  if (stacks_->waiting.empty()) finish_stacks();
+}
+
+void Supervisor::finish_stacks() {
+  if (!stacks_) return;
+  stacks_timer_.cancel();
+  StacksRequest request = std::move(*stacks_);
+  stacks_.reset();
+  for (const auto& [id, node] : request.waiting) {
+    for (const int r : config_.plan.map.ranks_on(node)) {
+      const RankStatus& s = ranks_[static_cast<std::size_t>(r)];
+      if (s.phase != RankPhase::Running && s.phase != RankPhase::Spawning) continue;
+      ProcessStack p;
+      p.rank = r;
+      p.host = config_.plan.map.node_name(node);
+      p.pid = s.pid;
+      p.note = mpilaunch::format("its agent did not answer within {:g} s",
+                                 seconds_of(kStacksDeadline + kStacksGrace));
+      request.stacks.push_back(std::move(p));
+    }
+  }
+  request.done(std::move(request.stacks));
+}
+
+}  // namespace mpilaunch::launcher

@@ -1,0 +1,72 @@
+// --get-stack-traces: a timed-out job's ranks' stacks, collected by their agents, merged into
+// rank groups on stderr and in a stacks event, the straggler named in the timeout error.
+// deadlock.c hangs in a known place; each rank prints "ready" just before it blocks, and the
+// timeout leaves the ranks ample time to get there. eu-stack (MPILAUNCH_STACK_TOOL) keeps the
+// collection to milliseconds on a loaded machine, where gdb's attach takes seconds.
+#include <doctest/doctest.h>
+
+#include "tests/e2e/support/checks.hpp"
+
+namespace mpilaunch::e2e {
+namespace {
+
+// Runs `deadlock MODE 3` on four ranks with --get-stack-traces, and checks what every such
+// run must show; returns the stacks event.
+Json run_deadlock(Job& job, const std::vector<std::string>& placement, const std::string& mode) {
+  job.extra_env = {"MPILAUNCH_STACK_TOOL=eu-stack"};
+  std::vector<std::string> args = placement;
+  args.insert(args.end(), {"--oversubscribe", "-n", "4", "--timeout", "15", "--get-stack-traces",
+                           app("deadlock"), mode, "3"});
+  const Outcome o = job.launch(args, Millis{120'000});
+  CAPTURE(o.err);
+  check_error_block(o, "timeout", 124);
+  // Every rank says ready before it blocks, but in init mode only rank 3 gets that far.
+  CHECK(count_of(o.out, "ready\n") == (mode == "init" ? 1 : 4));
+  CHECK(o.err.find("stacks of 4 ranks (eu-stack;") != std::string::npos);
+  check_nothing_left(job, o);
+  const Json error = check_job_failed(job, "timeout", 124);
+  CHECK(error.value("rank", -1) == 3);
+  const auto events = read_events(job.events_path()).events;
+  const auto stacks = first_event(events, "stacks");
+  REQUIRE(stacks.has_value());
+  CHECK((*stacks)["ranks"].size() == 4);
+  for (const Json& r : (*stacks)["ranks"]) {
+    CHECK(r.value("tool", "") == "eu-stack");
+    CHECK(!r.value("raw", "").empty());
+  }
+  CHECK((*stacks)["groups"].size() == 2);
+  CHECK((*stacks)["groups"][0]["ranks"] == Json::array({3}));
+  return *stacks;
+}
+
+}  // namespace
+
+TEST_CASE("stacks: a deadlock on virtual nodes names rank 3 in MPI_Recv, the others in a barrier") {
+  Job job;
+  const Json stacks = run_deadlock(job, {"--launcher=local", "-H", "node1:2,node2:2"}, "recv");
+  CHECK(stacks["groups"][0]["path"] == Json::array({"main", "wait_for_message", "MPI_Recv"}));
+  CHECK(stacks["groups"][0]["hosts"] == Json::array({"node2"}));
+  CHECK(stacks["groups"][1]["path"] == Json::array({"main", "MPI_Barrier"}));
+  CHECK(stacks["groups"][1]["ranks_text"] == "0-2");
+  const Json error = check_job_failed(job, "timeout", 124);
+  CHECK(error.value("detail", "")
+            .find("straggler: rank 3 on node2 in main > wait_for_message > MPI_Recv") !=
+        std::string::npos);
+  CHECK(error.value("host", "") == "node2");
+}
+
+TEST_CASE("stacks: a rank stuck in read outside MPI while the others wait in MPI_Allreduce") {
+  Job job;
+  const Json stacks = run_deadlock(job, {}, "read");
+  CHECK(stacks["groups"][0]["path"] == Json::array({"main", "read_input", "read"}));
+  CHECK(stacks["groups"][1]["path"] == Json::array({"main", "solve", "MPI_Allreduce"}));
+}
+
+TEST_CASE("stacks: a rank that never calls MPI_Init while the others wait in it") {
+  Job job;
+  const Json stacks = run_deadlock(job, {"--launcher=local", "-H", "node1:2,node2:2"}, "init");
+  CHECK(stacks["groups"][0]["path"] == Json::array({"main", "pause"}));
+  CHECK(stacks["groups"][1]["path"] == Json::array({"main", "MPI_Init"}));
+}
+
+}  // namespace mpilaunch::e2e
