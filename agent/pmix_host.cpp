@@ -269,8 +269,22 @@ pmix_status_t lean_server_init(pmix_server_module_t* module, InfoList& info, std
   // stands, but must keep hash (libpmix's own keys live there; without it the server fails
   // inside and its clients hang in PMIx_Init after connecting, which no wire-up limit can
   // see): fixed with one line.
-  if (const char* user = std::getenv("PMIX_MCA_gds"); user == nullptr) {
+  // On a libpmix without the shared-memory stores (PMIx 5), ds21/ds12 are left out of a user's
+  // choice with one line, instead of libpmix's "component not found" for each.
+  const char* user = std::getenv("PMIX_MCA_gds");
+  const std::optional<std::string> without_shared =
+      user == nullptr || offers_shared_store(pmix_library_version())
+          ? std::nullopt
+          : gds_without_shared_store(user);
+  if (user == nullptr) {
     ::setenv("PMIX_MCA_gds", std::string(gds).c_str(), 1);
+  } else if (without_shared) {
+    const std::string usable = gds_with_hash(*without_shared).value_or(*without_shared);
+    std::fprintf(stderr,
+                 "mpilaunch-agent: PMIX_MCA_gds=%s names a shared-memory store (ds21, ds12) that "
+                 "this libpmix (%s) does not have; using %s\n",
+                 user, pmix_library_version().c_str(), usable.c_str());
+    ::setenv("PMIX_MCA_gds", usable.c_str(), 1);
   } else if (const auto fixed = gds_with_hash(user)) {
     std::fprintf(stderr,
                  "mpilaunch-agent: PMIX_MCA_gds=%s leaves out PMIx's hash store, which libpmix "

@@ -132,6 +132,25 @@ std::string_view default_gds(std::size_t local_ranks, std::size_t job_size, bool
   return shared_store && local_ranks * job_size >= kSharedStoreWork ? "ds21,hash" : "hash";
 }
 
+std::optional<std::string> gds_without_shared_store(std::string_view value) {
+  if (value.starts_with('^')) return std::nullopt;
+  std::string out;
+  bool dropped = false;
+  while (!value.empty()) {
+    const std::size_t comma = value.find(',');
+    const std::string_view item = value.substr(0, comma);
+    if (item == "ds21" || item == "ds12") {
+      dropped = true;
+    } else if (!item.empty()) {
+      if (!out.empty()) out += ',';
+      out += item;
+    }
+    value.remove_prefix(comma == std::string_view::npos ? value.size() : comma + 1);
+  }
+  if (!dropped) return std::nullopt;
+  return out;
+}
+
 bool offers_shared_store(std::string_view pmix_version) {
   const std::size_t digit = pmix_version.find_first_of("0123456789");
   if (digit == std::string_view::npos) return true;  // unknown: as before, libpmix decides

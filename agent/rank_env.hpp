@@ -52,6 +52,12 @@ bool is_stripped_variable(const std::string& name);
 /// instead ("ds21,hash"; an exclusion of hash is dropped), or nothing when `value` is fine.
 std::optional<std::string> gds_with_hash(std::string_view value);
 
+/// PMIX_MCA_gds for a libpmix without the shared-memory stores (PMIx 5 has hash and shmem2,
+/// no ds21 or ds12: each one named makes libpmix print "component not found"): `value` without
+/// ds21/ds12 in a selection ("ds21,hash" gives "hash", "ds21" gives ""), or nothing when it
+/// names neither. An exclusion ("^ds21") is fine as it is.
+std::optional<std::string> gds_without_shared_store(std::string_view value);
+
 /// The PMIx store for a node's server when the user chose none. The hash store sends every
 /// client the whole job's data, which each client unpacks: work that grows with local ranks
 /// times job size. The shared-memory store (ds21) lets clients read the job data in place

@@ -287,11 +287,20 @@ TEST_CASE("a stopped agent: the teardown closes its link after --kill-grace + 5 
 // the agent's PMIx server (it prints "PLEASE set NS_DATA_SEG_SIZE ...", then the process dies of
 // SIGSEGV or SIGABRT). The job ends as agent-lost with the signal, and a hint that names the
 // two ways out; libpmix's own lines reach the user's stderr.
+// PMIx 5 has no such store (the agent uses hash, which has no data segments): there the same
+// job runs to its end.
 TEST_CASE("an agent that crashes inside libpmix: agent-lost with the signal and the store's fix") {
   Job job;
   job.extra_env = {"PMIX_MCA_gds=ds21,hash", "NS_DATA_SEG_SIZE=4096"};
   const Outcome o = job.launch(
       {"--launcher=local", "-H", "a:2,b:2", "-n", "4", app("pmix_put"), "8192"}, Millis{60'000});
+  if (MPILAUNCH_E2E_PMIX_MAJOR >= 5) {
+    CHECK_MESSAGE(o.status() == 0, o.summary());
+    CHECK_MESSAGE(count_of(o.out, "bytes, SUCCESS\n") == 4, o.out);
+    CHECK_MESSAGE(o.err.find("NS_DATA_SEG_SIZE") == std::string::npos, o.err);
+    check_nothing_left(job, o);
+    return;
+  }
   CHECK_MESSAGE(o.status() == 75, o.summary());
   CHECK_MESSAGE(o.err.find("PLEASE set NS_DATA_SEG_SIZE") != std::string::npos, o.err);
   const Json error = check_job_failed(job, "agent-lost", 75);

@@ -122,6 +122,17 @@ TEST_CASE("PMIX_MCA_gds keeps the hash store libpmix needs for its own keys") {
   CHECK(gds_with_hash("ds21,") == std::optional<std::string>("ds21,hash"));
 }
 
+TEST_CASE("PMIX_MCA_gds without the shared-memory stores a PMIx 5 libpmix does not have") {
+  CHECK(gds_without_shared_store("ds21,hash") == std::optional<std::string>("hash"));
+  CHECK(gds_without_shared_store("ds21") == std::optional<std::string>(""));
+  CHECK(gds_with_hash("") == std::optional<std::string>("hash"));  // what the agent then uses
+  CHECK(gds_without_shared_store("ds12,ds21,shmem2") == std::optional<std::string>("shmem2"));
+  CHECK(gds_without_shared_store("hash") == std::nullopt);
+  CHECK(gds_without_shared_store("shmem2,hash") == std::nullopt);
+  CHECK(gds_without_shared_store("^ds21") == std::nullopt);
+  CHECK(gds_without_shared_store("") == std::nullopt);
+}
+
 TEST_CASE("rank env: ranks get the agent's topology XML unless they steer hwloc or GPU lists") {
   RankEnvInput in;
   in.inherited = {"PATH=/usr/bin"};
