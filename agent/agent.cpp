@@ -301,6 +301,7 @@ std::optional<SpawnRequest> Agent::prepare_rank(std::uint32_t rank) {
   input.vader_dir = node_dir() + "/vader";
   input.ompi_tmpdir = node_dir() + "/ompi";
   input.virtual_nodes = job_->virtual_nodes;
+  input.whole_job_here = local.size() == size;
   input.topology_xml = topology_xml_.value_or(std::string());
   const auto& cpus = job_->nodes[hello_->node_index].cpus;
   const std::string bind = static_cast<std::size_t>(local_rank) < cpus.size()

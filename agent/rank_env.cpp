@@ -30,6 +30,7 @@ class EnvBuilder {
   void set_default(const std::string& name, const std::string& value) {
     if (!index_.contains(name)) set(name, value);
   }
+  bool has(const std::string& name) const { return index_.contains(name); }
   std::vector<std::string> take() { return std::move(entries_); }
 
  private:
@@ -106,8 +107,17 @@ std::vector<std::string> build_rank_env(const RankEnvInput& in) {
   if (!in.ompi_tmpdir.empty()) env.set("OMPI_MCA_orte_tmpdir_base", in.ompi_tmpdir);
 
   for (const std::string& entry : in.job) env.set(entry);
-  // Virtual nodes on one machine talk over loopback unless the user chose interfaces.
-  if (in.virtual_nodes) env.set_default("OMPI_MCA_btl_tcp_if_include", "lo");
+  // Ranks that all run on one machine (virtual nodes of it, or a job whose every rank is on
+  // this node) reach each other over loopback, unless the user chose interfaces (an include
+  // and an exclude list together are an error to Open MPI). Besides keeping such traffic off
+  // the network, it avoids Open MPI 5.0.7's tcp BTL pairing bug: on a machine whose interface
+  // lists an IPv6 address first, its reachable/netlink component compares two IPv6 addresses
+  // by pointer, finds a peer on the same address unreachable and prints "Unable to find
+  // reachable pairing between local and remote interfaces" for every pair of ranks (mpirun 5
+  // too); on loopback the route check succeeds.
+  if ((in.virtual_nodes || in.whole_job_here) && !env.has("OMPI_MCA_btl_tcp_if_include") &&
+      !env.has("OMPI_MCA_btl_tcp_if_exclude"))
+    env.set("OMPI_MCA_btl_tcp_if_include", "lo");
   std::vector<std::string> out = env.take();
   // Open MPI's and MPICH's ranks each discover the machine with hwloc in MPI_Init, PCI
   // devices included (half of an MPICH hello's run time here). The agent's XML of the same

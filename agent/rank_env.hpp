@@ -25,12 +25,13 @@ struct RankEnvInput {
   std::vector<std::string> pmix;       // from PMIx_server_setup_fork
   std::vector<std::string> job;        // JobSpec.env: -x and --mca, applied last
   RankPlacement placement;
-  std::string vader_dir;       // private shared-memory backing directory of this node
-  std::string ompi_tmpdir;     // Open MPI's session directory base
-  bool virtual_nodes = false;  // several nodes on one machine: keep TCP on loopback
-  int pmi_fd = -1;             // the rank's PMI socket (MPICH): PMI_FD, PMI_RANK, PMI_SIZE
-  std::string topology_xml;    // this machine's topology, complete (agent/topology_cache.hpp)
-  bool bound = false;          // the agent binds the rank to CPUs before exec
+  std::string vader_dir;        // private shared-memory backing directory of this node
+  std::string ompi_tmpdir;      // Open MPI's session directory base
+  bool virtual_nodes = false;   // several nodes on one machine: keep TCP on loopback
+  bool whole_job_here = false;  // every rank of the job on this node: TCP on loopback too
+  int pmi_fd = -1;              // the rank's PMI socket (MPICH): PMI_FD, PMI_RANK, PMI_SIZE
+  std::string topology_xml;     // this machine's topology, complete (agent/topology_cache.hpp)
+  bool bound = false;           // the agent binds the rank to CPUs before exec
 };
 
 /// The final environment as NAME=value strings, each name once (later sources win).

@@ -137,6 +137,21 @@ TEST_CASE("transport: a fabric device on the node leaves the pml to Open MPI") {
   }
 }
 
+// A job whose ranks all run on one node keeps the tcp BTL on loopback (rank_env.cpp says why:
+// Open MPI 5.0.7's pairing bug on interfaces that list an IPv6 address first), unless the user
+// named interfaces to use or to leave out.
+TEST_CASE("transport: a one-node job's TCP stays on loopback unless the user chose interfaces") {
+  Job job;
+  const std::vector<std::string> names = {"OMPI_MCA_btl_tcp_if_include",
+                                          "OMPI_MCA_btl_tcp_if_exclude"};
+  std::string out = dump_env(job, {}, names);
+  check_each_rank_printed(out, "OMPI_MCA_btl_tcp_if_include=lo");
+  Job excluded;
+  out = dump_env(excluded, {"--mca", "btl_tcp_if_exclude", "lo,docker0"}, names);
+  check_each_rank_printed(out, "OMPI_MCA_btl_tcp_if_include unset");
+  check_each_rank_printed(out, "OMPI_MCA_btl_tcp_if_exclude=lo,docker0");
+}
+
 TEST_CASE("transport: a pml or mtl the user chose is never overridden") {
   Job job;
   job.extra_env = {"MPILAUNCH_FABRIC_ROOT=" + fabric_root(job, {})};

@@ -51,6 +51,26 @@ TEST_CASE("virtual nodes keep TCP on loopback unless the user chose an interface
   CHECK(count_name(env, "OMPI_MCA_btl_tcp_if_include") == 1);
 }
 
+TEST_CASE("a job whose every rank is on this node keeps TCP on loopback unless the user chose") {
+  RankEnvInput in;
+  in.whole_job_here = true;
+  CHECK(has(build_rank_env(in), "OMPI_MCA_btl_tcp_if_include=lo"));
+  in.inherited = {"OMPI_MCA_btl_tcp_if_include=eth1"};
+  auto env = build_rank_env(in);
+  CHECK(has(env, "OMPI_MCA_btl_tcp_if_include=eth1"));
+  CHECK(count_name(env, "OMPI_MCA_btl_tcp_if_include") == 1);
+  // An exclusion is a choice too (with -x/--mca or inherited; on virtual nodes as well): Open
+  // MPI refuses an include and an exclude list together.
+  in.inherited = {};
+  in.job = {"OMPI_MCA_btl_tcp_if_exclude=docker0"};
+  CHECK(count_name(build_rank_env(in), "OMPI_MCA_btl_tcp_if_include") == 0);
+  in.job = {};
+  in.inherited = {"OMPI_MCA_btl_tcp_if_exclude=docker0"};
+  in.whole_job_here = false;
+  in.virtual_nodes = true;
+  CHECK(count_name(build_rank_env(in), "OMPI_MCA_btl_tcp_if_include") == 0);
+}
+
 TEST_CASE("stale launcher variables are never inherited") {
   CHECK(is_stripped_variable("PMIX_NAMESPACE"));
   CHECK(is_stripped_variable("PMI_FD"));
