@@ -91,6 +91,10 @@ MPILAUNCH_CHILD_SIDE int start_child(void* arg) {
   const ChildStart& c = *static_cast<const ChildStart*>(arg);
   ::setpgid(0, 0);
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != c.parent) ::_exit(127);
+  // Yama's ptrace_scope 1 (Ubuntu's default) lets only a process's ancestors attach to it; the
+  // agent's stack tool (gdb, eu-stack) is the rank's sibling, so the rank names the agent, and
+  // with it the agent's children, as its ptracer (kept across execve). Without Yama: EINVAL.
+  (void)::prctl(PR_SET_PTRACER, static_cast<unsigned long>(c.parent), 0UL, 0UL, 0UL);
   // Into the job's cgroup before exec, so that everything the rank starts is in it too. Best
   // effort: without it the agent's subreaper sweep still finds what the rank leaves.
   if (c.cgroup_procs >= 0) [[maybe_unused]]

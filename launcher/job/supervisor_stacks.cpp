@@ -90,6 +90,7 @@ void Supervisor::finish_stacks() {
       p.pid = s.pid;
       p.note = mpilaunch::format("its agent did not answer within {:g} s",
                                  seconds_of(kStacksDeadline + kStacksGrace));
+      p.reason = StackReason::AgentSilent;
       request.stacks.push_back(std::move(p));
     }
   }

@@ -60,6 +60,7 @@ std::vector<ProcessStack> OmpiStackDump::finish() const {
       std::string_view why = e.raw;
       while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.remove_suffix(1);
       p.note = why.empty() ? std::string("no stack in the dump") : std::string(why);
+      p.reason = why.starts_with("Failed to find") ? StackReason::NoTool : StackReason::NoFrames;
     } else {
       p.tool = "gstack";
     }

@@ -64,6 +64,8 @@ std::vector<StackGroup> merge_stacks(const std::vector<ProcessStack>& stacks) {
     StackGroup& g = by_key[{path, note}];
     g.path = path;
     g.note = note;
+    if (!note.empty())
+      g.reason = p->reason != StackReason::None ? p->reason : StackReason::NoFrames;
     g.ranks.push_back(p->rank);
     if (std::find(g.hosts.begin(), g.hosts.end(), p->host) == g.hosts.end()) {
       g.hosts.push_back(p->host);
@@ -115,6 +117,7 @@ nlohmann::json stacks_to_json(const std::vector<ProcessStack>& stacks) {
                         {"hosts", g.hosts},
                         {"path", g.path}};
     if (!g.note.empty()) j["note"] = g.note;
+    if (g.reason != StackReason::None) j["reason"] = reason_name(g.reason);
     groups.push_back(std::move(j));
   }
   nlohmann::json ranks = nlohmann::json::array();
@@ -122,6 +125,7 @@ nlohmann::json stacks_to_json(const std::vector<ProcessStack>& stacks) {
     nlohmann::json j = {
         {"rank", p.rank}, {"host", p.host}, {"pid", p.pid}, {"tool", p.tool}, {"raw", p.raw}};
     if (!p.note.empty()) j["note"] = p.note;
+    if (p.reason != StackReason::None) j["reason"] = reason_name(p.reason);
     ranks.push_back(std::move(j));
   }
   return {{"groups", std::move(groups)}, {"ranks", std::move(ranks)}};

@@ -16,8 +16,9 @@ namespace mpilaunch::launcher {
 struct StackGroup {
   std::vector<std::string> path;  // outermost first; empty when `note` says why there is none
   std::string note;
-  std::vector<int> ranks;          // ascending
-  std::vector<std::string> hosts;  // the hosts of those ranks, each once, in rank order
+  StackReason reason = StackReason::None;  // the note's type
+  std::vector<int> ranks;                  // ascending
+  std::vector<std::string> hosts;          // the hosts of those ranks, each once, in rank order
 };
 
 /// "0-2,4-7".
@@ -37,8 +38,9 @@ std::string render_group(const StackGroup& group, bool several_hosts);
 /// A heading naming the tools used, then one line per group, each ending in a newline.
 std::string render_stack_tree(const std::vector<ProcessStack>& stacks);
 
-/// {"groups": [{"ranks", "ranks_text", "hosts", "path", "note"?}], "ranks": [{"rank", "host",
-/// "pid", "tool", "note"?, "raw"}]}: the merged tree and each rank's raw stack.
+/// {"groups": [{"ranks", "ranks_text", "hosts", "path", "note"?, "reason"?}], "ranks": [{"rank",
+/// "host", "pid", "tool", "note"?, "reason"?, "raw"}]}: the merged tree and each rank's raw
+/// stack; "reason" is reason_name() wherever there is a note.
 nlohmann::json stacks_to_json(const std::vector<ProcessStack>& stacks);
 
 }  // namespace mpilaunch::launcher

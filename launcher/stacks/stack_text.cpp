@@ -127,6 +127,26 @@ std::vector<ThreadStack> parse_eu_stack(std::string_view text) {
   return threads;
 }
 
+std::string_view reason_name(StackReason reason) {
+  switch (reason) {
+    case StackReason::None:
+      return "";
+    case StackReason::NoTool:
+      return "no-tool";
+    case StackReason::NoAnswer:
+      return "no-answer";
+    case StackReason::AttachDenied:
+      return "attach-denied";
+    case StackReason::ProcessGone:
+      return "process-gone";
+    case StackReason::NoFrames:
+      return "no-frames";
+    case StackReason::AgentSilent:
+      return "agent-silent";
+  }
+  return "";
+}
+
 ProcessStack process_stack(int rank, std::string host, long pid, std::string tool, std::string text,
                            std::string note) {
   ProcessStack p;
@@ -135,14 +155,31 @@ ProcessStack process_stack(int rank, std::string host, long pid, std::string too
   p.pid = pid;
   p.threads = tool == "eu-stack" ? parse_eu_stack(text) : parse_gdb_stack(text);
   p.note = std::move(note);
+  if (!p.note.empty()) p.reason = tool.empty() ? StackReason::NoTool : StackReason::NoAnswer;
   if (p.threads.empty() && p.note.empty()) {
+    // gdb: "ptrace: Operation not permitted." (with Yama: "Could not attach to process. ..."),
+    // "ptrace: No such process."; eu-stack: "eu-stack: dwfl_linux_proc_attach pid N:
+    // Operation not permitted", "...: Permission denied", "...: No such file or directory".
     for_each_line(text, [&](std::string_view line) {
       line = trim_left(line);
-      if (p.note.empty() && (line.starts_with("ptrace:") || line.starts_with("eu-stack:") ||
-                             line.find("not permitted") != std::string_view::npos))
-        p.note = std::string(line.substr(0, 200));
+      if (!p.note.empty()) return;
+      const bool complaint = line.starts_with("ptrace:") || line.starts_with("eu-stack:") ||
+                             line.starts_with("Could not attach");
+      const bool denied = line.find("not permitted") != std::string_view::npos ||
+                          line.find("Permission denied") != std::string_view::npos ||
+                          line.starts_with("Could not attach");
+      const bool gone = line.find("No such process") != std::string_view::npos ||
+                        line.find("No such file or directory") != std::string_view::npos;
+      if (!complaint && !denied) return;
+      p.note = std::string(line.substr(0, 200));
+      p.reason = denied ? StackReason::AttachDenied
+                 : gone ? StackReason::ProcessGone
+                        : StackReason::NoFrames;
     });
-    if (p.note.empty()) p.note = tool.empty() ? "no stack tool ran" : tool + " printed no stack";
+    if (p.note.empty()) {
+      p.note = tool.empty() ? "no stack tool ran" : tool + " printed no stack";
+      p.reason = tool.empty() ? StackReason::NoTool : StackReason::NoFrames;
+    }
   }
   p.tool = std::move(tool);
   p.raw = std::move(text);

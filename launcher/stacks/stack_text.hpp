@@ -17,6 +17,16 @@ struct ThreadStack {
   std::vector<std::string> frames;
 };
 
+/// Why a rank has no stack, as a type (the note says it in words): no tool on its node, the
+/// tool did not finish in time, the kernel refused the attach (ptrace: another user's process,
+/// Yama's ptrace_scope, a container without CAP_SYS_PTRACE or with a seccomp filter), the
+/// process was gone, the tool printed no frames, or its agent never answered.
+enum class StackReason { None, NoTool, NoAnswer, AttachDenied, ProcessGone, NoFrames, AgentSilent };
+
+/// "no-tool", "no-answer", "attach-denied", "process-gone", "no-frames", "agent-silent"; "" for
+/// None.
+std::string_view reason_name(StackReason reason);
+
 /// One rank's stack as collected on its node.
 struct ProcessStack {
   int rank = -1;
@@ -25,7 +35,8 @@ struct ProcessStack {
   std::string tool;  // "gdb", "eu-stack", or empty when nothing was collected
   std::vector<ThreadStack> threads;
   std::string note;  // why there is no stack ("did not answer within 5 s"), empty when there is
-  std::string raw;   // the tool's text for this process
+  StackReason reason = StackReason::None;  // the note's type
+  std::string raw;                         // the tool's text for this process
 };
 
 /// At most this many threads per process and frames per thread are kept (a runaway recursion
@@ -42,7 +53,9 @@ std::vector<ThreadStack> parse_eu_stack(std::string_view text);
 
 /// One rank's stack from its node's tool: `text` parsed by the grammar of `tool` ("gdb",
 /// "eu-stack"); a text without frames gets the tool's own complaint as its note ("ptrace:
-/// Operation not permitted.") unless `note` already says why.
+/// Operation not permitted.") unless `note` already says why. The agent notes a rank only when
+/// no tool ran (NoTool) or the tool did not finish (NoAnswer); the tool's complaint gives
+/// AttachDenied or ProcessGone, and a text with neither frames nor a complaint NoFrames.
 ProcessStack process_stack(int rank, std::string host, long pid, std::string tool, std::string text,
                            std::string note);
 

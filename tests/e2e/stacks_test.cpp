@@ -5,14 +5,30 @@
 // collection to milliseconds on a loaded machine, where gdb's attach takes seconds.
 #include <doctest/doctest.h>
 
+#include <optional>
+
 #include "tests/e2e/support/checks.hpp"
 
 namespace mpilaunch::e2e {
 namespace {
 
+// True, with the reason said, when the kernel refused the tool's attach for some rank (a
+// container without CAP_SYS_PTRACE, Yama's ptrace_scope, a seccomp filter): the only case in
+// which a stacks test may end without its checks. The stacks event must say so as a type.
+bool attach_denied(const Json& stacks) {
+  for (const Json& r : stacks["ranks"]) {
+    if (r.value("reason", "") != "attach-denied") continue;
+    MESSAGE("skipped: this machine does not let the stack tool attach to the ranks: ",
+            r.value("note", ""));
+    return true;
+  }
+  return false;
+}
+
 // Runs `deadlock MODE 3` on four ranks with --get-stack-traces, and checks what every such
-// run must show; returns the stacks event.
-Json run_deadlock(Job& job, const std::vector<std::string>& placement, const std::string& mode) {
+// run must show; returns the stacks event, or nothing when the attach was refused.
+std::optional<Json> run_deadlock(Job& job, const std::vector<std::string>& placement,
+                                 const std::string& mode) {
   job.extra_env = {"MPILAUNCH_STACK_TOOL=eu-stack"};
   std::vector<std::string> args = placement;
   args.insert(args.end(), {"--oversubscribe", "-n", "4", "--timeout", "15", "--get-stack-traces",
@@ -25,11 +41,12 @@ Json run_deadlock(Job& job, const std::vector<std::string>& placement, const std
   CHECK(o.err.find("stacks of 4 ranks (eu-stack;") != std::string::npos);
   check_nothing_left(job, o);
   const Json error = check_job_failed(job, "timeout", 124);
-  CHECK(error.value("rank", -1) == 3);
   const auto events = read_events(job.events_path()).events;
   const auto stacks = first_event(events, "stacks");
   REQUIRE(stacks.has_value());
   CHECK((*stacks)["ranks"].size() == 4);
+  if (attach_denied(*stacks)) return std::nullopt;
+  CHECK(error.value("rank", -1) == 3);
   for (const Json& r : (*stacks)["ranks"]) {
     CHECK(r.value("tool", "") == "eu-stack");
     CHECK(!r.value("raw", "").empty());
@@ -43,7 +60,9 @@ Json run_deadlock(Job& job, const std::vector<std::string>& placement, const std
 
 TEST_CASE("stacks: a deadlock on virtual nodes names rank 3 in MPI_Recv, the others in a barrier") {
   Job job;
-  const Json stacks = run_deadlock(job, {"--launcher=local", "-H", "node1:2,node2:2"}, "recv");
+  const auto found = run_deadlock(job, {"--launcher=local", "-H", "node1:2,node2:2"}, "recv");
+  if (!found) return;
+  const Json& stacks = *found;
   CHECK(stacks["groups"][0]["path"] == Json::array({"main", "wait_for_message", "MPI_Recv"}));
   CHECK(stacks["groups"][0]["hosts"] == Json::array({"node2"}));
   CHECK(stacks["groups"][1]["path"] == Json::array({"main", "MPI_Barrier"}));
@@ -57,14 +76,18 @@ TEST_CASE("stacks: a deadlock on virtual nodes names rank 3 in MPI_Recv, the oth
 
 TEST_CASE("stacks: a rank stuck in read outside MPI while the others wait in MPI_Allreduce") {
   Job job;
-  const Json stacks = run_deadlock(job, {}, "read");
+  const auto found = run_deadlock(job, {}, "read");
+  if (!found) return;
+  const Json& stacks = *found;
   CHECK(stacks["groups"][0]["path"] == Json::array({"main", "read_input", "read"}));
   CHECK(stacks["groups"][1]["path"] == Json::array({"main", "solve", "MPI_Allreduce"}));
 }
 
 TEST_CASE("stacks: a rank that never calls MPI_Init while the others wait in it") {
   Job job;
-  const Json stacks = run_deadlock(job, {"--launcher=local", "-H", "node1:2,node2:2"}, "init");
+  const auto found = run_deadlock(job, {"--launcher=local", "-H", "node1:2,node2:2"}, "init");
+  if (!found) return;
+  const Json& stacks = *found;
   CHECK(stacks["groups"][0]["path"] == Json::array({"main", "pause"}));
   CHECK(stacks["groups"][1]["path"] == Json::array({"main", "MPI_Init"}));
 }

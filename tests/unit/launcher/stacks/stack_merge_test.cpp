@@ -150,6 +150,45 @@ TEST_CASE("text that is not a stack gives no threads, and a huge one stays bound
   CHECK(parse_eu_stack(many).size() <= kMaxThreads);
 }
 
+TEST_CASE(
+    "a rank without a stack gets a typed reason from its node's note or its tool's complaint") {
+  struct Case {
+    std::string tool, text, note;
+    StackReason reason;
+    std::string_view name;
+  };
+  const std::vector<Case> cases = {
+      {"", "", "neither gdb nor eu-stack is installed on n1", StackReason::NoTool, "no-tool"},
+      {"gdb", "", "did not answer within 10 s", StackReason::NoAnswer, "no-answer"},
+      {"gdb", "ptrace: Operation not permitted.\n", "", StackReason::AttachDenied, "attach-denied"},
+      {"gdb",
+       "Could not attach to process.  If your uid matches the uid of the target\n"
+       "ptrace: Operation not permitted.\n",
+       "", StackReason::AttachDenied, "attach-denied"},
+      {"eu-stack", "eu-stack: dwfl_linux_proc_attach pid 12: Operation not permitted\n", "",
+       StackReason::AttachDenied, "attach-denied"},
+      {"eu-stack", "eu-stack: dwfl_linux_proc_report pid 12: Permission denied\n", "",
+       StackReason::AttachDenied, "attach-denied"},
+      {"gdb", "ptrace: No such process.\n", "", StackReason::ProcessGone, "process-gone"},
+      {"eu-stack", "eu-stack: dwfl_linux_proc_report pid 12: No such file or directory\n", "",
+       StackReason::ProcessGone, "process-gone"},
+      {"gdb", "The program is not being run.\n", "", StackReason::NoFrames, "no-frames"},
+      {"gdb", data("gdb_recv.txt"), "", StackReason::None, ""},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.text);
+    const ProcessStack p = process_stack(0, "n1", 12, c.tool, c.text, c.note);
+    CHECK(p.reason == c.reason);
+    CHECK(reason_name(p.reason) == c.name);
+    CHECK(p.note.empty() == (c.reason == StackReason::None));
+  }
+  const nlohmann::json j =
+      stacks_to_json({process_stack(0, "n1", 12, "gdb", "ptrace: Operation not permitted.\n", "")});
+  CHECK(j["ranks"][0]["reason"] == "attach-denied");
+  CHECK(j["groups"][0]["reason"] == "attach-denied");
+  CHECK(j["groups"][0]["note"] == "ptrace: Operation not permitted.");
+}
+
 TEST_CASE("rank ranges") {
   CHECK(rank_ranges({0, 1, 2, 4, 5, 6, 7}) == "0-2,4-7");
   CHECK(rank_ranges({3}) == "3");
@@ -189,6 +228,7 @@ TEST_CASE("the merge groups equal stacks, the odd one out first, and names it") 
   CHECK(j["groups"][0]["ranks_text"] == "1");
   CHECK(j["groups"][0]["path"].back() == "MPI_Recv");
   CHECK(j["groups"][1]["note"] == "did not answer within 5 s");
+  CHECK(j["groups"][1]["reason"] == "no-frames");  // a note set by hand has no type
   CHECK(j["ranks"].size() == 5);
   CHECK(j["ranks"][0]["raw"].get<std::string>().empty());  // built from parsed threads here
 }
@@ -232,6 +272,7 @@ TEST_CASE("an Open MPI dump without gstack says why for each process") {
   const std::vector<ProcessStack> stacks = dump.finish();
   REQUIRE(stacks.size() == 2);
   CHECK(stacks[1].note == "Failed to find \"gstack\" on vm to obtain stack traces");
+  CHECK(stacks[1].reason == StackReason::NoTool);
   CHECK(render_stack_tree(stacks) ==
         "stacks of 2 ranks (no tool; main threads, calls into MPI shown as the MPI call, the odd "
         "ones first):\n"
