@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -15,6 +16,14 @@
 #include "common/text_format.hpp"
 
 namespace mpilaunch {
+
+std::string job_dir_base() {
+  if (const char* dir = std::getenv("MPILAUNCH_TMPDIR"); dir != nullptr && *dir != '\0') return dir;
+  if (::access("/dev/shm", W_OK | X_OK) == 0) return "/dev/shm";
+  if (const char* dir = std::getenv("TMPDIR"); dir != nullptr && *dir != '\0') return dir;
+  return "/tmp";
+}
+
 namespace {
 
 // A lock file this young may belong to a job between creating it and locking it.
@@ -77,6 +86,9 @@ void JobDirHold::release_and_remove_if_last() {
   // Exclusive only when no other launcher or agent of the job holds it.
   if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) {
     ::unlink(lock_path(dir_).c_str());
+    // The launcher's request socket (launcher/job/stacks_request.hpp), left by a launcher that
+    // was killed: nobody answers on it any more.
+    ::unlink((dir_ + "/control.sock").c_str());
     ::rmdir(dir_.c_str());  // fails, harmlessly, while anything else is left in it
   }
   ::close(fd_);

@@ -12,6 +12,10 @@
 
 namespace mpilaunch {
 
+/// Where a machine's job directories go: $MPILAUNCH_TMPDIR, else /dev/shm (tmpfs, where Open
+/// MPI's shared-memory segments belong), else $TMPDIR, else /tmp.
+std::string job_dir_base();
+
 /// The file whose flock marks a job directory as owned.
 inline constexpr const char* kJobDirLock = "owner.lock";
 
@@ -27,8 +31,9 @@ class JobDirHold {
   JobDirHold& operator=(const JobDirHold&) = delete;
 
   static Result<JobDirHold> take(const std::string& dir);
-  /// Removes the lock file and the directory when this is the last holder and the directory is
-  /// otherwise empty (an agent's end); the hold is released either way.
+  /// Removes the lock file, a killed launcher's request socket and the directory when this is
+  /// the last holder and the directory is otherwise empty (an agent's end); the hold is
+  /// released either way.
   void release_and_remove_if_last();
   bool held() const { return fd_ >= 0; }
 

@@ -31,6 +31,7 @@
 #include "launcher/hosts/hosts_from_system.hpp"
 #include "launcher/job/elf_needed.hpp"
 #include "launcher/job/launch_plan.hpp"
+#include "launcher/job/stacks_command.hpp"
 #include "launcher/job/supervisor.hpp"
 #include "launcher/job/wrap_engine.hpp"
 #include "launcher/output/event_log.hpp"
@@ -62,15 +63,6 @@ MachineFacts this_machine() {
   std::error_code ec;
   m.cwd = std::filesystem::current_path(ec).string();
   return m;
-}
-
-// Where this job's temporary files go: $MPILAUNCH_TMPDIR, else /dev/shm (tmpfs, where Open
-// MPI's shared-memory segments belong), else $TMPDIR, else /tmp.
-std::string temp_base() {
-  if (const char* dir = std::getenv("MPILAUNCH_TMPDIR"); dir != nullptr && *dir != '\0') return dir;
-  if (::access("/dev/shm", W_OK | X_OK) == 0) return "/dev/shm";
-  if (const char* dir = std::getenv("TMPDIR"); dir != nullptr && *dir != '\0') return dir;
-  return "/tmp";
 }
 
 // Reports an error that ends the run before any agent started.
@@ -154,6 +146,8 @@ int run(const std::vector<std::string>& args) {
     return run_doctor(std::vector<std::string>(args.begin() + 1, args.end()));
   if (!args.empty() && args[0] == "explain")
     return run_explain(std::vector<std::string>(args.begin() + 1, args.end()));
+  if (!args.empty() && args[0] == "stacks")
+    return run_stacks(std::vector<std::string>(args.begin() + 1, args.end()));
   // Build-time generators of the installed man page and completions (not in --help).
   if (args.size() == 1 && args[0] == "--help-man") {
     std::fputs(render_man_page(MPILAUNCH_VERSION).c_str(), stdout);
@@ -343,7 +337,8 @@ int run(const std::vector<std::string>& args) {
   if (Status st = output.open(); !st) return early_failure(st.error(), events);
 
   config.token = random_hex(16);
-  config.tmpdir = mpilaunch::format("{}/mpilaunch-{}-{}", temp_base(), ::getuid(), config.job_id);
+  config.tmpdir =
+      mpilaunch::format("{}/mpilaunch-{}-{}", job_dir_base(), ::getuid(), config.job_id);
   config.timeout_seconds = o.timeout_seconds;
   if (!config.timeout_seconds)
     if (const char* env = std::getenv("MPIEXEC_TIMEOUT"); env != nullptr && *env != '\0') {
@@ -407,9 +402,9 @@ int run(const std::vector<std::string>& args) {
   // (common/job_dir.hpp). Agents do the same on their machines.
   {
     std::error_code ec;
-    std::filesystem::create_directories(temp_base(), ec);
+    std::filesystem::create_directories(job_dir_base(), ec);
   }
-  remove_stale_job_dirs(temp_base());
+  remove_stale_job_dirs(job_dir_base());
   auto job_dir = JobDirHold::take(config.tmpdir);
   if (!job_dir) return early_failure(job_dir.error(), events);
   Supervisor supervisor(io, std::move(config), *starter, events, output);

@@ -292,6 +292,7 @@ std::string usage_text() {
       "Usage: mpilaunch [options] PROGRAM [ARGS...]\n"
       "       mpilaunch explain [--json] [--rc N] [FILE|-]\n"
       "       mpilaunch doctor [-H HOSTS | --hostfile FILE] [--json]\n"
+      "       mpilaunch stacks [--json] [JOB]   (where a running job's ranks are)\n"
       "       mpilaunch --engine=ompi [options] PROGRAM [ARGS...]   (wrap a real mpirun)\n";
   std::string_view group;
   for (const OptionDoc& doc : option_docs()) {

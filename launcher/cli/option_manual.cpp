@@ -65,6 +65,7 @@ constexpr std::string_view kExamples[][2] = {
     {"Restart up to 100 times, prterun spelling:",
      "mpilaunch \\-N 3 \\-\\-enable\\-recovery \\-\\-max\\-restarts 100 ./app"},
     {"Why did a saved mpirun log fail?", "mpilaunch explain \\-\\-json job.log"},
+    {"Where is each rank of the job running here (another terminal)?", "mpilaunch stacks"},
 };
 
 }  // namespace
@@ -78,6 +79,7 @@ std::string render_man_page(std::string_view version) {
       ".SH SYNOPSIS\n"
       ".B mpilaunch\n[\\fIoptions\\fR] \\fIprogram\\fR [\\fIargs\\fR...]\n.br\n"
       ".B mpilaunch explain\n[\\fB\\-\\-json\\fR] [\\fB\\-\\-rc\\fR \\fIN\\fR] [\\fIfile\\fR|\\-]\n"
+      ".br\n.B mpilaunch stacks\n[\\fB\\-\\-json\\fR] [\\fIjob\\fR]\n"
       ".br\n.B mpilaunch \\-\\-engine=ompi\n[\\fIoptions\\fR] \\fIprogram\\fR [\\fIargs\\fR...]\n"
       ".SH DESCRIPTION\n"
       "mpilaunch starts one \\fBmpilaunch\\-agent\\fR(1) per node (a local child process, "

@@ -104,6 +104,7 @@ int Supervisor::run() {
                               {"version", MPILAUNCH_VERSION},
                               {"max_restarts", config_.restart.max_restarts}});
   update_status();
+  open_control();
   wait_for_signals();
   reap_children();
   if (config_.timeout_seconds) {
@@ -623,6 +624,7 @@ void Supervisor::complete() {
   shutdown_timer_.cancel();
   signals_.cancel();
   sigchld_.cancel();
+  if (control_) control_->close();
   streams_.close_all();
   output_.flush_all();
   std::error_code ec;

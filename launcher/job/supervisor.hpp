@@ -16,6 +16,7 @@
 #include "common/clock.hpp"
 #include "common/frame_stream.hpp"
 #include "common/protocol.hpp"
+#include "launcher/job/control_socket.hpp"
 #include "launcher/job/fence_relay.hpp"
 #include "launcher/job/job_state.hpp"
 #include "launcher/job/job_status.hpp"
@@ -83,10 +84,16 @@ class Supervisor {
   /// --wireup-timeout; `since` ends the error's detail ("of the first rank", ...).
   void arm_wireup_timer(std::string since);
   void report_state() const;
-  using StacksDone = std::function<void(std::vector<ProcessStack>)>;
+  using StacksDone = std::function<void(const std::vector<ProcessStack>&)>;
   /// Asks every ready agent for its running ranks' stacks (CollectStacks) and calls `done` once
-  /// all answered or the deadline and a grace passed (supervisor_stacks.cpp).
+  /// all answered or the deadline and a grace passed (supervisor_stacks.cpp); a request made
+  /// while a collection is under way joins it.
   void collect_stacks(StacksDone done);
+  /// Takes `mpilaunch stacks` requests on the job directory's control socket (a failure to
+  /// open it is said with MPILAUNCH_DEBUG only: the job runs without it).
+  void open_control();
+  /// A request line from the control socket; `respond` gets the reply document.
+  void on_control_request(const std::string& request, ControlSocket::Respond respond);
   void on_node_stacks(Link& link, std::uint32_t refers_to, const protocol::NodeStacks& m);
   /// Calls the pending collection's `done` with what came, the silent agents' ranks noted.
   void finish_stacks();
@@ -180,8 +187,9 @@ class Supervisor {
   asio::steady_timer wireup_timer_;
   asio::steady_timer teardown_timer_;  // close_unresponsive_links()
   asio::steady_timer stacks_timer_;
+  std::unique_ptr<ControlSocket> control_;  // `mpilaunch stacks` requests
   struct StacksRequest {
-    StacksDone done;
+    std::vector<StacksDone> done;
     std::map<std::uint32_t, int> waiting;  // request id -> node
     std::vector<ProcessStack> stacks;
   };

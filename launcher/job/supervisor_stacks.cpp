@@ -1,8 +1,10 @@
 // Supervisor: every rank's stack, collected by the agents and merged (--get-stack-traces).
 #include <cstdio>
+#include <cstdlib>
 
 #include "common/text_format.hpp"
 
+#include "launcher/job/stacks_request.hpp"
 #include "launcher/job/supervisor.hpp"
 #include "launcher/job/supervisor_link.hpp"
 #include "launcher/stacks/stack_merge.hpp"
@@ -34,7 +36,7 @@ void Supervisor::on_job_timeout() {
                "mpilaunch: the job time limit was reached; collecting every rank's stack (at "
                "most %g s)...\n",
                seconds_of(kStacksDeadline));
-  collect_stacks([this, e](std::vector<ProcessStack> stacks) mutable {
+  collect_stacks([this, e](const std::vector<ProcessStack>& stacks) mutable {
     if (state_ != JobState::Running && state_ != JobState::SpawningRanks) return;  // ended
     const std::string tree = render_stack_tree(stacks);
     std::fwrite(tree.data(), 1, tree.size(), stderr);
@@ -48,9 +50,12 @@ void Supervisor::on_job_timeout() {
 }
 
 void Supervisor::collect_stacks(StacksDone done) {
-  if (stacks_) finish_stacks();  // one collection at a time
+  if (stacks_) {  // one collection at a time: this one gets its answer too
+    stacks_->done.push_back(std::move(done));
+    return;
+  }
   stacks_.emplace();
-  stacks_->done = std::move(done);
+  stacks_->done.push_back(std::move(done));
   for (const auto& link : links_) {
     if (!link || link->closed || !link->ready) continue;
     const std::uint32_t id = next_id_++;
@@ -94,7 +99,42 @@ void Supervisor::finish_stacks() {
       request.stacks.push_back(std::move(p));
     }
   }
-  request.done(std::move(request.stacks));
+  for (StacksDone& done : request.done) done(request.stacks);
+}
+
+void Supervisor::open_control() {
+  control_ = std::make_unique<ControlSocket>(
+      io_, [this](const std::string& request, ControlSocket::Respond respond) {
+        on_control_request(request, std::move(respond));
+      });
+  const std::string path = mpilaunch::format("{}/{}", config_.tmpdir, kControlSocket);
+  if (Status st = control_->open(path); !st && std::getenv("MPILAUNCH_DEBUG") != nullptr)
+    std::fprintf(stderr, "mpilaunch: no stacks requests for this job: %s\n",
+                 st.error().detail.c_str());
+}
+
+void Supervisor::on_control_request(const std::string& request, ControlSocket::Respond respond) {
+  StacksReply reply{.job = config_.job_id};
+  if (request != kStacksRequest) {
+    reply.error = mpilaunch::format("unknown request '{}' (this launcher knows '{}')",
+                                    request.substr(0, 64), kStacksRequest);
+    return respond(render_reply(reply));
+  }
+  if (finishing_ || (state_ != JobState::Running && state_ != JobState::SpawningRanks)) {
+    reply.error =
+        mpilaunch::format("the job has no running ranks now (it is {})", state_name(state_));
+    return respond(render_reply(reply));
+  }
+  collect_stacks(
+      [this, reply, respond = std::move(respond)](const std::vector<ProcessStack>& stacks) mutable {
+        reply.tree = render_stack_tree(stacks);
+        reply.stacks = stacks_to_json(stacks);
+        nlohmann::json fields = reply.stacks;
+        fields["attempt"] = attempt_;
+        fields["reason"] = "request";
+        events_.write("stacks", std::move(fields));
+        respond(render_reply(reply));
+      });
 }
 
 }  // namespace mpilaunch::launcher

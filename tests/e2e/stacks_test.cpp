@@ -3,11 +3,19 @@
 // deadlock.c hangs in a known place; each rank prints "ready" just before it blocks, and the
 // timeout leaves the ranks ample time to get there. eu-stack (MPILAUNCH_STACK_TOOL) keeps the
 // collection to milliseconds on a loaded machine, where gdb's attach takes seconds.
+// `mpilaunch stacks`: the same for a job that runs, asked from another process.
+#include <signal.h>
+
 #include <doctest/doctest.h>
 
+#include <memory>
 #include <optional>
 
+#include "tests/e2e/support/background.hpp"
 #include "tests/e2e/support/checks.hpp"
+#include "tests/e2e/support/events.hpp"
+#include "tests/e2e/support/marked_processes.hpp"
+#include "tests/e2e/support/temp_dir.hpp"
 
 namespace mpilaunch::e2e {
 namespace {
@@ -90,6 +98,90 @@ TEST_CASE("stacks: a rank that never calls MPI_Init while the others wait in it"
   const Json& stacks = *found;
   CHECK(stacks["groups"][0]["path"] == Json::array({"main", "pause"}));
   CHECK(stacks["groups"][1]["path"] == Json::array({"main", "MPI_Init"}));
+}
+
+}  // namespace mpilaunch::e2e
+
+namespace mpilaunch::e2e {
+namespace {
+
+// A deadlock on virtual nodes that runs until it is stopped, with its events and status files;
+// returns once every rank said ready.
+std::unique_ptr<Background> start_deadlock(Job& job, const std::vector<std::string>& placement) {
+  job.extra_env = {"MPILAUNCH_STACK_TOOL=eu-stack"};
+  std::vector<std::string> args = {"--events", job.events_path(), "--status",
+                                   job.dir().file("status.json")};
+  args.insert(args.end(), placement.begin(), placement.end());
+  // --timeout only as a bound should the test die; it is stopped long before.
+  args.insert(args.end(),
+              {"--oversubscribe", "-n", "4", "--timeout", "300", app("deadlock"), "recv", "3"});
+  auto bg = std::make_unique<Background>(job.command(args, Millis{300'000}), job.dir().file("out"),
+                                         job.dir().file("err"));
+  REQUIRE_MESSAGE(
+      eventually([&] { return count_of(read_file(job.dir().file("out")), "ready\n") == 4; },
+                 Millis{60'000}),
+      "the ranks never became ready: ", read_file(job.dir().file("err")));
+  return bg;
+}
+
+// Stops the job with SIGTERM, as a user would, and checks it left nothing.
+void stop_job(Job& job, Background& bg) {
+  ::kill(-bg.pid(), SIGTERM);  // Background puts the launcher in a group of its own
+  const auto status = bg.wait(Millis{60'000});
+  REQUIRE_MESSAGE(status.has_value(), "the job did not end after SIGTERM");
+  CHECK(*status == 128 + SIGTERM);
+  CHECK(eventually([&] { return marked_processes(job.mark()).empty(); }, Millis{10'000}));
+  CHECK(eventually([&] { return list_dir(job.tmpdir()).empty(); }, Millis{10'000}));
+}
+
+}  // namespace
+
+TEST_CASE(
+    "stacks: mpilaunch stacks shows a running job's merged stacks, found by id, status "
+    "file, events file or as the only job, and nothing once it ended") {
+  Job job;
+  auto bg = start_deadlock(job, {"--launcher=local", "-H", "node1:2,node2:2"});
+  const Json status = Json::parse(read_file(job.dir().file("status.json")));
+  const std::string id = status.value("job", "");
+  REQUIRE(id.size() == 8);
+
+  const Outcome by_id = job.launch_plain({"stacks", "--json", id});
+  CAPTURE(by_id.err);
+  REQUIRE(by_id.status() == 0);
+  const Json reply = Json::parse(by_id.out);
+  CHECK(reply.value("job", "") == id);
+  CHECK(reply["stacks"]["ranks"].size() == 4);
+  if (attach_denied(reply["stacks"])) return stop_job(job, *bg);
+  REQUIRE(reply["stacks"]["groups"].size() == 2);
+  CHECK(reply["stacks"]["groups"][0]["ranks"] == Json::array({3}));
+  CHECK(reply["stacks"]["groups"][0]["path"] ==
+        Json::array({"main", "wait_for_message", "MPI_Recv"}));
+
+  const std::string tree =
+      "job " + id +
+      ": stacks of 4 ranks (eu-stack; main threads, calls into MPI shown as the MPI call, the "
+      "odd ones first):\n"
+      "  rank 3 (1) on node2: main > wait_for_message > MPI_Recv\n"
+      "  ranks 0-2 (3) on node1,node2: main > MPI_Barrier\n";
+  for (const std::vector<std::string>& how :
+       {std::vector<std::string>{"stacks", job.dir().file("status.json")},
+        std::vector<std::string>{"stacks", job.events_path()},
+        std::vector<std::string>{"stacks"}}) {
+    const Outcome o = job.launch_plain(how);
+    CAPTURE(o.err);
+    CHECK(o.status() == 0);
+    CHECK(o.out == tree);
+  }
+  const auto requests = events_named(read_events(job.events_path()).events, "stacks");
+  CHECK(requests.size() == 4);
+  for (const Json& e : requests) CHECK(e.value("reason", "") == "request");
+  CHECK(job.launch_plain({"stacks", "--bogus"}).status() == 64);
+  CHECK(job.launch_plain({"stacks", "0123abcd"}).status() == 66);
+
+  stop_job(job, *bg);
+  const Outcome after = job.launch_plain({"stacks"});
+  CHECK(after.status() == 66);
+  CHECK(after.err.find("no running job of yours") != std::string::npos);
 }
 
 }  // namespace mpilaunch::e2e
