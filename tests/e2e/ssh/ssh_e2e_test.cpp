@@ -281,6 +281,64 @@ TEST_CASE("ssh: the agent on node2 killed mid-run -> agent-lost naming node2 wit
   CHECK(wait_until_gone(mark, 3s).empty());
 }
 
+// ---- mpilaunch stacks over the ssh agents (issue 25) ----
+
+// Rank 2 on node3 waits in MPI_Recv for a message nobody sends, ranks 0 and 1 in a barrier;
+// `mpilaunch stacks ID` asks the launcher, whose agents collect over their ssh links. The
+// agents run eu-stack (MPILAUNCH_STACK_TOOL, set by a wrapper: sshd gives the agent its own
+// environment): milliseconds on a loaded machine, where gdb's attach takes seconds.
+TEST_CASE("ssh: mpilaunch stacks names rank 2 on node3 in MPI_Recv, the others in a barrier") {
+  const std::string mark = new_mark();
+  const std::string agent = sshd().dir() + "/eu-stack-agent-" + std::to_string(::getpid());
+  std::ofstream(agent) << "#!/bin/sh\nMPILAUNCH_STACK_TOOL=eu-stack exec '" << env_path("AGENT_BIN")
+                       << "' \"$@\"\n";
+  std::filesystem::permissions(agent, std::filesystem::perms::owner_all);
+  Launcher launcher(
+      ssh_args(mark, {"--deploy-agent=never", "--agent-path", agent, "-H", "node1,node2,node3",
+                      "--timeout", "300", env_path("DEADLOCK_BIN"), "recv", "2"}));
+  REQUIRE_MESSAGE(eventually(
+                      [&] {
+                        const std::string out = read_text(launcher.out_path());
+                        return std::count(out.begin(), out.end(), '\n') == 3;
+                      },
+                      60s),
+                  "the ranks never became ready: ", read_text(launcher.err_path()));
+  std::string id;
+  for (const auto& e : read_events(launcher.events_path()))
+    if (e.value("event", "") == "job-start") id = e.value("job", "");
+  REQUIRE(id.size() == 8);
+
+  const Run asked = Launcher({"stacks", "--json", id}, false).wait(60s);
+  INFO("stacks stderr: " << asked.err);
+  REQUIRE(asked.exit_code == 0);
+  const nlohmann::json reply = nlohmann::json::parse(asked.out);
+  const nlohmann::json& stacks = reply["stacks"];
+  CHECK(stacks["ranks"].size() == 3);
+  bool denied = false;
+  for (const auto& r : stacks["ranks"]) {
+    CHECK(r.value("tool", "") == "eu-stack");
+    if (r.value("reason", "") == "attach-denied") denied = true;
+  }
+  if (denied) {
+    MESSAGE("skipped: this machine does not let the stack tool attach to the ranks");
+  } else {
+    REQUIRE(stacks["groups"].size() == 2);
+    CHECK(stacks["groups"][0]["ranks"] == nlohmann::json::array({2}));
+    CHECK(stacks["groups"][0]["hosts"] == nlohmann::json::array({"node3"}));
+    CHECK(stacks["groups"][0]["path"] ==
+          nlohmann::json::array({"main", "wait_for_message", "MPI_Recv"}));
+    CHECK(stacks["groups"][1]["ranks"] == nlohmann::json::array({0, 1}));
+    CHECK(stacks["groups"][1]["path"] == nlohmann::json::array({"main", "MPI_Barrier"}));
+    CHECK(reply.value("tree", "").find("rank 2 (1) on node3: main > wait_for_message > MPI_Recv") !=
+          std::string::npos);
+  }
+  REQUIRE(::kill(launcher.pid(), SIGTERM) == 0);
+  const Run run = launcher.wait(60s);
+  CHECK(run.exit_code == 128 + SIGTERM);
+  CHECK(wait_until_gone(mark, 10s).empty());
+  std::filesystem::remove(agent);
+}
+
 // ---- -H with --hostfile: -H picks hosts out of the file ----
 
 TEST_CASE("ssh: -H picks hosts out of --hostfile, slots from the file") {

@@ -164,6 +164,14 @@ Run run_doctor(std::vector<std::string> args) {
   return Launcher(std::move(args), false).wait();
 }
 
+std::string read_text(const std::string& path) {
+  return slurp(path);
+}
+
+bool eventually(const std::function<bool()>& done, std::chrono::milliseconds deadline) {
+  return wait_until(done, deadline);
+}
+
 bool wait_for_text(const std::string& path, const std::string& text,
                    std::chrono::milliseconds deadline) {
   return wait_until([&] { return slurp(path).find(text) != std::string::npos; }, deadline);

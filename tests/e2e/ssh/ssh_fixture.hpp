@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,6 +50,8 @@ class Launcher {
   ~Launcher();
   const std::string& events_path() const { return events_; }
   std::string err_path() const { return dir_ + "/err"; }
+  std::string out_path() const { return dir_ + "/out"; }
+  pid_t pid() const { return pid_; }
   /// Waits for the exit (killing it at the deadline) and collects output and events.
   Run wait(std::chrono::milliseconds deadline = std::chrono::seconds(30));
 
@@ -61,6 +64,11 @@ class Launcher {
 Run run_launcher(std::vector<std::string> args);
 /// mpilaunch doctor ARGS... to its end.
 Run run_doctor(std::vector<std::string> args);
+
+/// The whole file ("" when it cannot be read).
+std::string read_text(const std::string& path);
+/// Re-checks `done` every few milliseconds until it holds; false at the deadline.
+bool eventually(const std::function<bool()>& done, std::chrono::milliseconds deadline);
 
 /// Waits until the file holds `text`; false at the deadline.
 bool wait_for_text(const std::string& path, const std::string& text,
