@@ -424,6 +424,27 @@ class Report:
                        [[ms(ml), ms(srun), ms(srun_ob1), fmt_ratio(ratio(ml, srun)),
                          fmt_ratio(ratio(ml, srun_ob1))]]), "")
 
+    def stacks(self):
+        rows = []
+        for tool in ("gdb", "eu-stack"):
+            t = load_timed(self.raw, f"stacks-{tool}").get(f"ml-stacks-{tool}")
+            note = os.path.join(self.raw, f"stacks-{tool}.txt")
+            tree = os.path.join(self.raw, f"stacks-{tool}.tree")
+            if t is None and not os.path.exists(note):
+                continue
+            shown = ms(t) if t is not None else open(note).read().strip()
+            first = open(tree).read().splitlines()[1:2] if os.path.exists(tree) else []
+            rows.append([tool, shown, first[0].strip() if first else "–"])
+            if tool == "gdb":
+                self.target("stacks of 16 ranks on 4 virtual nodes ≤ 2 s (issue #25)",
+                            t.median if t is not None and t.ok else None, 2.0, "low",
+                            ms(t) if t is not None else "not measured")
+        if not rows:
+            return
+        self.say("## 12. `mpilaunch stacks`: 16 ranks on 4 virtual nodes, one rank in MPI_Recv",
+                 "")
+        self.say(table(["stack tool", "request to merged tree", "the odd group"], rows), "")
+
     def verdicts(self):
         self.say("## Targets (issue #6)", "")
         mark = {True: "met", False: "**missed**", None: "not measured"}
@@ -434,7 +455,7 @@ class Report:
         self.say("# mpilaunch benchmark", "")
         for section in (self.machine, self.launch, self.vnodes, self.ssh, self.flood,
                         self.memory, self.failure, self.restart, self.wireup, self.wrap,
-                        self.slurm, self.verdicts):
+                        self.slurm, self.stacks, self.verdicts):
             section()
         return "\n".join(self.lines)
 
