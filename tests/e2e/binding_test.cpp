@@ -77,6 +77,12 @@ void compare(const std::vector<std::string>& options) {
 }  // namespace
 
 TEST_CASE("binding: ranks get the CPUs mpirun 4.1.4 gives them") {
+  if (MPILAUNCH_E2E_OMPI_MAJOR >= 5) {
+    // Open MPI 5's mpirun (prterun) binds and reports by its own defaults; the specification
+    // is 4.1.4's, compared on Debian 12 (tools/test).
+    MESSAGE("mpirun here is Open MPI 5, not the 4.1 specification: comparison skipped");
+    return;
+  }
   const unsigned cpus = std::thread::hardware_concurrency();
   compare({"-n", "1", "--report-bindings"});
   compare({"-n", "1", "--bind-to", "none"});

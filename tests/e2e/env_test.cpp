@@ -53,19 +53,24 @@ TEST_CASE("env: --mca KEY VALUE reaches every rank as OMPI_MCA_KEY") {
 // oversubscribed (a 3-rank ring on 2 cores busy-polled for seconds without it), and the
 // universe is every slot, not the job size.
 TEST_CASE("env: oversubscribed nodes and the universe size follow the slots") {
+  // Open MPI 5.0.7 leaves the MPI_UNIVERSE_SIZE attribute unset, under its own mpirun too.
+  const auto universe = [](int slots) {
+    return MPILAUNCH_E2E_OMPI_MAJOR >= 5 ? std::string("@universe unset")
+                                         : "@universe=" + std::to_string(slots);
+  };
   {
     Job job;
     const std::string out = dump_env(job, {"-H", "localhost:1", "--oversubscribe"},
                                      {"OMPI_MCA_mpi_oversubscribe", "@universe"});
     check_each_rank_printed(out, "OMPI_MCA_mpi_oversubscribe=1");
-    check_each_rank_printed(out, "@universe=1");
+    check_each_rank_printed(out, universe(1));
   }
   {
     Job job;
     const std::string out =
         dump_env(job, {"-H", "localhost:17"}, {"OMPI_MCA_mpi_oversubscribe", "@universe"});
     check_each_rank_printed(out, "OMPI_MCA_mpi_oversubscribe=0");
-    check_each_rank_printed(out, "@universe=17");
+    check_each_rank_printed(out, universe(17));
   }
 }
 
