@@ -165,9 +165,10 @@ void Agent::handle(const protocol::JobSpec& m) {
     for (const protocol::NodeRanks& node : m.nodes) placement.push_back(node.ranks);
     pmi::JobFacts facts{.kvsname = m.nspace,
                         .size = static_cast<int>(values->job_size),
-                        .appnum = 0,
                         .process_mapping = pmi::process_mapping(placement),
-                        .local_ranks = {}};
+                        .local_ranks = {},
+                        .app_sizes = {}};
+    for (std::uint32_t n : values->app_sizes) facts.app_sizes.push_back(static_cast<int>(n));
     for (std::uint32_t r : m.nodes[hello_->node_index].ranks)
       facts.local_ranks.push_back(static_cast<int>(r));
     pmi_ = std::make_shared<PmiServer>(io_, *this, std::move(facts));
@@ -289,7 +290,14 @@ std::optional<SpawnRequest> Agent::prepare_rank(std::uint32_t rank) {
     input.pmi_fd = fd.value();
   }
   for (char** e = environ; *e != nullptr; ++e) input.inherited.emplace_back(*e);
+  // The rank's application context: its program, arguments, directory and -x.
+  for (const protocol::AppContext& a : job_->apps) input.app.app_sizes.push_back(a.num_procs);
+  const std::uint32_t appnum = app_of_rank(input.app.app_sizes, rank);
+  const protocol::AppContext& app = job_->apps.at(appnum);
+  input.app.appnum = static_cast<int>(appnum);
+  input.app.argv = app.argv;
   input.job = job_->env;
+  input.job.insert(input.job.end(), app.env.begin(), app.env.end());
   input.placement = RankPlacement{static_cast<int>(rank),
                                   static_cast<int>(size),
                                   local_rank,
@@ -309,9 +317,9 @@ std::optional<SpawnRequest> Agent::prepare_rank(std::uint32_t rank) {
                                : std::string();
   input.bound = !bind.empty();
   return SpawnRequest{rank,
-                      job_->argv,
+                      app.argv,
                       build_rank_env(input),
-                      job_->wdir,
+                      app.wdir,
                       input.pmi_fd,
                       cgroup_.procs_fd(),
                       bind,

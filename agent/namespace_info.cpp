@@ -38,7 +38,45 @@ Result<NamespaceValues> namespace_values(const protocol::JobSpec& spec, std::uin
   v.local_ranks = spec.nodes[node_index].ranks;
   v.local_peers = mpilaunch::format("{}", fmt::join(v.local_ranks, ","));
   v.oversubscribed = oversubscribed(spec.nodes[node_index]);
+  std::size_t in_apps = 0;
+  for (const protocol::AppContext& app : spec.apps) {
+    if (app.argv.empty() || app.num_procs == 0)
+      return Error{.kind = ErrorKind::MalformedFrame,
+                   .detail = "job spec with an application context without program or ranks"};
+    in_apps += app.num_procs;
+    v.app_sizes.push_back(app.num_procs);
+  }
+  if (in_apps != total)
+    return Error{
+        .kind = ErrorKind::MalformedFrame,
+        .detail = mpilaunch::format("job spec's application contexts have {} ranks, its nodes {}",
+                                    in_apps, total)};
+  if (v.app_sizes.size() > 1) {
+    v.node_names = names;
+    v.node_of_rank.assign(total, 0);
+    v.local_rank_of_rank.assign(total, 0);
+    for (std::size_t n = 0; n < spec.nodes.size(); ++n)
+      for (std::size_t i = 0; i < spec.nodes[n].ranks.size(); ++i) {
+        v.node_of_rank[spec.nodes[n].ranks[i]] = static_cast<std::uint32_t>(n);
+        v.local_rank_of_rank[spec.nodes[n].ranks[i]] = static_cast<std::uint32_t>(i);
+      }
+  }
   return v;
+}
+
+std::uint32_t app_of_rank(const std::vector<std::uint32_t>& app_sizes, std::uint32_t rank) {
+  std::uint64_t end = 0;
+  for (std::size_t app = 0; app < app_sizes.size(); ++app) {
+    end += app_sizes[app];
+    if (rank < end) return static_cast<std::uint32_t>(app);
+  }
+  return 0;
+}
+
+std::uint32_t first_rank_of_app(const std::vector<std::uint32_t>& app_sizes, std::uint32_t app) {
+  std::uint32_t first = 0;
+  for (std::uint32_t a = 0; a < app && a < app_sizes.size(); ++a) first += app_sizes[a];
+  return first;
 }
 
 }  // namespace mpilaunch::agent

@@ -27,14 +27,27 @@ struct NamespaceValues {
   std::string local_peers;  // "0,1,2"
   /// More ranks here than the node's slots: Open MPI's ranks must yield when idle.
   bool oversubscribed = false;
+  /// Ranks of each application context, in rank order (PMIX_APP_SIZE; MPI_APPNUM is the index).
+  std::vector<std::uint32_t> app_sizes;
+  /// With several contexts only (the per-rank PMIx data then has to name them, libpmix no
+  /// longer derives them from the maps): every rank's node index and rank within its node.
+  std::vector<std::string> node_names;
+  std::vector<std::uint32_t> node_of_rank;
+  std::vector<std::uint32_t> local_rank_of_rank;
 };
+
+/// The application context (MPI_APPNUM) of `rank`, from the contexts' sizes in rank order.
+std::uint32_t app_of_rank(const std::vector<std::uint32_t>& app_sizes, std::uint32_t rank);
+/// The first rank of application context `app` (PMIX_APPLDR).
+std::uint32_t first_rank_of_app(const std::vector<std::uint32_t>& app_sizes, std::uint32_t app);
 
 /// More ranks on `node` than its slots (unknown slots: never).
 inline bool oversubscribed(const protocol::NodeRanks& node) {
   return node.slots > 0 && node.ranks.size() > node.slots;
 }
 
-/// Validates the spec (dense ranks 0..N-1, each exactly once, node index in range) and
+/// Validates the spec (dense ranks 0..N-1, each exactly once, node index in range, application
+/// contexts covering the ranks exactly) and
 /// computes the values for node `node_index`.
 Result<NamespaceValues> namespace_values(const protocol::JobSpec& spec, std::uint32_t node_index);
 

@@ -341,6 +341,62 @@ Status PmixHost::init(const std::string& hostname, std::uint32_t node_id, const 
   return {};
 }
 
+namespace {
+
+// A pmix_data_array_t of `items`, handed to `list` under `key` (libpmix copies it).
+void add_info_array(InfoList& list, const char* key, InfoList& items) {
+  pmix_data_array_t array{};
+  array.type = PMIX_INFO;
+  array.array = items.data();
+  array.size = items.size();
+  list.add_array(key, &array);
+  array.array = nullptr;  // still owned by `items`
+  array.size = 0;
+}
+
+// The application contexts, as Open MPI's runtime registers them: per context its number,
+// size and first rank (PMIX_APP_INFO_ARRAY), and, with more than one context, each rank's
+// context and rank within it (PMIX_PROC_DATA): Open MPI 4.1 reads MPI_APPNUM as its own
+// PMIX_APPNUM. One context needs no per-rank data: the job-level PMIX_APPNUM 0 answers.
+// With it, the rank's local and node rank, node id and hostname go along: libpmix derives
+// them from the maps only for ranks without such data ("getting local rank failed").
+void add_app_info(InfoList& info, const NamespaceValues& v) {
+  std::uint32_t first = 0;
+  for (std::size_t app = 0; app < v.app_sizes.size(); ++app) {
+    InfoList items;
+    const auto appnum = static_cast<std::uint32_t>(app);
+    const pmix_rank_t leader = first;
+    items.add(PMIX_APPNUM, appnum, PMIX_UINT32);
+    items.add(PMIX_APP_SIZE, v.app_sizes[app], PMIX_UINT32);
+    items.add(PMIX_APPLDR, leader, PMIX_PROC_RANK);
+    add_info_array(info, PMIX_APP_INFO_ARRAY, items);
+    first += v.app_sizes[app];
+  }
+  if (v.app_sizes.size() < 2) return;
+  first = 0;
+  for (std::size_t app = 0; app < v.app_sizes.size(); ++app) {
+    const auto appnum = static_cast<std::uint32_t>(app);
+    for (std::uint32_t i = 0; i < v.app_sizes[app]; ++i) {
+      InfoList items;
+      const pmix_rank_t rank = first + i, app_rank = i;
+      items.add(PMIX_RANK, rank, PMIX_PROC_RANK);
+      items.add(PMIX_APPNUM, appnum, PMIX_UINT32);
+      items.add(PMIX_APP_RANK, app_rank, PMIX_PROC_RANK);
+      // Given per-rank data, libpmix no longer derives these from the node and proc maps.
+      const std::uint32_t node = v.node_of_rank.at(rank);
+      const auto local = static_cast<std::uint16_t>(v.local_rank_of_rank.at(rank));
+      items.add(PMIX_LOCAL_RANK, local, PMIX_UINT16);
+      items.add(PMIX_NODE_RANK, local, PMIX_UINT16);
+      items.add(PMIX_NODEID, node, PMIX_UINT32);
+      items.add_string(PMIX_HOSTNAME, v.node_names.at(node));
+      add_info_array(info, PMIX_PROC_DATA, items);
+    }
+    first += v.app_sizes[app];
+  }
+}
+
+}  // namespace
+
 Status PmixHost::register_namespace(const std::string& nspace, const NamespaceValues& v,
                                     const std::string& job_tmpdir, const std::string& ns_tmpdir) {
   char* node_regex = nullptr;
@@ -361,9 +417,11 @@ Status PmixHost::register_namespace(const std::string& nspace, const NamespaceVa
   const std::uint32_t max_procs = std::max(v.universe_size, v.job_size);
   info.add(PMIX_MAX_PROCS, max_procs, PMIX_UINT32);
   info.add(PMIX_NUM_NODES, v.num_nodes, PMIX_UINT32);
-  const std::uint32_t one = 1, zero = 0;
-  info.add(PMIX_JOB_NUM_APPS, one, PMIX_UINT32);
+  const std::uint32_t zero = 0;
+  const auto num_apps = static_cast<std::uint32_t>(std::max<std::size_t>(1, v.app_sizes.size()));
+  info.add(PMIX_JOB_NUM_APPS, num_apps, PMIX_UINT32);
   info.add(PMIX_APPNUM, zero, PMIX_UINT32);
+  add_app_info(info, v);
   const bool no = false, yes = true;
   info.add(PMIX_SPAWNED, no, PMIX_BOOL);
   info.add_regex(PMIX_NODE_MAP, node_regex);

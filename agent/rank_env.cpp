@@ -1,5 +1,6 @@
 #include "agent/rank_env.hpp"
 
+#include <algorithm>
 #include <map>
 #include <string_view>
 
@@ -51,6 +52,12 @@ bool is_stripped_variable(const std::string& name) {
                                                    "OMPI_COMM_WORLD_",
                                                    "OMPI_UNIVERSE_SIZE",
                                                    "OMPI_FILE_LOCATION",
+                                                   "OMPI_NUM_APP_CTX",
+                                                   "OMPI_APP_CTX_NUM_PROCS",
+                                                   "OMPI_FIRST_RANKS",
+                                                   "OMPI_COMMAND",
+                                                   "OMPI_ARGV",
+                                                   "OMPI_MCA_orte_app_num",
                                                    "MPILAUNCH_ATTEMPT",
                                                    "MPI_LOCALNRANKS",
                                                    "MPI_LOCALRANKID"};
@@ -83,9 +90,30 @@ std::vector<std::string> build_rank_env(const RankEnvInput& in) {
   env.set("OMPI_COMM_WORLD_LOCAL_RANK", std::to_string(p.local_rank));
   env.set("OMPI_COMM_WORLD_NODE_RANK", std::to_string(p.node_rank));
   env.set("OMPI_UNIVERSE_SIZE", std::to_string(p.universe_size > 0 ? p.universe_size : p.size));
-  // One application context, as mpirun describes it to every rank: its size and first rank.
-  env.set("OMPI_APP_CTX_NUM_PROCS", std::to_string(p.size));
-  env.set("OMPI_FIRST_RANKS", "0");
+  // The application contexts as mpirun 4.1.4 describes them to every rank: their number, each
+  // one's size, and "first ranks", which mpirun gives as 0 for every context (measured).
+  const RankApp& app = in.app;
+  std::string sizes, firsts;
+  for (const std::uint32_t n : app.app_sizes) {
+    sizes += (sizes.empty() ? "" : " ") + std::to_string(n);
+    firsts += firsts.empty() ? "0" : " 0";
+  }
+  if (app.app_sizes.empty()) {
+    sizes = std::to_string(p.size);
+    firsts = "0";
+  }
+  env.set("OMPI_NUM_APP_CTX", std::to_string(std::max<std::size_t>(1, app.app_sizes.size())));
+  env.set("OMPI_APP_CTX_NUM_PROCS", sizes);
+  env.set("OMPI_FIRST_RANKS", firsts);
+  env.set("OMPI_MCA_orte_app_num", std::to_string(app.appnum));
+  // The rank's program as mpirun names it (its base name) and its arguments, space-joined.
+  if (!app.argv.empty()) {
+    const std::string& program = app.argv.front();
+    env.set("OMPI_COMMAND", program.substr(program.find_last_of('/') + 1));
+    std::string args;
+    for (std::size_t i = 1; i < app.argv.size(); ++i) args += (i > 1 ? " " : "") + app.argv[i];
+    if (app.argv.size() > 1) env.set("OMPI_ARGV", args);
+  }
   // As mpirun sets it for every rank: on an oversubscribed node Open MPI's progress loop then
   // yields the CPU when idle instead of spinning (a 3-rank ring on 2 cores: 9.2 s against
   // 0.006 s). A user's --mca/-x value still wins (applied below).

@@ -2,6 +2,7 @@
 /// Each rank's environment: the agent's own, minus stale launcher variables, plus what PMIx's
 /// setup_fork gives, plus what Open MPI needs for a direct launch, plus the user's -x/--mca.
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,11 +21,19 @@ struct RankPlacement {
   bool oversubscribed = false;  // more ranks on this node than its slots
 };
 
+/// The rank's application context (mpirun's MPMD `a : b`, an appfile's lines) and the job's.
+struct RankApp {
+  int appnum = 0;                        // index of the rank's context (MPI_APPNUM)
+  std::vector<std::uint32_t> app_sizes;  // ranks of every context, in rank order
+  std::vector<std::string> argv;         // the context's program and arguments
+};
+
 struct RankEnvInput {
   std::vector<std::string> inherited;  // the agent's environ
   std::vector<std::string> pmix;       // from PMIx_server_setup_fork
-  std::vector<std::string> job;        // JobSpec.env: -x and --mca, applied last
+  std::vector<std::string> job;        // JobSpec.env, then the context's -x: applied last
   RankPlacement placement;
+  RankApp app;
   std::string vader_dir;        // private shared-memory backing directory of this node
   std::string ompi_tmpdir;      // Open MPI's session directory base
   bool virtual_nodes = false;   // several nodes on one machine: keep TCP on loopback

@@ -113,6 +113,15 @@ std::string format_pmi2(const Command& c) {
   return std::string(6 - std::min<std::size_t>(6, len.size()), ' ') + len + body;
 }
 
+int JobFacts::appnum_of(int rank) const {
+  int end = 0;
+  for (std::size_t app = 0; app < app_sizes.size(); ++app) {
+    end += app_sizes[app];
+    if (rank < end) return static_cast<int>(app);
+  }
+  return 0;
+}
+
 std::string process_mapping(const std::vector<std::vector<std::uint32_t>>& nodes) {
   std::size_t size = 0;
   for (const auto& ranks : nodes) size += ranks.size();
@@ -285,7 +294,8 @@ void ServerCore::handle(int rank, Conn& c, const Command& cmd, std::vector<Outpu
              {{"rc", "0"}, {"kvsname_max", "256"}, {"keylen_max", "64"}, {"vallen_max", "1024"}}},
             out);
     } else if (n == "get_appnum") {
-      reply(rank, c, {"appnum", {{"rc", "0"}, {"appnum", std::to_string(facts_.appnum)}}}, out);
+      reply(rank, c, {"appnum", {{"rc", "0"}, {"appnum", std::to_string(facts_.appnum_of(rank))}}},
+            out);
     } else if (n == "get_my_kvsname") {
       reply(rank, c, {"my_kvsname", {{"rc", "0"}, {"kvsname", facts_.kvsname}}}, out);
     } else if (n == "get_universe_size") {
@@ -336,7 +346,7 @@ void ServerCore::handle(int rank, Conn& c, const Command& cmd, std::vector<Outpu
             {"pmi-subversion", "0"},
             {"rank", std::to_string(rank)},
             {"size", std::to_string(facts_.size)},
-            {"appnum", std::to_string(facts_.appnum)},
+            {"appnum", std::to_string(facts_.appnum_of(rank))},
             {"debugged", "FALSE"},
             {"pmiverbose", "FALSE"},
             {"rc", "0"}}},

@@ -55,9 +55,12 @@ std::optional<std::map<std::string, std::string>> decode_puts(std::span<const st
 struct JobFacts {
   std::string kvsname;
   int size = 1;
-  int appnum = 0;
   std::string process_mapping;  // (vector,(node,nodes,ppn),...)
   std::vector<int> local_ranks;
+  /// Ranks of each application context in rank order (MPMD); empty: one context.
+  std::vector<int> app_sizes;
+  /// The application context of `rank` (PMI_Get_appnum, PMI-2's fullinit appnum).
+  int appnum_of(int rank) const;
 };
 
 /// What the agent must do after feeding bytes.

@@ -82,9 +82,14 @@ void put(Writer& w, const JobSpec& m) {
     w.u32(node.slots);
     w.strings(node.cpus);
   }
-  w.strings(m.argv);
+  w.u32(static_cast<std::uint32_t>(m.apps.size()));
+  for (const AppContext& app : m.apps) {
+    w.strings(app.argv);
+    w.strings(app.env);
+    w.str(app.wdir);
+    w.u32(app.num_procs);
+  }
   w.strings(m.env);
-  w.str(m.wdir);
   w.str(m.tmpdir);
   w.boolean(m.virtual_nodes);
   w.boolean(m.serve_pmix);
@@ -231,9 +236,16 @@ Message get(Reader& r, MsgType type) {
         node.cpus = r.strings();
         m.nodes.push_back(std::move(node));
       }
-      m.argv = r.strings();
+      const std::uint32_t apps = r.u32();
+      for (std::uint32_t i = 0; i < apps && r.ok(); ++i) {
+        AppContext app;
+        app.argv = r.strings();
+        app.env = r.strings();
+        app.wdir = r.str();
+        app.num_procs = r.u32();
+        m.apps.push_back(std::move(app));
+      }
       m.env = r.strings();
-      m.wdir = r.str();
       m.tmpdir = r.str();
       m.virtual_nodes = r.boolean();
       m.serve_pmix = r.boolean();

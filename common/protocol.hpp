@@ -18,7 +18,7 @@
 
 namespace mpilaunch::protocol {
 
-inline constexpr std::uint16_t kProtocolVersion = 10;
+inline constexpr std::uint16_t kProtocolVersion = 11;
 inline constexpr std::size_t kHeaderBytes = 16;  // version, type: u16; id, refers_to, size: u32
 inline constexpr std::uint32_t kMaxBodyBytes = 16u << 20;
 
@@ -90,19 +90,28 @@ struct NodeRanks {
   friend bool operator==(const NodeRanks&, const NodeRanks&) = default;
 };
 
+/// One application context (mpirun's MPMD `a : b`, or one line of an appfile): its ranks are
+/// the `num_procs` after those of the contexts before it (MPI_APPNUM is its index).
+struct AppContext {
+  std::vector<std::string> argv;  // program and its arguments
+  std::vector<std::string> env;   // NAME=value of this context only (its -x), after JobSpec.env
+  std::string wdir;               // empty: the agent's working directory
+  std::uint32_t num_procs = 0;
+  friend bool operator==(const AppContext&, const AppContext&) = default;
+};
+
 /// launcher -> agent: one attempt of the job. The agent serves nodes[node_index].
 struct JobSpec {
   std::string job_id;
   std::string nspace;  // fresh per attempt
   std::uint32_t attempt = 1;
   std::vector<NodeRanks> nodes;
-  std::vector<std::string> argv;  // program and its arguments
-  std::vector<std::string> env;   // NAME=value set in every rank (-x, --mca, launcher's)
-  std::string wdir;               // empty: the agent's working directory
-  std::string tmpdir;             // base directory for every temporary file of the job
-  bool virtual_nodes = false;     // several nodes share this machine
-  bool serve_pmix = true;         // register every rank with the agent's PMIx server
-  bool serve_pmi = false;         // give every rank a PMI-1/PMI-2 socket (PMI_FD), for MPICH
+  std::vector<AppContext> apps;  // in rank order; their num_procs add up to the job size
+  std::vector<std::string> env;  // NAME=value set in every rank (--mca, launcher's)
+  std::string tmpdir;            // base directory for every temporary file of the job
+  bool virtual_nodes = false;    // several nodes share this machine
+  bool serve_pmix = true;        // register every rank with the agent's PMIx server
+  bool serve_pmi = false;        // give every rank a PMI-1/PMI-2 socket (PMI_FD), for MPICH
   /// MPI_UNIVERSE_SIZE: the slots of every host of the job, with ranks or not (0: the job size).
   std::uint32_t universe_size = 0;
   /// Which rank's stdin is a pipe fed by StdinData: a rank, kStdinAll or kStdinNone. The others

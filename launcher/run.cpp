@@ -176,7 +176,8 @@ int run(const std::vector<std::string>& args) {
     (void)events.open(events_path_from(layered->args));
     return early_failure(options.error(), events);
   }
-  const Options& o = options.value();
+  Options parsed = std::move(options).value();
+  const Options& o = parsed;
   if (o.help && !o.help_topic.empty()) {
     const auto text = help_topic_text(o.help_topic);
     if (!text) {
@@ -204,6 +205,21 @@ int run(const std::vector<std::string>& args) {
     return exit_codes::kSuccess;
   }
   if (Status st = events.open(o.events_file); !st) return early_failure(st.error(), events);
+  if (!o.appfile.empty()) {
+    // --app FILE: the application contexts are the file's lines (mpirun's appfile).
+    std::ifstream in(o.appfile, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (!in.is_open() || in.bad())
+      return early_failure(
+          Error{.kind = ErrorKind::BadOption,
+                .detail = mpilaunch::format("--app {}: cannot read the appfile: {}", o.appfile,
+                                            std::strerror(errno))},
+          events);
+    auto with_contexts = apply_appfile(o, text.str(), o.appfile);
+    if (!with_contexts) return early_failure(with_contexts.error(), events);
+    parsed = std::move(with_contexts).value();
+  }
   if (Status st = unsupported_options(o); !st) return early_failure(st.error(), events);
   if (!o.report_pid.empty()) {
     // mpirun's --report-pid: '-' stdout, '+' stderr, anything else a file; the pid and a newline.
@@ -241,13 +257,16 @@ int run(const std::vector<std::string>& args) {
     // --pmi=auto reads the program's MPI library here, where the program is.
     std::vector<std::string> env = plan->env;  // a -x PATH=... comes first and wins
     if (const char* path = std::getenv("PATH")) env.push_back(mpilaunch::format("PATH={}", path));
-    const auto program = resolve_executable(plan->argv.at(0), env, plan->wdir);
+    // MPMD: the first context's program speaks for the job (one interface serves every rank).
+    const PlanApp& first = plan->apps.at(0);
+    env.insert(env.begin(), first.env.begin(), first.env.end());
+    const auto program = resolve_executable(first.argv.at(0), env, first.wdir);
     const Result<std::vector<std::string>> needed =
         program ? elf_needed(program.value())
                 : Result<std::vector<std::string>>(Error{
                       .kind = ErrorKind::BadOption,
-                      .detail = mpilaunch::format("{} is not on this machine", plan->argv[0])});
-    plan->pmi = choose_pmi(o.pmi, program ? program.value() : plan->argv[0], needed);
+                      .detail = mpilaunch::format("{} is not on this machine", first.argv[0])});
+    plan->pmi = choose_pmi(o.pmi, program ? program.value() : first.argv[0], needed);
     events.write("interface", {{"interface", pmi_label(plan->pmi)}, {"reason", plan->pmi.reason}});
   }
 

@@ -130,6 +130,13 @@ constexpr OptionDoc kDocs[] = {
      "libmpi.so.40 or libpmix mean PMIx; a script or a program linked to neither gets both. "
      "--dry-run says what was chosen and why (docs/pmi.md)."},
     {"--wdir", "Environment", "DIR", "working directory of the ranks", "the current directory", ""},
+    {"--app", "Environment", "FILE", "run the application contexts of an appfile (MPMD)", "",
+     "One context per line: mpirun's options and a program with its arguments, split at blanks "
+     "(no quoting, as mpirun reads it), '#' starts a comment. The contexts form one "
+     "MPI_COMM_WORLD, ranks numbered context by context; MPI_APPNUM is the line's context "
+     "number. As under mpirun, the command line's -n, -x, --wdir and program are not used; "
+     "its other options apply to every context. The command-line form is 'mpilaunch -n 1 ./a "
+     ": -n 2 ./b'."},
     // Output
     {"--tag-output", "Output", "", "prefix lines with [1,rank]<stdout>: as mpirun does", "",
      "mpirun 4.1's format: '[1,3]<stdout>:text' on stdout, '[1,3]<stderr>:text' on stderr (1 is "

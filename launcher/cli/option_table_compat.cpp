@@ -34,9 +34,6 @@ void add_compat_options(std::vector<OptionSpec>& t) {
   t.push_back(ignored({"--personality", "-personality"}, 1,
                       "the only personality of Open MPI 4.1 is 'ompi'"));
   // Refused by name.
-  t.push_back(refused({"--app", "-app"}, 1,
-                      "appfiles (several programs in one job, MPMD) are not implemented yet; run "
-                      "each program as its own job"));
   t.push_back(refused({"--prefix", "-prefix"}, 1,
                       "mpilaunch does not set the ranks' PATH and LD_LIBRARY_PATH from an "
                       "install prefix yet; use -x PATH=DIR/bin:$PATH -x "

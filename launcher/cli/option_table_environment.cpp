@@ -33,6 +33,14 @@ void add_environment_options(std::vector<OptionSpec>& t) {
          }
          return {};
        }});
+  // MPMD: one application context per line of the file (apply_appfile, read by run()).
+  t.push_back({{"--app", "-app"}, 1, [](Options& o, const Values& v) -> Status {
+                 if (v[0].empty()) return bad_option("--app needs the name of an appfile");
+                 if (!o.appfile.empty())
+                   return bad_option("--app was given twice; give one appfile");
+                 o.appfile = std::string(v[0]);
+                 return {};
+               }});
   t.push_back({{"--wdir", "-wdir", "--wd", "-wd"}, 1, [](Options& o, const Values& v) -> Status {
                  o.wdir = std::string(v[0]);
                  return {};

@@ -134,16 +134,16 @@ Error unknown_option(const std::string& arg, const std::string& name) {
 
 }  // namespace
 
-Result<Options> parse_options(const std::vector<std::string>& args) {
-  Options o;
-  std::size_t i = 0;
+namespace {
+
+// Parses options from args[i] on into `o`, up to the program (or "--"), and returns the index
+// of the program's first word; args.size() when none. Stops early for --help.
+Result<std::size_t> parse_option_words(Options& o, const std::vector<std::string>& args,
+                                       std::size_t i) {
   while (i < args.size()) {
     const std::string& arg = args[i];
-    if (arg == "--") {
-      ++i;
-      break;
-    }
-    if (arg.size() < 2 || arg[0] != '-') break;  // the program
+    if (arg == "--") return i + 1;
+    if (arg.size() < 2 || arg[0] != '-') return i;  // the program (or ':')
     std::string name = arg;
     std::optional<std::string> attached;
     if (const auto eq = arg.find('='); arg.starts_with("--") && eq != std::string::npos) {
@@ -191,20 +191,139 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
     ++i;
     if (o.help) {  // "--help TOPIC": an option, "errors" or "exit-codes"
       if (i < args.size()) o.help_topic = args[i];
-      return o;
+      return args.size();
     }
   }
-  o.program.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
-  if (o.help || o.version) return o;
-  if (o.program.empty())
-    return bad_option("no program to run was given: mpilaunch [options] PROGRAM [ARGS...]");
-  // mpirun reads a lone ':' as the start of another application context (MPMD).
-  if (std::find(o.program.begin(), o.program.end(), ":") != o.program.end())
-    return bad_option(
-        "':' (several programs in one job, MPMD) is not supported yet: mpirun would start "
-        "each program as its own application context; run them as separate jobs");
+  return i;
+}
+
+// The options of one context go into `o`; this takes them out again, leaving `o` with the
+// job-wide options only, ready for the next context's words.
+AppOptions take_context(Options& o, std::vector<std::string> program) {
+  AppOptions app{o.np, std::move(o.hosts), std::move(o.exports), std::move(o.wdir),
+                 std::move(program)};
+  o.np.reset();
+  o.hosts.clear();
+  o.exports.clear();
+  o.wdir.clear();
+  return app;
+}
+
+// The first context's values back into the fields every single-program path reads; -H of
+// every context merged (they are the job's hosts, as under mpirun).
+void set_first_context(Options& o, std::vector<AppOptions> contexts) {
+  o.contexts = std::move(contexts);
+  const AppOptions& first = o.contexts.front();
+  o.np = first.np;
+  o.exports = first.exports;
+  o.wdir = first.wdir;
+  o.program = first.program;
+  o.hosts.clear();
+  for (const AppOptions& app : o.contexts)
+    o.hosts.insert(o.hosts.end(), app.hosts.begin(), app.hosts.end());
+}
+
+void finish(Options& o) {
   if (o.hostfile.empty()) o.hostfile = o.default_hostfile;
   if (o.disable_recovery) o.max_restarts = 0;
+}
+
+}  // namespace
+
+Result<Options> parse_options(const std::vector<std::string>& args) {
+  Options o;
+  std::vector<AppOptions> contexts;
+  std::size_t i = 0;
+  for (;;) {
+    auto start = parse_option_words(o, args, i);
+    if (!start) return start.error();
+    if (o.help) return o;
+    // mpirun reads a lone ':' as the start of another application context (MPMD).
+    const auto colon = std::find(args.begin() + static_cast<std::ptrdiff_t>(start.value()),
+                                 args.end(), std::string(":"));
+    std::vector<std::string> program(args.begin() + static_cast<std::ptrdiff_t>(start.value()),
+                                     colon);
+    const bool more = colon != args.end();
+    if (program.empty() && (more || !contexts.empty()))
+      return bad_option(mpilaunch::format(
+          "application context {} has no program: each ':' separates two contexts, each with "
+          "its options and program (mpilaunch -n 1 ./a : -n 2 ./b)",
+          contexts.size() + 1));
+    contexts.push_back(take_context(o, std::move(program)));
+    if (!more) break;
+    i = static_cast<std::size_t>(colon - args.begin()) + 1;
+  }
+  set_first_context(o, std::move(contexts));
+  if (o.version) return o;
+  if (!o.appfile.empty()) {
+    finish(o);
+    return o;  // apply_appfile() reads the contexts
+  }
+  if (o.program.empty())
+    return bad_option("no program to run was given: mpilaunch [options] PROGRAM [ARGS...]");
+  finish(o);
+  return o;
+}
+
+Result<Options> apply_appfile(const Options& command_line, std::string_view text,
+                              std::string_view path) {
+  Options o = command_line;
+  // mpirun 4.1.4 runs the appfile's contexts only: the command line's -n, -x, --wdir and
+  // program are not used (its -H still names the job's hosts).
+  o.np.reset();
+  o.exports.clear();
+  o.wdir.clear();
+  o.program.clear();
+  o.contexts.clear();
+  const std::vector<std::string> command_line_hosts = o.hosts;
+  o.hosts.clear();
+  std::vector<AppOptions> contexts;
+  int line_number = 0;
+  while (!text.empty()) {
+    const std::size_t end = text.find('\n');
+    std::string_view line = text.substr(0, end);
+    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+    ++line_number;
+    line = line.substr(0, line.find('#'));
+    std::vector<std::string> words;
+    std::size_t at = 0;
+    while (at < line.size()) {
+      const std::size_t from = line.find_first_not_of(" \t\r\f\v", at);
+      if (from == std::string_view::npos) break;
+      const std::size_t to = std::min(line.size(), line.find_first_of(" \t\r\f\v", from));
+      words.emplace_back(line.substr(from, to - from));
+      at = to;
+    }
+    if (words.empty()) continue;
+    auto where = [&](const Error& e) {
+      return bad_option(mpilaunch::format("--app {}, line {}: {}", path, line_number, e.detail));
+    };
+    auto start = parse_option_words(o, words, 0);
+    if (!start) return where(start.error());
+    if (o.help || o.version || o.appfile != command_line.appfile)
+      return bad_option(mpilaunch::format(
+          "--app {}, line {}: --help, --version and --app do not belong in an appfile", path,
+          line_number));
+    std::vector<std::string> program(words.begin() + static_cast<std::ptrdiff_t>(start.value()),
+                                     words.end());
+    if (std::find(program.begin(), program.end(), ":") != program.end())
+      return bad_option(mpilaunch::format(
+          "--app {}, line {}: ':' does not separate contexts in an appfile: give each context "
+          "its own line",
+          path, line_number));
+    if (program.empty())
+      return bad_option(
+          mpilaunch::format("--app {}, line {}: no program on the line", path, line_number));
+    contexts.push_back(take_context(o, std::move(program)));
+  }
+  if (contexts.empty())
+    return bad_option(mpilaunch::format(
+        "--app {}: the appfile has no program (one context per line: [options] PROGRAM "
+        "[ARGS...])",
+        path));
+  set_first_context(o, std::move(contexts));
+  o.hosts.insert(o.hosts.begin(), command_line_hosts.begin(), command_line_hosts.end());
+  finish(o);
   return o;
 }
 

@@ -29,6 +29,16 @@ enum class OptionAnswer { Works, Ignored, Refused };
 inline constexpr int kMaxRanks = 1 << 20;
 inline constexpr double kMaxSeconds = 365.0 * 24 * 3600;
 
+/// One application context: mpirun's `a : b` (MPMD) or one line of an appfile (--app). Its
+/// ranks follow those of the contexts before it; MPI_APPNUM is its index.
+struct AppOptions {
+  std::optional<int> np;             // -n of this context
+  std::vector<std::string> hosts;    // -H values of this context: it runs only there
+  std::vector<std::string> exports;  // -x of this context
+  std::string wdir;                  // --wdir of this context
+  std::vector<std::string> program;  // program and its arguments
+};
+
 struct Options {
   // Mapping
   std::optional<int> np;
@@ -98,12 +108,22 @@ struct Options {
   std::string help_topic;  // --help TOPIC
   bool version = false;
   std::vector<std::string> ignored;  // mpirun options given that have no effect here
-  // What to run
+  // What to run. np, hosts (every context's -H merged), exports, wdir and program above are the
+  // first context's; `contexts` has every context, the first included.
   std::vector<std::string> program;  // program and its arguments
+  std::vector<AppOptions> contexts;
+  std::string appfile;  // --app FILE: the contexts come from its lines (apply_appfile)
 };
 
 /// Parses everything after argv[0]. BadOption errors name the option and say how to fix it.
 Result<Options> parse_options(const std::vector<std::string>& args);
+
+/// The contexts of appfile `text` (named `path` in errors): one per line, each line mpirun's
+/// options and a program with its arguments, split at blanks (no quoting, as mpirun 4.1.4
+/// reads it), `#` to the end of the line a comment. As under mpirun, the command line's -n,
+/// -x, --wdir and program are not used; its other options apply to every context.
+Result<Options> apply_appfile(const Options& command_line, std::string_view text,
+                              std::string_view path);
 
 /// Options the parser recognises (so the rest of the line is read right) whose meaning the
 /// launcher does not implement yet: a BadOption error naming the first one, else success.

@@ -2,8 +2,10 @@
 
 #include "common/text_format.hpp"
 
+#include <algorithm>
 #include <charconv>
 
+#include "launcher/hosts/host_option.hpp"
 #include "launcher/start/srun_command.hpp"
 
 namespace mpilaunch::launcher {
@@ -12,6 +14,81 @@ bool is_local_name(const std::string& name, const std::string& hostname) {
   return name == "localhost" || name == "127.0.0.1" || name == "::1" || name == hostname ||
          (!hostname.empty() && name.starts_with(hostname + "."));
 }
+
+namespace {
+
+// MPMD: each context is mapped in turn by map_job, over its hosts (its -H, else all) with the
+// slots the contexts before it left, and its ranks follow theirs: mpirun's order. A context
+// without -n asks for every slot of its hosts, as under mpirun (so after another context it
+// fits only with --oversubscribe).
+Result<JobMap> map_contexts(const std::vector<NodeSlots>& hosts, const MapRequest& request,
+                            std::vector<AppOptions>& contexts) {
+  std::vector<int> used(hosts.size(), 0);
+  std::vector<int> host_of_rank;
+  for (std::size_t c = 0; c < contexts.size(); ++c) {
+    AppOptions& context = contexts[c];
+    std::vector<std::string> names;
+    for (const std::string& value : context.hosts) {
+      auto entries = parse_host_option(value);
+      if (!entries) return entries.error();
+      for (const HostEntry& e : entries.value()) names.push_back(e.name);
+    }
+    std::vector<std::size_t> eligible;
+    std::vector<NodeSlots> free;
+    int all_slots = 0;
+    for (std::size_t h = 0; h < hosts.size(); ++h) {
+      if (!names.empty() && std::find(names.begin(), names.end(), hosts[h].name) == names.end())
+        continue;
+      eligible.push_back(h);
+      const NodeSlots& host = hosts[h];
+      free.push_back({host.name, std::max(0, host.slots - used[h]),
+                      host.max_slots ? std::optional<int>(std::max(0, *host.max_slots - used[h]))
+                                     : std::nullopt});
+      all_slots += host.slots;
+    }
+    if (eligible.empty())
+      return Error{.kind = ErrorKind::BadOption,
+                   .executable = context.program.empty() ? "" : context.program[0],
+                   .detail = mpilaunch::format(
+                       "application context {}: none of its hosts ({}) is among the job's hosts",
+                       c + 1, fmt::join(names, ","))};
+    MapRequest context_request = request;
+    context_request.np = context.np;
+    if (!context.np && !request.per_node) context_request.np = std::max(1, all_slots);
+    auto map = map_job(free, context_request);
+    if (!map) {
+      Error e = map.error();
+      e.executable = context.program.empty() ? "" : context.program[0];
+      if (contexts.size() > 1)
+        e.detail =
+            mpilaunch::format("application context {} ({}): {}", c + 1, e.executable, e.detail);
+      return e;
+    }
+    for (int r = 0; r < map.value().size(); ++r) {
+      const std::string& node = map.value().node_name(map.value().node_of(r));
+      for (const std::size_t h : eligible)
+        if (hosts[h].name == node) {
+          host_of_rank.push_back(static_cast<int>(h));
+          ++used[h];
+          break;
+        }
+    }
+    context.np = map.value().size();
+  }
+  std::vector<std::string> nodes;
+  std::vector<int> node_of_host(hosts.size(), -1);
+  for (std::size_t h = 0; h < hosts.size(); ++h)
+    if (used[h] > 0) {
+      node_of_host[h] = static_cast<int>(nodes.size());
+      nodes.push_back(hosts[h].name);
+    }
+  std::vector<int> node_of_rank;
+  for (const int h : host_of_rank)
+    node_of_rank.push_back(node_of_host[static_cast<std::size_t>(h)]);
+  return JobMap(std::move(nodes), std::move(node_of_rank));
+}
+
+}  // namespace
 
 Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const MachineFacts& machine,
                              const EnvLookup& getenv) {
@@ -116,10 +193,13 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
   // each node's objects once its agent has reported them (common/placement.hpp).
   if (plan.placement.ppr > 0 && plan.placement.map_level == HwLevel::Board && !o.per_node)
     request.per_node = plan.placement.ppr;
-  auto map = map_job(slots, request);
+  std::vector<AppOptions> contexts = o.contexts;
+  if (contexts.empty()) contexts.push_back({o.np, o.hosts, o.exports, o.wdir, o.program});
+  auto map =
+      contexts.size() == 1 ? map_job(slots, request) : map_contexts(slots, request, contexts);
   if (!map) {
     Error e = map.error();
-    if (!o.program.empty()) e.executable = o.program[0];
+    if (e.executable.empty() && !o.program.empty()) e.executable = o.program[0];
     return e;
   }
   plan.map = std::move(map).value();
@@ -133,24 +213,48 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
   if (static_cast<int>(plan.nodes.size()) != plan.map.node_count())
     return Error{.kind = ErrorKind::HostfileError, .detail = "a host is listed twice"};
 
-  for (const std::string& x : o.exports) {
-    const auto eq = x.find('=');
-    if (eq != std::string::npos) {
-      plan.env.push_back(x);
-    } else if (const auto value = getenv(x)) {
-      plan.env.push_back(x + "=" + *value);
-    } else {
-      plan.warnings.push_back(
-          mpilaunch::format("-x {}: the variable is not set here, so it is not exported", x));
+  std::vector<int> ranks_of_context(contexts.size(), 0);
+  if (contexts.size() == 1) {
+    ranks_of_context[0] = plan.map.size();
+  } else {
+    for (std::size_t c = 0; c < contexts.size(); ++c)
+      ranks_of_context[c] = contexts[c].np.value_or(0);
+  }
+  std::vector<std::string> warned;
+  for (std::size_t c = 0; c < contexts.size(); ++c) {
+    const AppOptions& context = contexts[c];
+    PlanApp app;
+    for (const std::string& x : context.exports) {
+      const auto eq = x.find('=');
+      if (eq != std::string::npos) {
+        app.env.push_back(x);
+      } else if (const auto value = getenv(x)) {
+        app.env.push_back(x + "=" + *value);
+      } else if (std::find(warned.begin(), warned.end(), x) == warned.end()) {
+        warned.push_back(x);
+        plan.warnings.push_back(
+            mpilaunch::format("-x {}: the variable is not set here, so it is not exported", x));
+      }
     }
+    app.argv = context.program;
+    app.wdir = context.wdir.empty()     ? machine.cwd
+               : context.wdir[0] == '/' ? context.wdir
+                                        : machine.cwd + "/" + context.wdir;
+    app.num_procs = ranks_of_context[c];
+    plan.apps.push_back(std::move(app));
   }
   for (const auto& [key, value] : o.mca)
     plan.env.push_back(mpilaunch::format("OMPI_MCA_{}={}", key, value));
-
-  plan.argv = o.program;
-  plan.wdir =
-      o.wdir.empty() ? machine.cwd : (o.wdir[0] == '/' ? o.wdir : machine.cwd + "/" + o.wdir);
   return plan;
+}
+
+const PlanApp& app_of_rank(const LaunchPlan& plan, int rank) {
+  int end = 0;
+  for (const PlanApp& app : plan.apps) {
+    end += app.num_procs;
+    if (rank < end) return app;
+  }
+  return plan.apps.front();
 }
 
 std::string render_plan(const LaunchPlan& plan, const std::string& agent_command) {
@@ -159,8 +263,21 @@ std::string render_plan(const LaunchPlan& plan, const std::string& agent_command
   out += mpilaunch::format("launcher:   {}\n", plan.launcher == LauncherKind::Ssh    ? "ssh"
                                                : plan.launcher == LauncherKind::Srun ? "srun"
                                                                                      : "local");
-  out += mpilaunch::format("program:    {}\n", fmt::join(plan.argv, " "));
-  out += mpilaunch::format("wdir:       {}\n", plan.wdir);
+  if (plan.apps.size() == 1) {
+    out += mpilaunch::format("program:    {}\n", fmt::join(plan.apps[0].argv, " "));
+    out += mpilaunch::format("wdir:       {}\n", plan.apps[0].wdir);
+  } else {
+    // MPMD: one line per application context, its ranks and what only it gets.
+    int first = 0;
+    for (std::size_t c = 0; c < plan.apps.size(); ++c) {
+      const PlanApp& app = plan.apps[c];
+      out += mpilaunch::format("context {}:  ranks {}-{}: {}\n", c, first,
+                               first + app.num_procs - 1, fmt::join(app.argv, " "));
+      out += mpilaunch::format("  wdir:     {}\n", app.wdir);
+      for (const std::string& e : app.env) out += mpilaunch::format("  env:      {}\n", e);
+      first += app.num_procs;
+    }
+  }
   out += mpilaunch::format("interface:  {} ({})\n", pmi_label(plan.pmi), plan.pmi.reason);
   out += mpilaunch::format("processes:  {} on {} node{}\n", plan.map.size(), plan.map.node_count(),
                            plan.map.node_count() == 1 ? "" : "s");
@@ -178,6 +295,8 @@ std::string render_plan(const LaunchPlan& plan, const std::string& agent_command
         mpilaunch::format("    agent: {}{}\n",
                           plan.launcher == LauncherKind::Ssh ? "ssh " + h.name + " " : "", command);
   }
+  if (plan.apps.size() == 1)
+    for (const std::string& e : plan.apps[0].env) out += mpilaunch::format("  env: {}\n", e);
   for (const std::string& e : plan.env) out += mpilaunch::format("  env: {}\n", e);
   for (const std::string& w : plan.warnings) out += mpilaunch::format("warning: {}\n", w);
   return out;

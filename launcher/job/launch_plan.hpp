@@ -23,20 +23,31 @@ struct MachineFacts {
   std::string cwd;
 };
 
+/// One application context of the plan (mpirun's MPMD `a : b`, an appfile line): its ranks
+/// follow the previous contexts' (MPI_APPNUM is its index).
+struct PlanApp {
+  std::vector<std::string> argv;  // program and arguments
+  std::vector<std::string> env;   // NAME=value of its -x, after the job's env
+  std::string wdir;               // absolute
+  int num_procs = 0;
+};
+
 struct LaunchPlan {
   LauncherKind launcher = LauncherKind::Local;
   bool isolated = false;         // no hosts were given: one local agent
   std::string hosts_source;      // where the hosts came from
   std::vector<HostEntry> nodes;  // one per node of the map, in node order
   JobMap map;
-  int universe_size = 0;          // slots of every host, with ranks or not (MPI_UNIVERSE_SIZE)
-  PlacementPolicy placement;      // mapping, ranking, binding (common/placement.hpp)
-  std::vector<std::string> env;   // NAME=value for every rank (-x, --mca)
-  std::vector<std::string> argv;  // program and arguments
-  std::string wdir;               // absolute
-  PmiChoice pmi;                  // filled in by run() from --pmi and the program's libraries
+  int universe_size = 0;         // slots of every host, with ranks or not (MPI_UNIVERSE_SIZE)
+  PlacementPolicy placement;     // mapping, ranking, binding (common/placement.hpp)
+  std::vector<std::string> env;  // NAME=value for every rank (--mca)
+  std::vector<PlanApp> apps;     // every application context, in rank order; at least one
+  PmiChoice pmi;                 // filled in by run() from --pmi and the program's libraries
   std::vector<std::string> warnings;
 };
+
+/// The application context that `rank` belongs to.
+const PlanApp& app_of_rank(const LaunchPlan& plan, int rank);
 
 /// `hosts` is empty for isolated local mode. Errors: BadOption, NotEnoughSlots.
 Result<LaunchPlan> make_plan(const Options& options, const HostList& hosts,

@@ -100,7 +100,7 @@ int Supervisor::run() {
   events_.write("job-start", {{"job", config_.job_id},
                               {"np", config_.plan.map.size()},
                               {"nodes", nodes},
-                              {"argv", config_.plan.argv},
+                              {"argv", config_.plan.apps.at(0).argv},
                               {"version", MPILAUNCH_VERSION},
                               {"max_restarts", config_.restart.max_restarts}});
   update_status();
@@ -209,12 +209,15 @@ void Supervisor::spawn_ranks() {
       node.cpus.push_back(pus.empty() ? std::string() : os_cpu_list(topology, pus));
     spec.nodes.push_back(std::move(node));
   }
-  spec.argv = plan.argv;
+  for (const PlanApp& app : plan.apps)
+    spec.apps.push_back({app.argv, app.env, app.wdir, static_cast<std::uint32_t>(app.num_procs)});
   spec.env = plan.env;
   spec.env.push_back(mpilaunch::format("MPILAUNCH_MAX_RESTARTS={}", config_.restart.max_restarts));
   {
     // Open MPI's transport default (docs/transport.md), from every agent's report.
     std::vector<std::string> chosen = plan.env;
+    for (const PlanApp& app : plan.apps)
+      chosen.insert(chosen.end(), app.env.begin(), app.env.end());
     for (const char* name : {"OMPI_MCA_pml", "OMPI_MCA_mtl"})
       if (const char* value = std::getenv(name))
         chosen.push_back(mpilaunch::format("{}={}", name, value));
@@ -227,7 +230,6 @@ void Supervisor::spawn_ranks() {
                                   {"reason", transport.reason}});
     transport_reported_ = true;
   }
-  spec.wdir = plan.wdir;
   spec.tmpdir = config_.tmpdir;
   spec.virtual_nodes = plan.launcher == LauncherKind::Local && plan.map.node_count() > 1;
   spec.serve_pmix = plan.pmi.pmix;
@@ -289,7 +291,7 @@ bool Supervisor::place_ranks() {
   auto bindings = bind_ranks(plan.map, inputs, plan.placement, shared);
   if (!bindings) {
     Error e = bindings.error();
-    if (!plan.argv.empty()) e.executable = plan.argv[0];
+    if (!plan.apps.empty() && !plan.apps[0].argv.empty()) e.executable = plan.apps[0].argv[0];
     fail(std::move(e), JobEvent::AgentFailed);
     return false;
   }

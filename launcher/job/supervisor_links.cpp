@@ -192,7 +192,8 @@ void Supervisor::on_rank_exited(Link& link, const protocol::RankExited& m) {
   ++(error ? counts.failed : counts.succeeded);
   update_status();
   if (error) {
-    error->executable = config_.plan.argv.empty() ? "" : config_.plan.argv[0];
+    const PlanApp& app = app_of_rank(config_.plan, static_cast<int>(m.rank));
+    error->executable = app.argv.empty() ? "" : app.argv[0];
     Error diagnosed = diagnose_rank_failure(*error, stderr_tails_[m.rank]);
     if (state_ != JobState::TearingDown) {
       fail(std::move(diagnosed), JobEvent::RankFailed, m);

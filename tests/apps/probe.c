@@ -29,6 +29,8 @@ static const char* const fixed_env[] = {
     "OMPI_FIRST_RANKS",
     "OMPI_NUM_APP_CTX",
     "OMPI_COMMAND",
+    "OMPI_ARGV",
+    "OMPI_MCA_orte_app_num",
     "OMPI_MCA_mpi_oversubscribe",
     "OMPI_MCA_mpi_yield_when_idle",
     "OMPI_MCA_orte_bound_at_launch",

@@ -10,7 +10,6 @@ namespace mpilaunch::compat {
 namespace {
 
 // Items of issue 20 and 21 that own the known differences.
-constexpr const char* kMpmd = "issue 20 item 2: MPMD";
 constexpr const char* kUniverse = "issue 20 item 3: MPI_UNIVERSE_SIZE = slots";
 constexpr const char* kSlots = "issue 20 item 4: slots = the node's cores";
 constexpr const char* kMca = "issue 20 item 6: OMPI_MCA_* in the launcher's environment";
@@ -156,11 +155,9 @@ std::vector<Case> table() {
        .source = "mpirun(1): -wdir <dir>"});
   add({.name = "mpmd",
        .args = {"-n", "1", "@probe", "first", ":", "-n", "1", "@probe", "second"},
-       .pending = kMpmd,
        .source = "mpirun(1): mpirun -np 2 a.out : -np 2 b.out"});
   add({.name = "appfile",
        .args = {"--app", "appfile"},
-       .pending = kMpmd,
        .files = {{"appfile", "-n 1 @probe first\n-n 1 @probe second\n"}},
        .source = "mpirun(1): --app <appfile>"});
   add({.name = "mca-btl",
@@ -265,7 +262,6 @@ std::vector<Case> table() {
   add({.name = "mpmd-per-context",
        .args = {"-n", "1", "--wdir", "sub", "-x", "PROBE_FOO=one", "@probe", ":", "-n", "1", "-x",
                 "PROBE_FOO=two", "@probe"},
-       .pending = kMpmd,
        .env = {"PROBE_ENV=PROBE_FOO"},
        .files = {{"sub/keep", ""}},
        .source = "issue 20 item 2: per-context -n, -x, --wdir"});
@@ -365,7 +361,6 @@ std::vector<Case> table() {
          .mpirun_may_crash = true});
   vnode({.name = "vn-mpmd",
          .args = {"-H", "node1:2,node2:2", "-n", "2", "@probe", "a", ":", "-n", "2", "@probe", "b"},
-         .pending = kMpmd,
          .source = "mpirun(1): MPMD across nodes"});
   vnode({.name = "vn-x",
          .args = {"-H", "node1:1,node2:1", "-x", "PROBE_FOO=bar", "-n", "2", "@probe"},
@@ -415,7 +410,6 @@ std::vector<Case> table() {
          .source = "mpirun(1): --map-by slot"});
   vnode({.name = "vn-mpmd-hosts",
          .args = {"-n", "1", "-H", "node2", "@probe", ":", "-n", "1", "-H", "node1", "@probe"},
-         .pending = kMpmd,
          .source = "issue 20 item 2: per-context -H"});
   vnode({.name = "vn-rank-killed",
          .args = {"-H", "node1:1,node2:1", "-n", "2", "@probe"},
@@ -435,9 +429,6 @@ const std::map<std::string, std::string>& known_key_differences() {
   static const std::map<std::string, std::string> keys = {
       {"cpus", kBinding},
       {"fd1", kPty},
-      {"env.OMPI_APP_CTX_NUM_PROCS", kMpmd},
-      {"env.OMPI_NUM_APP_CTX", kMpmd},
-      {"env.OMPI_COMMAND", kMpmd},
       {"env.OMPI_MCA_orte_bound_at_launch", kBinding},
       {"universe", kUniverse},
       {"env.OMPI_UNIVERSE_SIZE", kUniverse},

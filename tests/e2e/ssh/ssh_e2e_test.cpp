@@ -154,6 +154,24 @@ TEST_CASE("ssh: MPICH on 3 nodes, its PMI barriers relayed between the agents") 
   CHECK(wait_until_gone(mark, 3s).empty());
 }
 
+// MPMD over ssh (issue 20 item 2): each context's program, arguments and -x reach the ranks
+// of the other nodes, with MPI_APPNUM, and the Allreduce crosses contexts and nodes.
+TEST_CASE("ssh: two application contexts on 3 nodes are one world") {
+  const std::string mark = new_mark();
+  const std::string mpmd = env_path("MPMD_BIN");
+  const Run run = run_launcher(
+      ssh_args(mark, {"-H", "node1:1,node2:1,node3:1", "-n", "1", "-x", "MPMD_VAR=one", mpmd, "a",
+                      ":", "-n", "2", "-x", "MPMD_VAR=two", mpmd, "b", "c"}));
+  INFO("stderr: " << run.err);
+  CHECK(run.exit_code == 0);
+  CHECK(!run.failure);
+  for (const std::string line : {"rank=0 appnum=0 contexts=2 size=3 args=a var=one sum=ok\n",
+                                 "rank=1 appnum=1 contexts=2 size=3 args=b,c var=two sum=ok\n",
+                                 "rank=2 appnum=1 contexts=2 size=3 args=b,c var=two sum=ok\n"})
+    CHECK_MESSAGE(run.out.find(line) != std::string::npos, line, run.out);
+  CHECK(wait_until_gone(mark, 3s).empty());
+}
+
 TEST_CASE("ssh: a restart re-spawns the ranks through the agents already up on 3 nodes") {
   const std::string mark = new_mark();
   // Rank 4 (on node3) fails on attempt 1; attempt 2 succeeds.

@@ -11,6 +11,9 @@ protocol::JobSpec spec(std::vector<protocol::NodeRanks> nodes) {
   s.job_id = "j";
   s.nspace = "ns";
   s.nodes = std::move(nodes);
+  std::uint32_t ranks = 0;
+  for (const auto& node : s.nodes) ranks += static_cast<std::uint32_t>(node.ranks.size());
+  s.apps = {{{"./a"}, {}, "", ranks}};
   return s;
 }
 }  // namespace
@@ -56,4 +59,31 @@ TEST_CASE("a node with more ranks than slots is oversubscribed; the universe is 
   CHECK_FALSE(namespace_values(s, 2)->oversubscribed);  // slots unknown
   s.universe_size = 0;
   CHECK(namespace_values(s, 0)->universe_size == 5);  // unknown: the job size
+}
+
+TEST_CASE("application contexts: each rank's context and each context's first rank") {
+  auto s = spec({{"n1", {0, 1}}, {"n2", {2, 3, 4}}});
+  s.apps = {{{"./a"}, {}, "", 1}, {{"./b", "x"}, {"A=1"}, "/w", 3}, {{"./c"}, {}, "", 1}};
+  const auto v = namespace_values(s, 0);
+  REQUIRE(v.has_value());
+  CHECK(v->app_sizes == std::vector<std::uint32_t>{1, 3, 1});
+  CHECK(app_of_rank(v->app_sizes, 0) == 0);
+  CHECK(app_of_rank(v->app_sizes, 1) == 1);
+  CHECK(app_of_rank(v->app_sizes, 3) == 1);
+  CHECK(app_of_rank(v->app_sizes, 4) == 2);
+  CHECK(first_rank_of_app(v->app_sizes, 0) == 0);
+  CHECK(first_rank_of_app(v->app_sizes, 1) == 1);
+  CHECK(first_rank_of_app(v->app_sizes, 2) == 4);
+}
+
+TEST_CASE("application contexts that do not cover the ranks exactly are refused") {
+  auto s = spec({{"n1", {0, 1}}});
+  s.apps = {{{"./a"}, {}, "", 1}};
+  CHECK(namespace_values(s, 0).error().kind == ErrorKind::MalformedFrame);
+  s.apps = {{{"./a"}, {}, "", 2}, {{"./b"}, {}, "", 1}};
+  CHECK(namespace_values(s, 0).error().kind == ErrorKind::MalformedFrame);
+  s.apps = {{{}, {}, "", 2}};
+  CHECK(namespace_values(s, 0).error().kind == ErrorKind::MalformedFrame);
+  s.apps = {};
+  CHECK(namespace_values(s, 0).error().kind == ErrorKind::MalformedFrame);
 }

@@ -12,9 +12,9 @@ namespace {
 JobFacts facts(std::vector<int> local) {
   return JobFacts{.kvsname = "kvs_7",
                   .size = 4,
-                  .appnum = 0,
                   .process_mapping = "(vector,(0,2,2))",
-                  .local_ranks = std::move(local)};
+                  .local_ranks = std::move(local),
+                  .app_sizes = {}};
 }
 std::string only_reply(const std::vector<Output>& out) {
   REQUIRE(out.size() == 1);
@@ -203,4 +203,20 @@ TEST_CASE("a rank counts as connected once its init line arrived") {
   CHECK(s.connected(0));
   CHECK_FALSE(s.connected(1));
   CHECK_FALSE(s.connected(7));
+}
+
+TEST_CASE("appnum is the rank's application context, through PMI-1 and PMI-2's fullinit") {
+  JobFacts f = facts({0, 1, 2, 3});
+  CHECK(f.appnum_of(3) == 0);  // one context
+  f.app_sizes = {1, 2, 1};
+  CHECK(f.appnum_of(0) == 0);
+  CHECK(f.appnum_of(2) == 1);
+  CHECK(f.appnum_of(3) == 2);
+  ServerCore s(f);
+  (void)s.feed(2, "cmd=init pmi_version=1 pmi_subversion=1\n");
+  CHECK(only_reply(s.feed(2, "cmd=get_appnum\n")) == "cmd=appnum rc=0 appnum=1\n");
+  (void)s.feed(3, "cmd=init pmi_version=2 pmi_subversion=0\n");
+  const std::string r =
+      only_reply(s.feed(3, format_pmi2({"fullinit", {{"pmirank", "3"}, {"threaded", "FALSE"}}})));
+  CHECK(r.find(";appnum=2;") != std::string::npos);
 }

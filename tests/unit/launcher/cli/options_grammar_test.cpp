@@ -148,7 +148,7 @@ const Spelling kMpirun[] = {
     {"--tv", 0, R},
     {"--allow-run-as-root", 0, W},
     {"-allow-run-as-root", 0, W},
-    {"--app", 1, R},
+    {"--app", 1, W},
     {"-cf", 1, R},
     {"--cartofile", 1, R},
     {"-continuous", 0, R},
@@ -345,13 +345,6 @@ TEST_CASE("grammar: what is recognised but not implemented is refused by name") 
     REQUIRE(o);
     CHECK(unsupported_options(*o));
   }
-}
-
-TEST_CASE("grammar: MPMD ':' is refused by name, not passed to the first program") {
-  const auto o = parse_options({"-n", "1", "./a", ":", "-n", "2", "./b"});
-  REQUIRE_FALSE(o);
-  CHECK(o.error().detail.find("':'") != std::string::npos);
-  CHECK(o.error().detail.find("MPMD") != std::string::npos);
 }
 
 TEST_CASE("grammar: values too large or unbounded are refused by name") {

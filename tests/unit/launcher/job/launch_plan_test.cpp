@@ -23,7 +23,7 @@ TEST_CASE("no hosts: isolated local mode with one slot per CPU") {
   CHECK(plan->launcher == LauncherKind::Local);
   CHECK(plan->map.size() == 4);
   CHECK(plan->nodes.front().name == "box");
-  CHECK(plan->wdir == "/home/u");
+  CHECK(plan->apps.at(0).wdir == "/home/u");
 }
 
 TEST_CASE(
@@ -42,9 +42,10 @@ TEST_CASE("-x and --mca become rank environment; unset -x names warn") {
   const auto plan = make_plan(opts({"-x", "A=1", "-x", "HOME", "-x", "NOPE", "--mca", "btl", "tcp",
                                     "--wdir", "sub", "./a"}),
                               HostList{}, kMachine, env);
-  CHECK(plan->env == std::vector<std::string>{"A=1", "HOME=/home/u", "OMPI_MCA_btl=tcp"});
+  CHECK(plan->apps.at(0).env == std::vector<std::string>{"A=1", "HOME=/home/u"});
+  CHECK(plan->env == std::vector<std::string>{"OMPI_MCA_btl=tcp"});
   CHECK(plan->warnings.size() == 1);
-  CHECK(plan->wdir == "/home/u/sub");
+  CHECK(plan->apps.at(0).wdir == "/home/u/sub");
 }
 
 TEST_CASE("slot shortage is reported with the program name") {
@@ -126,4 +127,62 @@ TEST_CASE("placement from mpirun's MCA parameters; the command line wins") {
             .kind == ErrorKind::NotEnoughSlots);
   CHECK(make_plan(opts({"--mca", "rmaps", "seq", "./a"}), HostList{}, kMachine, env).error().kind ==
         ErrorKind::BadOption);
+}
+
+TEST_CASE("mpmd: contexts are mapped in turn, ranks numbered context by context") {
+  const HostList hosts{{{.name = "n1", .slots = 2}, {.name = "n2", .slots = 2}}, "-H"};
+  const auto plan = make_plan(opts({"--launcher=local", "-n", "1", "-x", "A=1", "./a", ":", "-n",
+                                    "3", "--wdir", "/w", "./b", "x"}),
+                              hosts, kMachine, env);
+  REQUIRE(plan.has_value());
+  REQUIRE(plan->apps.size() == 2);
+  CHECK(plan->apps[0].num_procs == 1);
+  CHECK(plan->apps[0].argv == std::vector<std::string>{"./a"});
+  CHECK(plan->apps[0].env == std::vector<std::string>{"A=1"});
+  CHECK(plan->apps[0].wdir == "/home/u");
+  CHECK(plan->apps[1].num_procs == 3);
+  CHECK(plan->apps[1].argv == std::vector<std::string>{"./b", "x"});
+  CHECK(plan->apps[1].env.empty());
+  CHECK(plan->apps[1].wdir == "/w");
+  // By slot: rank 0 (a) and rank 1 (b) fill n1, ranks 2-3 (b) go to n2.
+  REQUIRE(plan->map.size() == 4);
+  CHECK(plan->map.ranks_on(0) == std::vector<int>{0, 1});
+  CHECK(plan->map.ranks_on(1) == std::vector<int>{2, 3});
+  CHECK(&app_of_rank(*plan, 0) == &plan->apps[0]);
+  CHECK(&app_of_rank(*plan, 3) == &plan->apps[1]);
+  const std::string text = render_plan(*plan, "agent");
+  CHECK(text.find("context 0:  ranks 0-0: ./a") != std::string::npos);
+  CHECK(text.find("context 1:  ranks 1-3: ./b x") != std::string::npos);
+}
+
+TEST_CASE("mpmd: a context's -H keeps it on those hosts; node order stays host order") {
+  const HostList hosts{{{.name = "n1", .slots = 1}, {.name = "n2", .slots = 1}}, "-H"};
+  const auto plan = make_plan(
+      opts({"--launcher=local", "-n", "1", "-H", "n2", "./a", ":", "-n", "1", "-H", "n1", "./b"}),
+      hosts, kMachine, env);
+  REQUIRE(plan.has_value());
+  CHECK(plan->map.node_name(plan->map.node_of(0)) == "n2");
+  CHECK(plan->map.node_name(plan->map.node_of(1)) == "n1");
+  const auto nowhere =
+      make_plan(opts({"--launcher=local", "-n", "1", "./a", ":", "-n", "1", "-H", "n9", "./b"}),
+                hosts, kMachine, env);
+  REQUIRE_FALSE(nowhere.has_value());
+  CHECK(nowhere.error().detail.find("application context 2") != std::string::npos);
+}
+
+TEST_CASE("mpmd: slots are shared by the contexts; without -n a context asks every slot") {
+  const HostList hosts{{{.name = "n1", .slots = 2}}, "-H"};
+  auto full = make_plan(opts({"--launcher=local", "-n", "1", "./a", ":", "-n", "2", "./b"}), hosts,
+                        kMachine, env);
+  REQUIRE_FALSE(full.has_value());
+  CHECK(full.error().kind == ErrorKind::NotEnoughSlots);
+  CHECK(full.error().executable == "./b");
+  auto rest =
+      make_plan(opts({"--launcher=local", "-n", "1", "./a", ":", "./b"}), hosts, kMachine, env);
+  REQUIRE_FALSE(rest.has_value());  // ./b asks for both slots, as under mpirun
+  auto over = make_plan(
+      opts({"--launcher=local", "--oversubscribe", "-n", "1", "./a", ":", "-n", "2", "./b"}), hosts,
+      kMachine, env);
+  REQUIRE(over.has_value());
+  CHECK(over->map.size() == 3);
 }

@@ -1,0 +1,148 @@
+// MPMD as mpirun 4.1.4 reads it: a lone ':' starts another application context, each with its
+// own -n, -H, -x and --wdir; an appfile (--app) has one context per line. Tables of literal
+// command lines and appfiles.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "launcher/cli/options.hpp"
+
+using namespace mpilaunch;
+using namespace mpilaunch::launcher;
+
+using Words = std::vector<std::string>;
+
+TEST_CASE("mpmd: ':' splits the line into contexts, each with its own options and program") {
+  const auto o = parse_options({"--oversubscribe",
+                                "-n",
+                                "1",
+                                "-x",
+                                "A=1",
+                                "--wdir",
+                                "sub",
+                                "./a",
+                                "x",
+                                "y",
+                                ":",
+                                "-np",
+                                "2",
+                                "-H",
+                                "n2:2",
+                                "-x",
+                                "B",
+                                "./b",
+                                "a b",
+                                ":",
+                                "--tag-output",
+                                "./c"});
+  REQUIRE(o);
+  REQUIRE(o->contexts.size() == 3);
+  CHECK(o->contexts[0].np == 1);
+  CHECK(o->contexts[0].exports == Words{"A=1"});
+  CHECK(o->contexts[0].wdir == "sub");
+  CHECK(o->contexts[0].hosts.empty());
+  CHECK(o->contexts[0].program == Words{"./a", "x", "y"});
+  CHECK(o->contexts[1].np == 2);
+  CHECK(o->contexts[1].hosts == Words{"n2:2"});
+  CHECK(o->contexts[1].exports == Words{"B"});
+  CHECK(o->contexts[1].wdir.empty());
+  CHECK(o->contexts[1].program == Words{"./b", "a b"});
+  CHECK_FALSE(o->contexts[2].np);
+  CHECK(o->contexts[2].program == Words{"./c"});
+  // Job-wide options count wherever they are given (mpirun: --oversubscribe after ':' works).
+  CHECK(o->oversubscribe);
+  CHECK(o->tag_output);
+  // The first context's values stay where single-program code reads them; -H is merged.
+  CHECK(o->np == 1);
+  CHECK(o->program == Words{"./a", "x", "y"});
+  CHECK(o->exports == Words{"A=1"});
+  CHECK(o->hosts == Words{"n2:2"});
+}
+
+TEST_CASE("mpmd: one program is one context; ':' inside '--' arguments still splits") {
+  const auto one = parse_options({"-n", "2", "./a", "b"});
+  REQUIRE(one);
+  REQUIRE(one->contexts.size() == 1);
+  CHECK(one->contexts[0].program == Words{"./a", "b"});
+  const auto two = parse_options({"-n", "1", "--", "./a", ":", "./b"});
+  REQUIRE(two);
+  CHECK(two->contexts.size() == 2);
+}
+
+TEST_CASE("mpmd: a context without a program is refused by name") {
+  for (const Words& bad : {Words{"-n", "1", "./a", ":"}, Words{":", "./a"},
+                           Words{"./a", ":", ":", "./b"}, Words{"./a", ":", "-n", "1"}}) {
+    CAPTURE(bad.front());
+    const auto o = parse_options(bad);
+    REQUIRE_FALSE(o);
+    CHECK(o.error().kind == ErrorKind::BadOption);
+    CHECK(o.error().detail.find("has no program") != std::string::npos);
+  }
+  // A bad option in a later context is reported as any bad option.
+  const auto o = parse_options({"./a", ":", "-n", "zero", "./b"});
+  REQUIRE_FALSE(o);
+  CHECK(o.error().detail.find("-n") != std::string::npos);
+}
+
+TEST_CASE("appfile: one context per line, comments and blank lines skipped, no quoting") {
+  const auto cl = parse_options({"--oversubscribe", "--app", "apps"});
+  REQUIRE(cl);
+  CHECK(cl->appfile == "apps");
+  const auto o = apply_appfile(*cl,
+                               "# the solver and its helpers\n"
+                               "-n 1 -x A=1 ./a x y   # trailing comment\n"
+                               "\n"
+                               "  \t\n"
+                               "-np 2 --wdir /w -H n1,n2 ./b \"a b\" c\n"
+                               "./c",
+                               "apps");
+  REQUIRE(o);
+  REQUIRE(o->contexts.size() == 3);
+  CHECK(o->contexts[0].np == 1);
+  CHECK(o->contexts[0].exports == Words{"A=1"});
+  CHECK(o->contexts[0].program == Words{"./a", "x", "y"});
+  CHECK(o->contexts[1].np == 2);
+  CHECK(o->contexts[1].wdir == "/w");
+  CHECK(o->contexts[1].hosts == Words{"n1,n2"});
+  CHECK(o->contexts[1].program == Words{"./b", "\"a", "b\"", "c"});  // as mpirun 4.1.4 splits
+  CHECK(o->contexts[2].program == Words{"./c"});
+  CHECK(o->oversubscribe);
+  CHECK(o->program == Words{"./a", "x", "y"});
+}
+
+TEST_CASE("appfile: the command line's -n, -x, --wdir and program are not used (as mpirun)") {
+  const auto cl = parse_options({"-n", "4", "-x", "Z=1", "--wdir", "/tmp", "--app", "f", "./p"});
+  REQUIRE(cl);
+  const auto o = apply_appfile(*cl, "-n 1 ./a\n./b\n", "f");
+  REQUIRE(o);
+  REQUIRE(o->contexts.size() == 2);
+  CHECK(o->contexts[0].exports.empty());
+  CHECK(o->contexts[0].wdir.empty());
+  CHECK_FALSE(o->contexts[1].np);
+  CHECK(o->program == Words{"./a"});
+}
+
+TEST_CASE("appfile: errors name the file and the line") {
+  const auto cl = parse_options({"--app", "f"});
+  REQUIRE(cl);
+  struct Case {
+    const char* text;
+    const char* expected;
+  };
+  for (const Case& c : {Case{"", "--app f: the appfile has no program"},
+                        Case{"# only a comment\n\n", "--app f: the appfile has no program"},
+                        Case{"./a\n-n 2\n", "--app f, line 2: no program on the line"},
+                        Case{"./a\n-n two ./b\n", "--app f, line 2: -n needs a whole number"},
+                        Case{"--bogus ./a\n", "--app f, line 1: unknown option '--bogus'"},
+                        Case{"./a : ./b\n", "--app f, line 1: ':' does not separate contexts"},
+                        Case{"--app g ./a\n", "--app f, line 1: --app was given twice"}}) {
+    const std::string text = c.text;
+    CAPTURE(text);
+    const auto o = apply_appfile(*cl, c.text, "f");
+    REQUIRE_FALSE(o);
+    CAPTURE(o.error().detail);
+    CHECK(o.error().kind == ErrorKind::BadOption);
+    CHECK(o.error().detail.starts_with(c.expected));
+  }
+}
