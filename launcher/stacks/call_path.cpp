@@ -81,6 +81,22 @@ void drop_glibc_alias(std::string& s) {
     s.erase(0, 2);
 }
 
+// A sanitizer's wrapper around a libc call (ASan, TSan, MSan: __interceptor_read,
+// ___interceptor_read, __interceptor_trampoline_read) is the call itself, so a sanitized
+// program has the same call path as a plain one.
+void drop_sanitizer_interceptor(std::string& s) {
+  if (s.find("::") != std::string::npos) return;
+  const std::size_t name = s.find_first_not_of('_');
+  if (name == std::string::npos) return;
+  const std::string_view rest = std::string_view(s).substr(name);
+  for (const std::string_view prefix : {"interceptor_trampoline_", "interceptor_"}) {
+    if (rest.starts_with(prefix) && rest.size() > prefix.size()) {
+      s.erase(0, name + prefix.size());
+      return;
+    }
+  }
+}
+
 bool is_startup_frame(std::string_view s) {
   constexpr std::array<std::string_view, 8> kStartup = {"_start",
                                                         "__libc_start_main",
@@ -105,6 +121,7 @@ std::string normalise_function(std::string_view raw) {
   if (std::string f = fortran_mpi(s); !f.empty()) return f;
   if (s.starts_with("PMPI_")) return s.substr(1);
   drop_glibc_alias(s);
+  drop_sanitizer_interceptor(s);
   return s;
 }
 

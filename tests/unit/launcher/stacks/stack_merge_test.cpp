@@ -73,6 +73,10 @@ TEST_CASE("function names are normalised as a person reads them") {
       {"??", ""},
       {"", ""},
       {"MPIR_Allreduce_impl", "MPIR_Allreduce_impl"},
+      {"__interceptor_read", "read"},
+      {"___interceptor_read", "read"},
+      {"__interceptor_trampoline_read", "read"},
+      {"interceptor_", "interceptor_"},
   };
   for (const auto& [raw, want] : cases) {
     CAPTURE(raw);
@@ -91,6 +95,9 @@ TEST_CASE("a call path drops start-up, unknown and inlined frames and stops at t
                    "__libc_start_main@@GLIBC_2.34", "_start"}) ==
         Path{"main", "solve", "MPI_Allreduce"});
   CHECK(call_path({"__GI___libc_read", "__GI___libc_read", "read_input", "main"}) ==
+        Path{"main", "read_input", "read"});
+  // The same program built with AddressSanitizer: its read goes through the interceptor.
+  CHECK(call_path({"__GI___libc_read", "__interceptor_read", "read_input", "main"}) ==
         Path{"main", "read_input", "read"});
   CHECK(call_path({"epoll_wait", "??", "event_base_loop", "??", "start_thread", "clone3"}) ==
         Path{"event_base_loop", "epoll_wait"});
