@@ -51,6 +51,8 @@ std::string_view kind_name(ErrorKind kind) {
       return "malformed-frame";
     case ErrorKind::Interrupted:
       return "interrupted";
+    case ErrorKind::OutputError:
+      return "output-error";
     case ErrorKind::Unknown:
       return "unknown";
   }
@@ -74,6 +76,7 @@ RetryClass retry_class(const Error& error) {
     case ErrorKind::ComponentNotFound:
     case ErrorKind::BadOption:
     case ErrorKind::ProtocolMismatch:
+    case ErrorKind::OutputError:  // a full disk or a reader gone is still so on a retry
       return RetryClass::Never;
     case ErrorKind::AgentStartFailed:
       if (error.phase == "resolve" || error.phase == "connect" || error.phase == "handshake")

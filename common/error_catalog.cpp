@@ -143,6 +143,14 @@ std::string message(const Error& e) {
     case ErrorKind::Interrupted:
       return mpilaunch::format("the job was interrupted{}",
                                e.signal ? " by " + signal_text(*e.signal) : std::string());
+    case ErrorKind::OutputError:
+      if (e.signal)
+        return mpilaunch::format("the reader of mpilaunch's output went away{}",
+                                 e.detail.empty() ? "" : " (" + e.detail + ")");
+      return mpilaunch::format(
+          "{}'s output could not be written{}",
+          e.rank ? mpilaunch::format("rank {}", *e.rank) : std::string("a rank"),
+          e.detail.empty() ? "" : ": " + e.detail);
     case ErrorKind::Unknown:
       return e.detail.empty() ? "the job failed for an unrecognised reason" : e.detail;
   }
@@ -227,6 +235,13 @@ std::string hint(const Error& e) {
              "report it with the events file";
     case ErrorKind::Interrupted:
       return "the job was stopped from outside; nothing to fix in the program";
+    case ErrorKind::OutputError:
+      if (e.signal)
+        return "the pipe mpilaunch writes to was closed (| head, a log collector that quit): the "
+               "job ends as a Unix tool does; read the output to its end, or send it to a file";
+      return "free space on that file system (df), check the directory's permissions and "
+             "quotas, or choose another --output-filename directory; the events file says "
+             "which rank lost how many bytes (output-lost)";
     case ErrorKind::Unknown:
       return "read the evidence lines; if the log is from a supported runtime, please report it "
              "so it can be recognised";

@@ -16,6 +16,7 @@ inline constexpr int kNotEnoughSlots = 67;  // not-enough-slots
 inline constexpr int kUnavailable = 69;     // agent-start-failed, unknown-host
 inline constexpr int kInternal = 70;  // pmix-error, protocol-mismatch, malformed-frame, unknown
 inline constexpr int kOutOfResources = 71;     // out-of-resources
+inline constexpr int kOutputError = 74;        // output-error: rank output not written (EX_IOERR)
 inline constexpr int kAgentLost = 75;          // agent-lost
 inline constexpr int kRootRefused = 77;        // run-as-root-refused
 inline constexpr int kComponentNotFound = 78;  // component-not-found (configuration)
@@ -48,6 +49,9 @@ constexpr int for_error(const Error& e) {
       return kOutOfResources;
     case ErrorKind::AgentLost:
       return kAgentLost;
+    case ErrorKind::OutputError:
+      // The reader of our output went away: what a Unix tool's SIGPIPE death gives (141).
+      return e.signal ? kSignalBase + *e.signal : kOutputError;
     case ErrorKind::RunAsRootRefused:
       return kRootRefused;
     case ErrorKind::ComponentNotFound:

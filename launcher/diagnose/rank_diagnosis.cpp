@@ -43,6 +43,7 @@ Error diagnose_rank_failure(const Error& native, std::string_view stderr_tail) {
     case ErrorKind::ProtocolMismatch:
     case ErrorKind::MalformedFrame:
     case ErrorKind::Interrupted:
+    case ErrorKind::OutputError:
     case ErrorKind::Unknown:
       return native;  // the rank's own words add nothing more specific
   }

@@ -32,6 +32,7 @@ int cause_rank(const Finding& f) {
     case ErrorKind::AgentLost:
     case ErrorKind::MalformedFrame:
     case ErrorKind::Interrupted:
+    case ErrorKind::OutputError:
       r = 1;
       break;
     case ErrorKind::RankExitNonzero:

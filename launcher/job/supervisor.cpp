@@ -78,6 +78,7 @@ Supervisor::Supervisor(asio::io_context& io, JobConfig config, AgentStarter& sta
       stacks_timer_(io) {
   signals_.add(SIGUSR1);
   signals_.add(SIGUSR2);
+  output_.on_failure([this](const OutputFailure& f) { on_output_failure(f); });
   if (config_.stdin_rank == protocol::kStdinAll ||
       (config_.stdin_rank >= 0 && config_.stdin_rank < config_.plan.map.size()))
     stdin_ = std::make_unique<StdinForwarder>(
@@ -575,6 +576,7 @@ void Supervisor::finish() {
   start_timer_.cancel();
   backoff_timer_.cancel();
   wireup_timer_.cancel();
+  adopt_output_error();  // output lost while the ranks ran fails a job that otherwise succeeded
   if (error_) {
     status_.move_to(JobPhase::Failed, std::string(kind_name(error_->kind)), message(*error_),
                     rfc3339_now());
@@ -629,6 +631,12 @@ void Supervisor::complete() {
   if (control_) control_->close();
   streams_.close_all();
   output_.flush_all();
+  if (adopt_output_error()) {  // the last bytes, written just now, could not be
+    status_.move_to(JobPhase::Failed, std::string(kind_name(error_->kind)), message(*error_),
+                    rfc3339_now());
+    update_status();
+  }
+  report_output_losses();
   std::error_code ec;
   std::filesystem::remove_all(config_.tmpdir, ec);
   exit_code_ = error_ ? exit_codes::for_error(*error_) : exit_codes::kSuccess;

@@ -137,6 +137,14 @@ class Supervisor {
   void send_to(int node, const protocol::Message& m, std::uint32_t id = 0,
                std::uint32_t refers_to = 0);
   void kill_ranks(int signal);
+  /// A destination stopped taking rank output (supervisor_output.cpp). The launcher's own
+  /// stdout or stderr failing ends the job (EPIPE: its reader went away, 141); a rank's file
+  /// failing is said once on stderr and fails the job at its end (74).
+  void on_output_failure(const OutputFailure& failure);
+  /// Makes a pending output error the job's error when nothing else failed it.
+  bool adopt_output_error();
+  /// One output-lost event per rank and destination that lost bytes (said once, at the end).
+  void report_output_losses();
   void wait_for_signals();
   void reap_children();
   std::optional<int> wait_status_of(pid_t pid, bool kill_first);
@@ -156,6 +164,7 @@ class Supervisor {
       lost_links_;  // kept until exit: their coroutines may still run
   std::vector<RankStatus> ranks_;
   std::optional<Error> error_;
+  std::optional<Error> output_error_;  // the first destination that failed (output-error)
   std::optional<protocol::RankExited> error_rank_end_;  // the rank end behind error_, if any
   std::map<std::uint32_t, std::string> stderr_tails_;   // per rank, for diagnosis
   std::map<std::uint32_t, std::pair<int, std::uint32_t>> dmodex_;  // our id -> (node, their id)

@@ -108,7 +108,9 @@ OutputForwarder::File& OutputForwarder::file_for(const Key& key) {
   file.fd = ::open(file.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (file.fd < 0) {
     file.failed = true;
-    report(OutputFailure{key.first, key.second, file.path, errno, 0, false});
+    file.error = errno;
+    file.stream = key.second;
+    report(OutputFailure{key.first, key.second, file.path, file.error, 0, false});
   }
   return file;
 }
@@ -116,10 +118,17 @@ OutputForwarder::File& OutputForwarder::file_for(const Key& key) {
 void OutputForwarder::to_file(const Key& key, std::string_view text) {
   if (config_.directory.empty() || text.empty()) return;
   File& file = file_for(key);
-  if (file.failed) return;
+  if (file.failed) {
+    file.lost += text.size();
+    return;
+  }
   if (!write_all(file.fd, text)) {
+    // What a partial write took is not known apart from the rest: the whole text counts as lost.
     file.failed = true;
-    report(OutputFailure{key.first, key.second, file.path, errno, file.written, false});
+    file.error = errno;
+    file.stream = key.second;
+    file.lost += text.size();
+    report(OutputFailure{key.first, key.second, file.path, file.error, file.written, false});
     return;
   }
   file.written += text.size();
@@ -127,14 +136,21 @@ void OutputForwarder::to_file(const Key& key, std::string_view text) {
 
 void OutputForwarder::to_terminal(const Key& key, std::string_view first, std::string_view second) {
   const int index = key.second == protocol::Stream::Stdout ? 0 : 1;
-  if (terminal_failed_[index] || (first.empty() && second.empty())) return;
-  std::uint64_t& written = terminal_written_[key];
-  if (!write_all(index + 1, first, second)) {
-    terminal_failed_[index] = true;
-    report(OutputFailure{key.first, key.second, stream_name(key.second), errno, written, true});
+  if (first.empty() && second.empty()) return;
+  TerminalCount& count = terminal_written_[key];
+  if (terminal_failed_[index]) {
+    count.lost += first.size() + second.size();
     return;
   }
-  written += first.size() + second.size();
+  if (!write_all(index + 1, first, second)) {
+    terminal_failed_[index] = true;
+    terminal_error_[index] = errno;
+    count.lost += first.size() + second.size();
+    report(OutputFailure{key.first, key.second, stream_name(key.second), terminal_error_[index],
+                         count.written, true});
+    return;
+  }
+  count.written += first.size() + second.size();
   bytes_ += first.size() + second.size();
 }
 
@@ -204,12 +220,32 @@ void OutputForwarder::write(std::uint32_t rank, protocol::Stream stream,
   held.append(chunk.substr(last_newline + 1));
 }
 
+std::vector<OutputFailure> OutputForwarder::losses() const {
+  std::vector<OutputFailure> all = old_losses_;
+  for (const auto& [key, file] : files_)
+    if (file.failed)
+      all.push_back(OutputFailure{key.first, file.stream, file.path, file.error, file.written,
+                                  false, file.lost, attempt_});
+  for (const auto& [key, count] : terminal_written_) {
+    const int index = key.second == protocol::Stream::Stdout ? 0 : 1;
+    if (terminal_failed_[index] && count.lost > 0)
+      all.push_back(OutputFailure{key.first, key.second, stream_name(key.second),
+                                  terminal_error_[index], count.written, true, count.lost, 0});
+  }
+  return all;
+}
+
 void OutputForwarder::set_attempt(int attempt) {
   if (base_directory_.empty()) return;
   flush_all();
-  for (const auto& [key, file] : files_)
+  for (const auto& [key, file] : files_) {
     if (file.fd >= 0) ::close(file.fd);
+    if (file.failed)
+      old_losses_.push_back(OutputFailure{key.first, file.stream, file.path, file.error,
+                                          file.written, false, file.lost, attempt_});
+  }
   files_.clear();
+  attempt_ = attempt;
   config_.directory = mpilaunch::format("{}/attempt-{}", base_directory_, attempt);
 }
 

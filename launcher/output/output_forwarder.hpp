@@ -4,7 +4,7 @@
 /// formats are mpirun 4.1's: `[1,R]<stdout>:` tags, ctime() timestamps, DIR/1/rank.R/stdout.
 /// Writes block: a slow terminal slows the job (backpressure), nothing is lost. A write that
 /// fails is reported once per destination to the failure handler, when one is set; that
-/// destination then takes nothing more.
+/// destination then takes nothing more, and what it did not take is counted (losses()).
 
 #include <cstdint>
 #include <ctime>
@@ -13,6 +13,7 @@
 #include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "common/protocol.hpp"
 #include "common/result.hpp"
@@ -35,6 +36,8 @@ struct OutputFailure {
   int error = 0;              // errno
   std::uint64_t written = 0;  // bytes of that rank's stream the destination took before
   bool terminal = false;      // the launcher's own stdout or stderr
+  std::uint64_t lost = 0;     // losses() only: bytes of that rank's stream it did not take
+  int attempt = 0;            // losses() only: the attempt whose files these were (0: none)
 };
 
 class OutputForwarder {
@@ -57,6 +60,9 @@ class OutputForwarder {
   void rank_done(std::uint32_t rank);
   void flush_all();
   std::uint64_t bytes_written() const { return bytes_; }
+  /// Every (rank, stream, destination) that lost output so far, with the bytes it took and the
+  /// bytes it lost: one entry per rank whose output a failed destination did not take.
+  std::vector<OutputFailure> losses() const;
 
  private:
   using Key = std::pair<std::uint32_t, protocol::Stream>;
@@ -65,6 +71,13 @@ class OutputForwarder {
     std::string path;
     std::uint64_t written = 0;
     bool failed = false;
+    int error = 0;
+    std::uint64_t lost = 0;
+    protocol::Stream stream = protocol::Stream::Stdout;  // the rank's stream that failed first
+  };
+  struct TerminalCount {
+    std::uint64_t written = 0;
+    std::uint64_t lost = 0;
   };
   void emit(const Key& key, std::string_view text, bool complete_lines_only);
   /// Writes `first` then `second` to the terminal stream of `key`; reports a failure once.
@@ -78,8 +91,11 @@ class OutputForwarder {
   std::string base_directory_;
   std::map<Key, std::string> partial_;
   std::map<Key, File> files_;
-  std::map<Key, std::uint64_t> terminal_written_;
+  std::vector<OutputFailure> old_losses_;  // files of earlier attempts (set_attempt())
+  int attempt_ = 0;                        // set_attempt()'s, 0 before
+  std::map<Key, TerminalCount> terminal_written_;
   bool terminal_failed_[2] = {false, false};  // stdout, stderr
+  int terminal_error_[2] = {0, 0};
   FailureHandler on_failure_;
   std::uint64_t bytes_ = 0;
 };

@@ -82,11 +82,16 @@ TEST_CASE("exit codes: rank codes pass through, signals are 128+N, own failures 
   CHECK(for_error(Error{.kind = ErrorKind::RankNoFinalize, .exit_code = 0}) == 1);
   CHECK(for_error(Error{.kind = ErrorKind::BadOption}) == kUsage);
   CHECK(for_error(Error{.kind = ErrorKind::Timeout}) == kTimeout);
+  // Rank output that could not be written is EX_IOERR; a reader gone is what a shell shows for
+  // a tool that SIGPIPE ended.
+  CHECK(for_error(Error{.kind = ErrorKind::OutputError, .rank = 1}) == 74);
+  CHECK(for_error(Error{.kind = ErrorKind::OutputError, .signal = SIGPIPE}) == 141);
+  CHECK(retry_class(Error{.kind = ErrorKind::OutputError}) == RetryClass::Never);
   std::set<int> own;
   for (ErrorKind k : {ErrorKind::BadOption, ErrorKind::HostfileError, ErrorKind::ExecutableNotFound,
                       ErrorKind::NotEnoughSlots, ErrorKind::AgentStartFailed, ErrorKind::AgentLost,
                       ErrorKind::RunAsRootRefused, ErrorKind::Timeout, ErrorKind::OutOfResources,
-                      ErrorKind::ComponentNotFound, ErrorKind::PmixError})
+                      ErrorKind::ComponentNotFound, ErrorKind::PmixError, ErrorKind::OutputError})
     CHECK(own.insert(for_error(Error{.kind = k})).second);
 }
 

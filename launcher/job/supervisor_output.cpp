@@ -1,0 +1,77 @@
+// Supervisor: rank output that could not be written (issue 23, items 5 and 6).
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+
+#include "common/text_format.hpp"
+
+#include "common/exit_codes.hpp"
+#include "launcher/job/supervisor_link.hpp"
+
+namespace mpilaunch::launcher {
+namespace {
+
+const char* stream_name(protocol::Stream stream) {
+  return stream == protocol::Stream::Stdout ? "stdout" : "stderr";
+}
+
+}  // namespace
+
+void Supervisor::on_output_failure(const OutputFailure& f) {
+  if (f.terminal) {
+    // Nothing more can reach the user: the job ends now, as mpirun's does when its stdout
+    // closes. A reader that went away (| head) is what a Unix tool dies of by SIGPIPE.
+    if (!output_error_ || !output_error_->signal) {
+      Error e{
+          .kind = ErrorKind::OutputError,
+          .detail = mpilaunch::format("mpilaunch's {}: {}", f.destination, std::strerror(f.error))};
+      if (f.error == EPIPE) {
+        e.signal = SIGPIPE;
+      } else {
+        e.rank = static_cast<int>(f.rank);
+      }
+      output_error_ = std::move(e);
+    }
+    // Not from inside the write (a rank's output, a rank's end): from the loop.
+    asio::post(io_, [this] {
+      if (finishing_ || !output_error_) return;
+      fail(*output_error_, JobEvent::Interrupted);
+    });
+    return;
+  }
+  if (output_error_) return;  // said once: the losses are all in the events at the end
+  output_error_ =
+      Error{.kind = ErrorKind::OutputError,
+            .rank = static_cast<int>(f.rank),
+            .detail = mpilaunch::format("{}: {}", f.destination, std::strerror(f.error))};
+  std::fprintf(stderr,
+               "mpilaunch: warning: rank %u's %s cannot be written to %s: %s; the job runs on, "
+               "the terminal still gets its output, and it will exit %d (output-error)\n",
+               f.rank, stream_name(f.stream), f.destination.c_str(), std::strerror(f.error),
+               exit_codes::kOutputError);
+  std::fflush(stderr);
+}
+
+bool Supervisor::adopt_output_error() {
+  if (!output_error_ || error_) return false;
+  record_cause(*output_error_, std::nullopt, false);
+  return true;
+}
+
+void Supervisor::report_output_losses() {
+  for (const OutputFailure& f : output_.losses()) {
+    nlohmann::json fields = {{"rank", f.rank},
+                             {"stream", stream_name(f.stream)},
+                             {"destination", f.destination},
+                             {"error", std::strerror(f.error)},
+                             {"errno", f.error},
+                             {"written_bytes", f.written},
+                             {"lost_bytes", f.lost}};
+    if (f.attempt > 0) fields["attempt"] = f.attempt;
+    events_.write("output-lost", std::move(fields));
+  }
+}
+
+}  // namespace mpilaunch::launcher

@@ -1,0 +1,110 @@
+// The reader of the launcher's stdout (issue 23, items 4 and 5). A reader that goes away
+// (`| head -c 10`) ends the job as SIGPIPE ends a Unix tool: output-error, 141, every rank and
+// agent gone. The launcher's stdout here is a pipe the test holds the read end of.
+#include <doctest/doctest.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tests/e2e/support/background.hpp"
+#include "tests/e2e/support/checks.hpp"
+#include "tests/e2e/support/temp_dir.hpp"
+
+namespace mpilaunch::e2e {
+
+namespace {
+
+// `command` in its own process group, stdin /dev/null, stdout the write end of a pipe whose
+// read end the test holds, stderr a file. Destruction SIGKILLs the group if it still runs.
+class PipedLauncher {
+ public:
+  PipedLauncher(const Command& command, const std::string& err_path) {
+    std::vector<char*> argv, envp;
+    for (const auto& a : command.argv) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    for (const auto& e : command.env) envp.push_back(const_cast<char*>(e.c_str()));
+    envp.push_back(nullptr);
+    const int in = ::open("/dev/null", O_RDONLY | O_CLOEXEC);  // first: fd 0 may be closed
+    int ends[2] = {-1, -1};
+    REQUIRE(::pipe2(ends, O_CLOEXEC) == 0);
+    const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::setpgid(0, 0);
+      install_standard_descriptors(in, ends[1], err);
+      ::execve(argv[0], argv.data(), envp.data());
+      ::_exit(127);
+    }
+    ::close(in);
+    ::close(ends[1]);
+    ::close(err);
+    read_end_ = ends[0];
+  }
+  ~PipedLauncher() {
+    close_reader();
+    if (pid_ > 0 && !reaped_) {
+      ::kill(-pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+  PipedLauncher(const PipedLauncher&) = delete;
+  PipedLauncher& operator=(const PipedLauncher&) = delete;
+
+  pid_t pid() const { return pid_; }
+  /// Reads until `bytes` arrived (or EOF); what was read.
+  std::string read(std::size_t bytes) {
+    std::string got;
+    char buf[4096];
+    while (got.size() < bytes) {
+      const ssize_t n = ::read(read_end_, buf, std::min(sizeof buf, bytes - got.size()));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      got.append(buf, static_cast<std::size_t>(n));
+    }
+    return got;
+  }
+  void close_reader() {
+    if (read_end_ >= 0) ::close(read_end_);
+    read_end_ = -1;
+  }
+  /// The exit status (shell view) within `deadline`, or nullopt.
+  std::optional<int> wait(Millis deadline) {
+    int status = 0;
+    if (!eventually([&] { return ::waitpid(pid_, &status, WNOHANG) == pid_; }, deadline))
+      return std::nullopt;
+    reaped_ = true;
+    return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int read_end_ = -1;
+  bool reaped_ = false;
+};
+
+}  // namespace
+
+TEST_CASE("reader gone: | head -c 10 ends the job with 141 (output-error), nothing left") {
+  Job job;
+  const std::string err_path = job.dir().file("stderr");
+  // Ranks that write forever: only the reader going away can end this job.
+  PipedLauncher launcher(
+      job.command({"--events", job.events_path(), "-n", "2", "/usr/bin/yes", "rank output"}),
+      err_path);
+  CHECK(launcher.read(10).size() == 10);
+  launcher.close_reader();
+  const std::optional<int> status = launcher.wait(Millis{60'000});
+  REQUIRE_MESSAGE(status.has_value(), "the job ran on after its reader went away");
+  const Outcome o{.err = read_file(err_path), .exit_code = *status};
+  check_error_block(o, "output-error", 141);
+  const Json error = check_job_failed(job, "output-error", 141);
+  CHECK_MESSAGE(error.value("signal", Json()) == Json(SIGPIPE), error.dump());
+  check_nothing_left(job, o);
+}
+
+}  // namespace mpilaunch::e2e
