@@ -38,6 +38,7 @@ asio::awaitable<void> FrameStream::read_loop(FrameSink& sink, bool expect_hello)
         capacity = grown;
       }
     }
+    co_await sink.ready_to_read();
     boost::system::error_code ec;
     const std::size_t n =
         co_await in_.async_read_some(asio::buffer(buffer.get() + end, capacity - end),

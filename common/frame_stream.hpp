@@ -26,6 +26,10 @@ class FrameSink {
   virtual void on_message(protocol::Envelope envelope) = 0;
   /// The stream ended: nullopt for a clean EOF, else why (malformed frame, I/O error, ...).
   virtual void on_closed(std::optional<Error> why) = 0;
+  /// Awaited before each read: a sink that cannot take more yet (the launcher behind a stalled
+  /// terminal) returns once it can, and the peer's frames wait in the stream meanwhile
+  /// (backpressure). By default at once.
+  virtual asio::awaitable<void> ready_to_read() { co_return; }
 };
 
 class FrameStream {

@@ -257,7 +257,8 @@ std::string exit_codes_text() {
 
   0        every rank exited 0
   1..127   a failing rank's own exit code
-  128+N    a rank was killed by signal N (or mpilaunch was interrupted by it)
+  128+N    a rank was killed by signal N (or mpilaunch was interrupted by it);
+           141: the reader of mpilaunch's output went away (output-error)
   64       bad-option: unknown or conflicting option, bad value, bad config file line
   65       hostfile-error
   66       executable-not-found, executable-not-executable, wdir-error
@@ -265,6 +266,7 @@ std::string exit_codes_text() {
   69       agent-start-failed, unknown-host
   70       pmix-error, protocol-mismatch, malformed-frame, unknown
   71       out-of-resources
+  74       output-error: rank output could not be written (--output-filename)
   75       agent-lost
   77       run-as-root-refused
   78       component-not-found

@@ -62,8 +62,12 @@ Supervisor::Supervisor(asio::io_context& io, JobConfig config, AgentStarter& sta
       starter_(starter),
       events_(events),
       output_(output),
-      streams_(io, [this](std::uint32_t rank, protocol::Stream stream,
-                          std::span<const std::byte> data) { on_rank_output(rank, stream, data); }),
+      streams_(
+          io,
+          [this](std::uint32_t rank, protocol::Stream stream, std::span<const std::byte> data) {
+            on_rank_output(rank, stream, data);
+          },
+          [this](std::function<void()> go) { return output_gate(std::move(go)); }),
       relay_(config_.plan.map),
       policy_(config_.restart),
       signals_(io, SIGINT, SIGTERM, SIGHUP),
@@ -79,6 +83,7 @@ Supervisor::Supervisor(asio::io_context& io, JobConfig config, AgentStarter& sta
   signals_.add(SIGUSR1);
   signals_.add(SIGUSR2);
   output_.on_failure([this](const OutputFailure& f) { on_output_failure(f); });
+  output_.attach(io_);
   if (config_.stdin_rank == protocol::kStdinAll ||
       (config_.stdin_rank >= 0 && config_.stdin_rank < config_.plan.map.size()))
     stdin_ = std::make_unique<StdinForwarder>(
@@ -93,7 +98,9 @@ Supervisor::Supervisor(asio::io_context& io, JobConfig config, AgentStarter& sta
   status_.move_to(JobPhase::Pending, "Starting", "starting agents", rfc3339_now());
 }
 
-Supervisor::~Supervisor() = default;
+Supervisor::~Supervisor() {
+  output_.on_failure({});  // the forwarder outlives us (run.cpp)
+}
 
 int Supervisor::run() {
   nlohmann::json nodes = nlohmann::json::array();
@@ -111,7 +118,15 @@ int Supervisor::run() {
   if (config_.timeout_seconds) {
     job_timer_.expires_after(seconds(*config_.timeout_seconds));
     job_timer_.async_wait([this](const boost::system::error_code& ec) {
-      if (!ec) on_job_timeout();
+      if (ec) return;
+      // While complete() waits for a slow reader, the limit ends that wait.
+      if (finishing_)
+        return give_up_output(
+            Error{.kind = ErrorKind::Timeout,
+                  .phase = "job",
+                  .detail = mpilaunch::format("--timeout {} s", *config_.timeout_seconds)});
+      output_.release();  // the agents' answers (stacks, rank ends) must come through
+      on_job_timeout();
     });
   }
   start_agents();
@@ -239,6 +254,7 @@ void Supervisor::spawn_ranks() {
   spec.stdin_rank = stdin_ ? config_.stdin_rank : protocol::kStdinNone;
   // A fresh attempt: new namespace, nothing carried over but the agents.
   streams_.close_all();
+  output_.hold();
   for (RankStatus& r : ranks_) r = RankStatus{RankPhase::Spawning, -1};
   relay_ = FenceRelay(plan.map);
   dmodex_.clear();
@@ -440,6 +456,7 @@ void Supervisor::arm_wireup_timer(std::string since) {
 }
 
 void Supervisor::tear_down() {
+  output_.release();  // the ranks' ends must come through, whatever the reader does
   start_timer_.cancel();
   wireup_timer_.cancel();
   for (const auto& release : relay_.fail_all(kPmixErrLostConnection))
@@ -570,9 +587,9 @@ void Supervisor::update_status() {
 void Supervisor::finish() {
   finishing_ = true;
   if (stdin_) stdin_->stop();
+  output_.release();
   kill_timer_.cancel();
   teardown_timer_.cancel();
-  job_timer_.cancel();
   start_timer_.cancel();
   backoff_timer_.cancel();
   wireup_timer_.cancel();
@@ -626,11 +643,32 @@ void Supervisor::complete() {
   for (const pid_t pid : stopped_) wait_status_of(pid, false);
   stopped_.clear();
   shutdown_timer_.cancel();
-  signals_.cancel();
   sigchld_.cancel();
   if (control_) control_->close();
   streams_.close_all();
   output_.flush_all();
+  // A reader that is slow (| less) gets the rest before the job ends, as from any Unix tool;
+  // a signal or --timeout meanwhile gives up on it (give_up_output()). A job ended by one
+  // (SIGINT, SIGTERM, --timeout) does not wait for its reader at all: the output still queued
+  // is counted as lost (output-lost events), as a tool's buffers are when a signal ends it.
+  draining_ = true;
+  if (error_ && (error_->kind == ErrorKind::Interrupted ||
+                 (error_->kind == ErrorKind::Timeout && error_->phase == "job")))
+    output_.abandon();
+  output_.when_drained([this] { complete_now(); });
+}
+
+void Supervisor::give_up_output(Error why) {
+  if (!draining_) return;
+  if (!error_) record_cause(std::move(why), std::nullopt, false);
+  output_.abandon();  // runs complete_now()
+}
+
+void Supervisor::complete_now() {
+  if (!draining_) return;
+  draining_ = false;
+  signals_.cancel();
+  job_timer_.cancel();
   if (adopt_output_error()) {  // the last bytes, written just now, could not be
     status_.move_to(JobPhase::Failed, std::string(kind_name(error_->kind)), message(*error_),
                     rfc3339_now());
@@ -640,7 +678,7 @@ void Supervisor::complete() {
   std::error_code ec;
   std::filesystem::remove_all(config_.tmpdir, ec);
   exit_code_ = error_ ? exit_codes::for_error(*error_) : exit_codes::kSuccess;
-  if (error_) {
+  if (error_ && !output_.stderr_stalled()) {
     const std::string text = render_framed(*error_);
     std::fputs(text.c_str(), stderr);
   }
@@ -688,6 +726,10 @@ void Supervisor::wait_for_signals() {
     if (ec) return;
     if (signal == SIGUSR1 || signal == SIGUSR2) {
       kill_ranks(signal);
+    } else if (draining_) {
+      // The ranks are gone; only the reader is waited for: no more.
+      give_up_output(Error{.kind = ErrorKind::Interrupted, .signal = signal});
+      return;
     } else if (++interrupts_ == 1) {
       fail(Error{.kind = ErrorKind::Interrupted, .signal = signal}, JobEvent::Interrupted);
     } else {

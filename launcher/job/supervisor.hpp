@@ -145,6 +145,16 @@ class Supervisor {
   bool adopt_output_error();
   /// One output-lost event per rank and destination that lost bytes (said once, at the end).
   void report_output_losses();
+  /// Returns once our stdout and stderr take rank output again (at once unless congested):
+  /// links and rank pipes wait on it, so a stalled reader stalls the ranks, not the loop.
+  asio::awaitable<void> output_room();
+  /// RankStreams' gate: true when reading must wait for output_room's callback `go`.
+  bool output_gate(std::function<void()> go);
+  /// The job's end once the output queued for our stdout and stderr is out (or given up).
+  void complete_now();
+  /// While complete() waits for the reader: `why` ends the wait (the queued output is lost,
+  /// and counted), and becomes the job's error if it had none.
+  void give_up_output(Error why);
   void wait_for_signals();
   void reap_children();
   std::optional<int> wait_status_of(pid_t pid, bool kill_first);
@@ -183,6 +193,7 @@ class Supervisor {
   bool status_write_failed_ = false;  // --status could not be written, and stderr said so
   bool progress_shown_ = false;       // the "N/M agents up" line is on the terminal
   bool done_ = false;
+  bool draining_ = false;  // complete(): waiting for the reader to take the queued output
   int exit_code_ = 0;
   asio::signal_set signals_;
   asio::signal_set sigchld_;

@@ -24,6 +24,7 @@ class Supervisor::Link final : public FrameSink {
   void on_closed(std::optional<Error> why) override {
     owner_.on_link_closed(*this, std::move(why));
   }
+  asio::awaitable<void> ready_to_read() override { return owner_.output_room(); }
 
   Supervisor& owner_;
   int node;

@@ -70,8 +70,23 @@ void Supervisor::report_output_losses() {
                              {"written_bytes", f.written},
                              {"lost_bytes", f.lost}};
     if (f.attempt > 0) fields["attempt"] = f.attempt;
+    if (f.stalled) fields["error"] = "the reader took nothing more before the job ended";
     events_.write("output-lost", std::move(fields));
   }
+}
+
+asio::awaitable<void> Supervisor::output_room() {
+  if (!output_.congested()) co_return;
+  auto room = std::make_shared<asio::steady_timer>(io_, asio::steady_timer::time_point::max());
+  output_.when_room([room] { room->cancel(); });
+  boost::system::error_code ignored;
+  co_await room->async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+}
+
+bool Supervisor::output_gate(std::function<void()> go) {
+  if (!output_.congested()) return false;
+  output_.when_room(std::move(go));
+  return true;
 }
 
 }  // namespace mpilaunch::launcher

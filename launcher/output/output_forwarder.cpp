@@ -2,12 +2,14 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 
@@ -20,6 +22,7 @@ namespace {
 
 constexpr std::size_t kMaxHeldLine = 64 * 1024;  // a longer unterminated line is written as is
 constexpr int kOutputPipeBytes = 1 << 20;        // the default most users may set (pipe-max-size)
+constexpr auto kSocketRetry = std::chrono::milliseconds(20);  // a full socket as our stdout
 
 const char* stream_name(protocol::Stream stream) {
   return stream == protocol::Stream::Stdout ? "stdout" : "stderr";
@@ -76,6 +79,160 @@ OutputForwarder::~OutputForwarder() {
   flush_all();
   for (const auto& [key, file] : files_)
     if (file.fd >= 0) ::close(file.fd);
+  for (Terminal& t : terminals_) {
+    if (t.watch) {
+      boost::system::error_code ignored;
+      t.watch->close(ignored);
+    }
+    if (t.retry) t.retry->cancel();
+    if (t.owned) ::close(t.fd);
+  }
+}
+
+void OutputForwarder::attach(asio::io_context& io) {
+  for (int index : {0, 1}) {
+    Terminal& t = terminals_[index];
+    if (t.nonblocking) continue;
+    const int fd = index + 1;
+    t.fd = fd;
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) continue;
+    if (S_ISSOCK(st.st_mode)) {
+      t.socket = true;
+      t.retry = std::make_unique<asio::steady_timer>(io);
+      t.nonblocking = true;
+      continue;
+    } else if (S_ISFIFO(st.st_mode) || (S_ISCHR(st.st_mode) && ::isatty(fd) == 1)) {
+      // A description of our own, so that O_NONBLOCK does not reach the others that share
+      // this pipe or terminal (our local agents' stderr, the shell after us). Where it cannot
+      // be opened (another user's pipe, no /proc) writes block, as before.
+      const std::string self = mpilaunch::format("/proc/self/fd/{}", fd);
+      const int own = ::open(self.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+      if (own < 0) continue;
+      t.fd = own;
+      t.owned = true;
+    } else {
+      continue;  // a file or /dev/null: a write does not wait for a reader
+    }
+    const int watched = ::fcntl(t.fd, F_DUPFD_CLOEXEC, 3);
+    if (watched < 0) {
+      if (t.owned) ::close(t.fd);
+      t.fd = fd;
+      t.owned = t.socket = false;
+      continue;
+    }
+    t.watch = std::make_unique<asio::posix::stream_descriptor>(io, watched);
+    t.nonblocking = true;
+  }
+}
+
+bool OutputForwarder::congested() const {
+  if (released_) return false;
+  for (const Terminal& t : terminals_)
+    if (t.pending > kHighWater) return true;
+  return false;
+}
+
+void OutputForwarder::when_room(std::function<void()> go) {
+  if (!congested()) return go();
+  room_waiters_.push_back(std::move(go));
+}
+
+void OutputForwarder::release() {
+  released_ = true;
+  notify();
+}
+
+std::size_t OutputForwarder::pending() const {
+  return terminals_[0].pending + terminals_[1].pending;
+}
+
+void OutputForwarder::when_drained(std::function<void()> then) {
+  if (pending() == 0) return then();
+  drain_waiters_.push_back(std::move(then));
+}
+
+void OutputForwarder::abandon() {
+  for (int index : {0, 1}) {
+    Terminal& t = terminals_[index];
+    if (t.pending == 0) continue;
+    t.stalled = true;
+    for (const Chunk& c : t.queue) terminal_written_[c.key].lost += c.data.size();
+    terminal_written_[t.queue.front().key].lost -= t.offset;
+    t.queue.clear();
+    t.offset = t.pending = 0;
+  }
+  notify();
+}
+
+void OutputForwarder::notify() {
+  if (!room_waiters_.empty()) {
+    const bool below =
+        released_ || (terminals_[0].pending <= kLowWater && terminals_[1].pending <= kLowWater);
+    if (below) {
+      auto waiters = std::move(room_waiters_);
+      room_waiters_.clear();
+      for (auto& go : waiters) go();
+    }
+  }
+  if (!drain_waiters_.empty() && pending() == 0) {
+    auto waiters = std::move(drain_waiters_);
+    drain_waiters_.clear();
+    for (auto& then : waiters) then();
+  }
+}
+
+void OutputForwarder::fail_terminal(int index, Key key, int error) {
+  Terminal& t = terminals_[index];
+  terminal_failed_[index] = true;
+  terminal_error_[index] = error;
+  for (const Chunk& c : t.queue) terminal_written_[c.key].lost += c.data.size();
+  if (!t.queue.empty()) terminal_written_[t.queue.front().key].lost -= t.offset;
+  t.queue.clear();
+  t.offset = t.pending = 0;
+  report(OutputFailure{key.first, key.second, stream_name(key.second), error,
+                       terminal_written_[key].written, true});
+  notify();
+}
+
+void OutputForwarder::drain(int index) {
+  Terminal& t = terminals_[index];
+  while (!t.queue.empty() && !terminal_failed_[index]) {
+    Chunk& c = t.queue.front();
+    const char* from = c.data.data() + t.offset;
+    const std::size_t size = c.data.size() - t.offset;
+    const ssize_t n = t.socket ? ::send(t.fd, from, size, MSG_DONTWAIT | MSG_NOSIGNAL)
+                               : ::write(t.fd, from, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+    if (n <= 0) return fail_terminal(index, c.key, n < 0 ? errno : EIO);
+    const auto done = static_cast<std::size_t>(n);
+    terminal_written_[c.key].written += done;
+    bytes_ += done;
+    t.pending -= done;
+    t.offset += done;
+    if (t.offset == c.data.size()) {
+      t.queue.pop_front();
+      t.offset = 0;
+    }
+  }
+  if (!t.queue.empty() && !terminal_failed_[index]) arm(index);
+  notify();
+}
+
+void OutputForwarder::arm(int index) {
+  Terminal& t = terminals_[index];
+  if (t.waiting) return;
+  t.waiting = true;
+  const auto then = [this, index](const boost::system::error_code& ec) {
+    terminals_[index].waiting = false;
+    if (!ec) drain(index);
+  };
+  if (t.watch) return t.watch->async_wait(asio::posix::stream_descriptor::wait_write, then);
+  // A socket: Asio's wait would make the description it shares with others non-blocking (our
+  // local agents' stderr): it is tried again shortly instead.
+  t.retry->expires_after(kSocketRetry);
+  t.retry->async_wait(then);
 }
 
 Status OutputForwarder::open() {
@@ -140,6 +297,50 @@ void OutputForwarder::to_terminal(const Key& key, std::string_view first, std::s
   TerminalCount& count = terminal_written_[key];
   if (terminal_failed_[index]) {
     count.lost += first.size() + second.size();
+    return;
+  }
+  Terminal& t = terminals_[index];
+  if (t.nonblocking) {
+    if (t.pending > kMaxQueued && released_) {
+      // Torn down behind a reader that takes nothing: what the ranks still wrote is lost.
+      t.stalled = true;
+      count.lost += first.size() + second.size();
+      return;
+    }
+    if (t.queue.empty()) {
+      // Straight out when the fd takes it; the rest queues.
+      iovec parts[2] = {{const_cast<char*>(first.data()), first.size()},
+                        {const_cast<char*>(second.data()), second.size()}};
+      ssize_t n;
+      do {
+        if (t.socket) {
+          msghdr msg{};
+          msg.msg_iov = parts;
+          msg.msg_iovlen = 2;
+          n = ::sendmsg(t.fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+        } else {
+          n = ::writev(t.fd, parts, 2);
+        }
+      } while (n < 0 && errno == EINTR);
+      if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+        count.lost += first.size() + second.size();
+        return fail_terminal(index, key, errno);
+      }
+      const auto done = static_cast<std::size_t>(std::max<ssize_t>(n, 0));
+      count.written += done;
+      bytes_ += done;
+      const std::size_t from_first = std::min(done, first.size());
+      first.remove_prefix(from_first);
+      second.remove_prefix(done - from_first);
+      if (first.empty() && second.empty()) return;
+    }
+    std::string rest;
+    rest.reserve(first.size() + second.size());
+    rest.append(first).append(second);
+    t.pending += rest.size();
+    t.queue.push_back(Chunk{key, std::move(rest)});
+    // Written on until the fd says EAGAIN: only then does a wait for writability end.
+    if (!t.waiting) drain(index);
     return;
   }
   if (!write_all(index + 1, first, second)) {
@@ -228,9 +429,10 @@ std::vector<OutputFailure> OutputForwarder::losses() const {
                                   false, file.lost, attempt_});
   for (const auto& [key, count] : terminal_written_) {
     const int index = key.second == protocol::Stream::Stdout ? 0 : 1;
-    if (terminal_failed_[index] && count.lost > 0)
+    if (count.lost > 0)
       all.push_back(OutputFailure{key.first, key.second, stream_name(key.second),
-                                  terminal_error_[index], count.written, true, count.lost, 0});
+                                  terminal_error_[index], count.written, true, count.lost, 0,
+                                  !terminal_failed_[index]});
   }
   return all;
 }

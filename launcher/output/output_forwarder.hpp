@@ -2,19 +2,27 @@
 /// [io] Rank output to the terminal and, with --output-filename, to per-rank files too, in order
 /// per (rank, stream), whole lines at a time so that ranks do not interleave mid-line. The
 /// formats are mpirun 4.1's: `[1,R]<stdout>:` tags, ctime() timestamps, DIR/1/rank.R/stdout.
-/// Writes block: a slow terminal slows the job (backpressure), nothing is lost. A write that
-/// fails is reported once per destination to the failure handler, when one is set; that
-/// destination then takes nothing more, and what it did not take is counted (losses()).
+/// Once attach()ed to the loop, writes to our stdout and stderr never block it (issue 23, item
+/// 4): when the terminal or pipe does not take them (a stalled `| less`, a terminal stopped
+/// with ^S), they queue, and beyond kHighWater queued bytes congested() tells the producers to
+/// stop reading rank output until when_room() calls them back: the ranks then wait in their
+/// writes, as under mpirun, and nothing is lost. Files (--output-filename, a regular file as
+/// stdout) are written at once. A write that fails is reported once per destination to the
+/// failure handler, when one is set; that destination then takes nothing more, and what it
+/// did not take is counted (losses()).
 
 #include <cstdint>
 #include <ctime>
+#include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "common/asio.hpp"
 #include "common/protocol.hpp"
 #include "common/result.hpp"
 
@@ -38,6 +46,7 @@ struct OutputFailure {
   bool terminal = false;      // the launcher's own stdout or stderr
   std::uint64_t lost = 0;     // losses() only: bytes of that rank's stream it did not take
   int attempt = 0;            // losses() only: the attempt whose files these were (0: none)
+  bool stalled = false;       // losses() only: the reader took nothing more before the job's end
 };
 
 class OutputForwarder {
@@ -53,6 +62,26 @@ class OutputForwarder {
   /// Prepares the output directory; errors name the path.
   Status open();
   void on_failure(FailureHandler handler) { on_failure_ = std::move(handler); }
+  /// From now on writes to our stdout and stderr do not block when they are a pipe, a
+  /// terminal or a socket: they go through a descriptor of their own in non-blocking mode.
+  void attach(asio::io_context& io);
+  /// Our stdout or stderr holds more than kHighWater bytes that its reader has not taken yet.
+  bool congested() const;
+  /// Runs `go` once the queues are below kLowWater again (or failed, or released).
+  void when_room(std::function<void()> go);
+  /// No more backpressure (the job is being torn down): producers read on, and what queues
+  /// beyond kMaxQueued is counted as lost.
+  void release();
+  /// Backpressure again (a new attempt's ranks start).
+  void hold() { released_ = false; }
+  /// Bytes queued for our stdout and stderr.
+  std::size_t pending() const;
+  /// Runs `then` once nothing is queued (at once when nothing is).
+  void when_drained(std::function<void()> then);
+  /// Gives up on what is queued (the job must end now): it is counted as lost, stalled.
+  void abandon();
+  /// Whether our stderr's queue was abandoned (a blocking write to it could hang).
+  bool stderr_stalled() const { return terminals_[1].stalled; }
   void write(std::uint32_t rank, protocol::Stream stream, std::span<const std::byte> data);
   /// From now on per-rank files go to DIR/attempt-N/1/rank.R (used when restarts are enabled).
   void set_attempt(int attempt);
@@ -79,6 +108,31 @@ class OutputForwarder {
     std::uint64_t written = 0;
     std::uint64_t lost = 0;
   };
+  struct Chunk {
+    Key key;
+    std::string data;
+  };
+  /// One of our own stdout (0) and stderr (1).
+  struct Terminal {
+    int fd = -1;               // where writes go
+    bool owned = false;        // fd is a descriptor of our own (closed at the end)
+    bool socket = false;       // written with send(MSG_DONTWAIT)
+    bool nonblocking = false;  // writes never block: the queue takes what the fd does not
+    std::deque<Chunk> queue;   // in order; the front one is written from `offset`
+    std::size_t offset = 0;
+    std::size_t pending = 0;                                // bytes in the queue
+    bool waiting = false;                                   // a wait for writability is armed
+    bool stalled = false;                                   // abandon()ed
+    std::unique_ptr<asio::posix::stream_descriptor> watch;  // a dup of fd, for the waits
+    std::unique_ptr<asio::steady_timer> retry;              // a socket's waits (no watch)
+  };
+  /// Writes what `t`'s queue holds until the fd takes no more; arms a wait if it did not take
+  /// everything; reports a failure.
+  void drain(int index);
+  void arm(int index);
+  /// `index`'s destination failed with `error`: counts its queue as lost, reports once.
+  void fail_terminal(int index, Key key, int error);
+  void notify();
   void emit(const Key& key, std::string_view text, bool complete_lines_only);
   /// Writes `first` then `second` to the terminal stream of `key`; reports a failure once.
   void to_terminal(const Key& key, std::string_view first, std::string_view second = {});
@@ -96,6 +150,10 @@ class OutputForwarder {
   std::map<Key, TerminalCount> terminal_written_;
   bool terminal_failed_[2] = {false, false};  // stdout, stderr
   int terminal_error_[2] = {0, 0};
+  Terminal terminals_[2];
+  bool released_ = false;
+  std::vector<std::function<void()>> room_waiters_;
+  std::vector<std::function<void()>> drain_waiters_;
   FailureHandler on_failure_;
   std::uint64_t bytes_ = 0;
 };
@@ -103,6 +161,12 @@ class OutputForwarder {
 /// When our stdout or stderr is a pipe, makes it hold 1 MiB (best effort): with the default
 /// 64 KiB a reader such as `| tee` or `| wc` wakes and the launcher waits for every 64 KiB.
 void widen_output_pipes();
+
+/// Bytes queued for one of our stdout and stderr before the producers wait, and again when
+/// they go on; what a queue holds beyond kMaxQueued is lost (counted) in a teardown only.
+inline constexpr std::size_t kHighWater = 4 << 20;
+inline constexpr std::size_t kLowWater = 1 << 20;
+inline constexpr std::size_t kMaxQueued = 64 << 20;
 
 /// Writes everything, retrying on EINTR and waiting on EAGAIN. False if the fd is gone (errno
 /// says why).

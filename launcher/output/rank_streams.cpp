@@ -55,6 +55,15 @@ asio::awaitable<void> RankStreams::pump(std::shared_ptr<Entry> entry, protocol::
         asio::buffer(buffer.get(), chunk), asio::redirect_error(asio::use_awaitable, ec));
     if (ec || entry->closed) break;
     sink_(entry->rank, stream, {buffer.get(), n});
+    if (gate_) {
+      // The output has nowhere to go yet: the data stays in the rank's pipe until it has.
+      auto room = std::make_shared<asio::steady_timer>(io_, asio::steady_timer::time_point::max());
+      if (gate_([room] { room->cancel(); })) {
+        boost::system::error_code ignored;
+        co_await room->async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+      }
+      if (entry->closed) break;
+    }
   }
   if (!entry->closed) stream_ended(entry);
 }

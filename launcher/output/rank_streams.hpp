@@ -1,8 +1,9 @@
 #pragma once
 /// [io] RankStreams: the stdout and stderr pipes of ranks whose local agent handed them over
 /// (common/stream_channel.hpp). Reads each on the launcher's loop and hands every chunk to the
-/// sink, in order per (rank, stream); reads only when the sink has returned, so a slow
-/// terminal leaves the data in the rank's pipe and the rank waits (backpressure).
+/// sink, in order per (rank, stream); reads only when the sink has returned and the gate lets
+/// it, so a stalled terminal leaves the data in the rank's pipe and the rank waits
+/// (backpressure).
 
 #include <cstdint>
 #include <functional>
@@ -19,7 +20,10 @@ class RankStreams {
  public:
   using Sink =
       std::function<void(std::uint32_t rank, protocol::Stream stream, std::span<const std::byte>)>;
-  RankStreams(asio::io_context& io, Sink sink) : io_(io), sink_(std::move(sink)) {}
+  /// Whether reading must wait: true when it must, and then `go` is called once it may go on.
+  using Gate = std::function<bool(std::function<void()> go)>;
+  RankStreams(asio::io_context& io, Sink sink, Gate gate = {})
+      : io_(io), sink_(std::move(sink)), gate_(std::move(gate)) {}
   ~RankStreams();
   RankStreams(const RankStreams&) = delete;
   RankStreams& operator=(const RankStreams&) = delete;
@@ -49,6 +53,7 @@ class RankStreams {
 
   asio::io_context& io_;
   Sink sink_;
+  Gate gate_;
   std::map<std::uint32_t, std::shared_ptr<Entry>> entries_;
 };
 

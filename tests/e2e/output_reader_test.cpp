@@ -1,8 +1,12 @@
-// The reader of the launcher's stdout (issue 23, items 4 and 5). A reader that goes away
-// (`| head -c 10`) ends the job as SIGPIPE ends a Unix tool: output-error, 141, every rank and
-// agent gone. The launcher's stdout here is a pipe the test holds the read end of.
+// The reader of the launcher's stdout (issue 23, items 4 and 5). A reader that stalls (`| less`
+// left alone, a stuck log collector) never blocks the launcher's loop: SIGINT and --timeout still
+// end the job at once, and what the reader never took is counted (output-lost). A reader that
+// goes away (`| head -c 10`) ends the job as SIGPIPE ends a Unix tool: output-error, 141. Either
+// way every rank and agent is gone. The launcher's stdout is a pipe the test holds the read end
+// of.
 #include <doctest/doctest.h>
 #include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -68,6 +72,13 @@ class PipedLauncher {
     }
     return got;
   }
+  /// Whether the pipe is full: the launcher's writes to it cannot go on. A non-blocking write
+  /// of a few lines that does not fit leaves the last page short, so "full" allows one page.
+  bool full() const {
+    int queued = 0;
+    return ::ioctl(read_end_, FIONREAD, &queued) == 0 &&
+           queued >= ::fcntl(read_end_, F_GETPIPE_SZ) - 4096;
+  }
   void close_reader() {
     if (read_end_ >= 0) ::close(read_end_);
     read_end_ = -1;
@@ -105,6 +116,52 @@ TEST_CASE("reader gone: | head -c 10 ends the job with 141 (output-error), nothi
   const Json error = check_job_failed(job, "output-error", 141);
   CHECK_MESSAGE(error.value("signal", Json()) == Json(SIGPIPE), error.dump());
   check_nothing_left(job, o);
+}
+
+namespace {
+
+// A job of ranks that write forever behind a reader that reads nothing: once the pipe is full,
+// `end` (a signal, or nothing when --timeout is among `args`) must end it within a minute with
+// `status`, nothing left, and the bytes the reader never took in output-lost events.
+void check_stalled_reader_ends(const std::vector<std::string>& args, int signal, int status,
+                               const std::string& kind) {
+  Job job;
+  const std::string err_path = job.dir().file("stderr");
+  std::vector<std::string> all = {"--events", job.events_path()};
+  all.insert(all.end(), args.begin(), args.end());
+  all.insert(all.end(), {"-n", "2", "/usr/bin/yes", "rank output"});
+  PipedLauncher launcher(job.command(all, Millis{120'000}), err_path);
+  // With --timeout, the job may end before a slow machine fills the pipe: the signal case
+  // needs it full first.
+  const bool filled = eventually([&] { return launcher.full(); }, Millis{60'000});
+  if (signal != 0) {
+    REQUIRE_MESSAGE(filled, "the launcher's stdout never filled");
+    ::kill(launcher.pid(), signal);
+  }
+  const std::optional<int> got = launcher.wait(Millis{60'000});
+  REQUIRE_MESSAGE(got.has_value(), "the job did not end behind a stalled reader; stderr:\n",
+                  read_file(err_path));
+  const Outcome o{.err = read_file(err_path), .exit_code = *got};
+  check_error_block(o, kind, status);
+  check_job_failed(job, kind, status);
+  // What the reader never took is not dropped without a word.
+  const std::vector<Json> lost = events_named(read_events(job.events_path()).events, "output-lost");
+  if (filled) CHECK_MESSAGE(!lost.empty(), read_file(job.events_path()));
+  for (const Json& e : lost) {
+    CHECK_MESSAGE(e.value("destination", Json()) == Json("stdout"), e.dump());
+    CHECK_MESSAGE(e.value("lost_bytes", Json(0)).get<std::uint64_t>() > 0, e.dump());
+  }
+  check_nothing_left(job, o);
+}
+
+}  // namespace
+
+TEST_CASE("stalled reader: SIGINT still ends the job at once (130), nothing left") {
+  check_stalled_reader_ends({}, SIGINT, 130, "interrupted");
+}
+
+TEST_CASE("stalled reader: --timeout still ends the job at once (124), nothing left") {
+  check_stalled_reader_ends({"--timeout", "20"}, 0, 124, "timeout");
 }
 
 }  // namespace mpilaunch::e2e
