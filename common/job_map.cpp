@@ -71,8 +71,9 @@ Error not_enough(int wanted, int available, const std::string& how) {
       .detail = mpilaunch::format("{} processes were requested but {} {}", wanted, available, how)};
 }
 
+// How many ranks a host takes. max_slots is no limit: mpirun 4.1.4 refuses "slots=1
+// max_slots=2" with -n 2 (not enough slots) and runs -n 3 --oversubscribe on it, measured.
 int capacity(const NodeSlots& host, bool oversubscribe) {
-  if (host.max_slots) return *host.max_slots;
   return oversubscribe ? std::numeric_limits<int>::max() : host.slots;
 }
 
@@ -114,19 +115,12 @@ Result<JobMap> map_job(const std::vector<NodeSlots>& hosts, const MapRequest& re
     if (np > 1'000'000)
       return Error{.kind = ErrorKind::BadOption,
                    .detail = mpilaunch::format("-n {} is too large", np)};
-    long hard_capacity = 0;
-    for (const NodeSlots& h : hosts)
-      hard_capacity += std::min<long>(capacity(h, request.oversubscribe), 1'000'000);
-    if (np > hard_capacity) {
-      if (!request.oversubscribe)
-        return not_enough(static_cast<int>(np), static_cast<int>(total_slots),
-                          "slots are available; ask for fewer, add slots (host:N, slots=N) or "
-                          "pass --oversubscribe");
-      return not_enough(static_cast<int>(np), static_cast<int>(hard_capacity),
-                        "processes fit under the hosts' max_slots limits");
-    }
+    if (np > total_slots && !request.oversubscribe)
+      return not_enough(static_cast<int>(np), static_cast<int>(total_slots),
+                        "slots are available; ask for fewer, add slots (host:N, slots=N) or "
+                        "pass --oversubscribe");
     // First fill the slots, in the order of the mapping policy; then, when oversubscribing,
-    // hand out the rest round-robin over the hosts that still have room under max_slots.
+    // hand out the rest round-robin over the hosts.
     auto place = [&](int h) {
       node_of_rank.push_back(h);
       ++load[static_cast<std::size_t>(h)];

@@ -13,7 +13,7 @@ namespace mpilaunch {
 struct NodeSlots {
   std::string name;
   int slots = 1;
-  std::optional<int> max_slots;
+  std::optional<int> max_slots;  // shown, not enforced (as mpirun 4.1.4)
 };
 
 enum class MapBy { Slot, Node };

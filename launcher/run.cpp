@@ -310,8 +310,11 @@ int run(const std::vector<std::string>& args) {
   } else {
     // Local agents hand their ranks' output pipes to us, unless there are too many for our
     // descriptor limit or MPILAUNCH_OUTPUT_VIA_AGENT=1 asks for the agents' forwarding.
-    const bool pass =
-        !env_is_one("MPILAUNCH_OUTPUT_VIA_AGENT") && can_hold_rank_pipes(plan->map.size());
+    // Slots still to be counted (a host file without slots=): at most this machine's CPUs each.
+    const int ranks = !plan->slots_from_agents
+                          ? plan->map.size()
+                          : plan->request.np.value_or(plan->map.node_count() * machine.cpus);
+    const bool pass = !env_is_one("MPILAUNCH_OUTPUT_VIA_AGENT") && can_hold_rank_pipes(ranks);
     starter = std::make_unique<LocalAgentStarter>(agent.empty() ? "mpilaunch-agent" : agent, pass);
   }
   if (o.dry_run) {
@@ -397,7 +400,14 @@ int run(const std::vector<std::string>& args) {
     config.stdin_rank = protocol::kStdinAll;
   } else if (!o.stdin_target.empty()) {
     const unsigned long rank = std::strtoul(o.stdin_target.c_str(), nullptr, 10);
-    if (rank >= static_cast<unsigned long>(config.plan.map.size()))
+    // When the agents count the slots, the supervisor checks once the ranks are mapped.
+    if (config.plan.slots_from_agents && rank > 1'000'000)
+      return early_failure(Error{.kind = ErrorKind::BadOption,
+                                 .detail = mpilaunch::format(
+                                     "--stdin {}: no job has that many ranks", o.stdin_target)},
+                           events);
+    if (!config.plan.slots_from_agents &&
+        rank >= static_cast<unsigned long>(config.plan.map.size()))
       return early_failure(Error{.kind = ErrorKind::BadOption,
                                  .detail = mpilaunch::format(
                                      "--stdin {}: the job has {} ranks (0 to {})", o.stdin_target,

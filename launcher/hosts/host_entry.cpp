@@ -43,6 +43,7 @@ bool HostListBuilder::add(HostEntry entry) {
     return false;
   same.slots += entry.slots;
   same.slots_given = same.slots_given || entry.slots_given;
+  same.count_cores = false;  // a host named again counts its entries, as mpirun's host file does
   if (same.max_slots || entry.max_slots) same.max_slots = max_here + max_there;
   if (!same.port) same.port = entry.port;
   return true;

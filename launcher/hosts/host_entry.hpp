@@ -13,9 +13,13 @@
 namespace mpilaunch::launcher {
 
 struct HostEntry {
-  std::string name;              // as the user wrote it (an ssh alias, a name, an address)
-  int slots = 1;                 // how many ranks may run there without oversubscribing
-  bool slots_given = false;      // false: slots is a default (e.g. "-H a,b")
+  std::string name;          // as the user wrote it (an ssh alias, a name, an address)
+  int slots = 1;             // how many ranks may run there without oversubscribing
+  bool slots_given = false;  // false: slots is a default (e.g. "-H a,b")
+  /// A host file's one line for this host gave no slots=: mpirun 4.1.4 counts the node's cores
+  /// (what its agent reports), not 1. Cleared when the host is merged with another entry
+  /// (several lines without slots= are one slot per line) or picked by -H without :N.
+  bool count_cores = false;
   std::optional<int> max_slots;  // hard limit even with --oversubscribe
   std::string user;              // from user@host, empty when not given
   std::optional<int> port;       // from host:port forms where unambiguous, else empty

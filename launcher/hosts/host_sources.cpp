@@ -44,6 +44,8 @@ Result<std::vector<HostEntry>> pick_from_hostfile(const std::vector<HostEntry>& 
       entry.slots = want.slots;
       entry.slots_given = true;
     }
+    // mpirun 4.1.4: "--hostfile hf -H node2" with a line "node2" (no slots=) is one slot.
+    entry.count_cores = false;
     out.push_back(std::move(entry));
   }
   return out;

@@ -35,13 +35,17 @@ std::string shown_var(std::string_view name, std::string_view value) {
   return mpilaunch::format("{}={}", name, printable(value));
 }
 
-// A file named by `var`: its hosts, one line per slot or "host slots=N" lines.
+// A file named by `var`: its hosts, one line per slot or "host slots=N" lines. A resource
+// manager's node file (`line_per_slot`) lists a host once per slot it allocated, so a host on
+// one line has one slot; in an Open MPI host file such a line means the node's cores.
 Found hosts_from_file(std::string_view var, const std::string& path, const FileReader& read,
-                      std::string source) {
+                      std::string source, bool line_per_slot) {
   auto text = read(path);
   if (!text) return env_error(mpilaunch::format("{}: {}", var, text.error().detail));
   auto hosts = parse_hostfile(text.value(), path);
   if (!hosts) return hosts.error();
+  if (line_per_slot)
+    for (HostEntry& h : hosts.value()) h.count_cores = false;
   return std::optional<HostList>(HostList{std::move(hosts).value(), std::move(source)});
 }
 
@@ -83,7 +87,8 @@ Found from_slurm(const EnvLookup& env) {
 Found from_pbs(const EnvLookup& env, const FileReader& read) {
   const auto path = env("PBS_NODEFILE");
   if (!path) return std::optional<HostList>();
-  return hosts_from_file("PBS_NODEFILE", *path, read, "pbs " + shown_var("PBS_NODEFILE", *path));
+  return hosts_from_file("PBS_NODEFILE", *path, read, "pbs " + shown_var("PBS_NODEFILE", *path),
+                         true);
 }
 
 // LSF: LSB_MCPU_HOSTS ("h1 2 h2 4"), else LSB_DJOB_HOSTFILE (one line per slot).
@@ -113,7 +118,7 @@ Found from_lsf(const EnvLookup& env, const FileReader& read) {
   const auto path = env("LSB_DJOB_HOSTFILE");
   if (!path) return std::optional<HostList>();
   return hosts_from_file("LSB_DJOB_HOSTFILE", *path, read,
-                         "lsf " + shown_var("LSB_DJOB_HOSTFILE", *path));
+                         "lsf " + shown_var("LSB_DJOB_HOSTFILE", *path), true);
 }
 
 // HTCondor's parallel universe, as its openmpiscript/mp1script set it up: every node runs
@@ -183,7 +188,8 @@ Found from_htcondor(const EnvLookup& env, const FileReader& read) {
 Found from_default_hostfile(const EnvLookup& env, const FileReader& read) {
   for (const std::string_view var :
        {"OMPI_MCA_orte_default_hostfile", "PRTE_MCA_prte_default_hostfile"}) {
-    if (const auto path = env(var)) return hosts_from_file(var, *path, read, shown_var(var, *path));
+    if (const auto path = env(var))
+      return hosts_from_file(var, *path, read, shown_var(var, *path), false);
   }
   const std::string mounted = "/etc/mpi/hostfile";
   auto text = read(mounted);

@@ -192,6 +192,7 @@ Result<std::vector<HostEntry>> parse_hostfile(std::string_view text, std::string
     if (line.empty()) continue;
     HostEntry entry;
     if (auto why = read_line(line, entry)) return fail(*why);
+    entry.count_cores = !entry.slots_given;
     if (const auto earlier = hosts.index_of(entry)) {
       const HostEntry& before = hosts.hosts()[*earlier];
       if (before.slots_given || entry.slots_given)

@@ -105,6 +105,7 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
   for (const HostEntry& h : entries) {
     slots.push_back(NodeSlots{h.name, h.slots, h.max_slots});
     plan.universe_size += h.slots;
+    plan.slots_from_agents = plan.slots_from_agents || h.count_cores;
   }
 
   bool all_local = true;
@@ -193,25 +194,52 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
   // each node's objects once its agent has reported them (common/placement.hpp).
   if (plan.placement.ppr > 0 && plan.placement.map_level == HwLevel::Board && !o.per_node)
     request.per_node = plan.placement.ppr;
+  plan.request = request;
   std::vector<AppOptions> contexts = o.contexts;
   if (contexts.empty()) contexts.push_back({o.np, o.hosts, o.exports, o.wdir, o.program});
-  auto map =
-      contexts.size() == 1 ? map_job(slots, request) : map_contexts(slots, request, contexts);
-  if (!map) {
-    Error e = map.error();
-    if (e.executable.empty() && !o.program.empty()) e.executable = o.program[0];
-    return e;
-  }
-  plan.map = std::move(map).value();
-  for (const std::string& name : plan.map.nodes())
+  if (plan.slots_from_agents && contexts.size() > 1) {
+    // Each context is mapped over the slots the ones before it left, so every host's slots are
+    // needed before the agents start; a line without slots= is known only once its agent has
+    // counted the node's cores.
+    std::string host;
     for (const HostEntry& h : entries)
-      if (h.name == name) {
-        plan.nodes.push_back(h);
+      if (h.count_cores) {
+        host = h.name;
         break;
       }
-  // Two host entries with the same name are one node; the map never splits them.
-  if (static_cast<int>(plan.nodes.size()) != plan.map.node_count())
-    return Error{.kind = ErrorKind::HostfileError, .detail = "a host is listed twice"};
+    return Error{.kind = ErrorKind::BadOption,
+                 .executable = o.program.empty() ? "" : o.program[0],
+                 .detail = mpilaunch::format(
+                     "several application contexts (':' or --app) with {}: the line for host {} "
+                     "has no slots=, whose slots would be the node's cores, counted only once "
+                     "its agent runs; give every line slots=N for MPMD",
+                     hosts.source, host)};
+  }
+  if (plan.slots_from_agents) {
+    // Every host gets an agent; the ranks are placed once they have counted their cores.
+    std::vector<std::string> names;
+    for (const HostEntry& h : entries) names.push_back(h.name);
+    plan.nodes = entries;
+    plan.map = JobMap(std::move(names), {});
+  } else {
+    auto map =
+        contexts.size() == 1 ? map_job(slots, request) : map_contexts(slots, request, contexts);
+    if (!map) {
+      Error e = map.error();
+      if (e.executable.empty() && !o.program.empty()) e.executable = o.program[0];
+      return e;
+    }
+    plan.map = std::move(map).value();
+    for (const std::string& name : plan.map.nodes())
+      for (const HostEntry& h : entries)
+        if (h.name == name) {
+          plan.nodes.push_back(h);
+          break;
+        }
+    // Two host entries with the same name are one node; the map never splits them.
+    if (static_cast<int>(plan.nodes.size()) != plan.map.node_count())
+      return Error{.kind = ErrorKind::HostfileError, .detail = "a host is listed twice"};
+  }
 
   std::vector<int> ranks_of_context(contexts.size(), 0);
   if (contexts.size() == 1) {
@@ -257,6 +285,48 @@ const PlanApp& app_of_rank(const LaunchPlan& plan, int rank) {
   return plan.apps.front();
 }
 
+Status map_on_reported_slots(LaunchPlan& plan, const std::vector<int>& cores) {
+  if (!plan.slots_from_agents) return {};
+  if (cores.size() != plan.nodes.size())
+    return Error{.kind = ErrorKind::Unknown,
+                 .detail = mpilaunch::format("{} hosts but {} core counts", plan.nodes.size(),
+                                             cores.size())};
+  std::vector<NodeSlots> slots;
+  std::vector<HostEntry> nodes = plan.nodes;  // the plan changes only when the map is made
+  int universe = 0;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    HostEntry& h = nodes[i];
+    if (h.count_cores) {
+      h.slots = std::clamp(cores[i], 1, kMaxSlotsPerHost);
+      h.slots_given = true;
+      h.count_cores = false;
+    }
+    slots.push_back(NodeSlots{h.name, h.slots, h.max_slots});
+    universe += h.slots;
+  }
+  auto map = map_job(slots, plan.request);
+  if (!map) {
+    Error e = map.error();
+    if (!plan.apps.empty() && !plan.apps[0].argv.empty()) e.executable = plan.apps[0].argv[0];
+    return e;
+  }
+  // Slot and node mapping fill hosts in order, so the hosts with ranks come first: each keeps
+  // its agent's node index.
+  for (int n = 0; n < map->node_count(); ++n)
+    if (map->node_name(n) != nodes[static_cast<std::size_t>(n)].name)
+      return Error{.kind = ErrorKind::Unknown,
+                   .detail = mpilaunch::format("host {} got ranks before {}", map->node_name(n),
+                                               nodes[static_cast<std::size_t>(n)].name)};
+  nodes.resize(static_cast<std::size_t>(map->node_count()));
+  plan.nodes = std::move(nodes);
+  plan.universe_size = universe;
+  plan.map = std::move(map).value();
+  // One application context (make_plan refuses several with such hosts): all ranks are its.
+  if (!plan.apps.empty()) plan.apps[0].num_procs = plan.map.size();
+  plan.slots_from_agents = false;
+  return {};
+}
+
 std::string render_plan(const LaunchPlan& plan, const std::string& agent_command) {
   std::string out;
   out += mpilaunch::format("hosts from: {}\n", plan.hosts_source);
@@ -279,13 +349,22 @@ std::string render_plan(const LaunchPlan& plan, const std::string& agent_command
     }
   }
   out += mpilaunch::format("interface:  {} ({})\n", pmi_label(plan.pmi), plan.pmi.reason);
-  out += mpilaunch::format("processes:  {} on {} node{}\n", plan.map.size(), plan.map.node_count(),
-                           plan.map.node_count() == 1 ? "" : "s");
+  if (plan.slots_from_agents)
+    out += mpilaunch::format(
+        "processes:  {} on up to {} nodes, placed once each agent has counted its node's cores\n",
+        plan.request.np ? std::to_string(*plan.request.np) : "one per slot", plan.map.node_count());
+  else
+    out += mpilaunch::format("processes:  {} on {} node{}\n", plan.map.size(),
+                             plan.map.node_count(), plan.map.node_count() == 1 ? "" : "s");
   for (int n = 0; n < plan.map.node_count(); ++n) {
     const HostEntry& h = plan.nodes[static_cast<std::size_t>(n)];
-    out += mpilaunch::format("  node {} {} (slots {}{}): ranks {}\n", n, h.name, h.slots,
-                             h.max_slots ? mpilaunch::format(", max {}", *h.max_slots) : "",
-                             fmt::join(plan.map.ranks_on(n), ","));
+    if (h.count_cores)
+      out += mpilaunch::format("  node {} {} (slots: its cores{})\n", n, h.name,
+                               h.max_slots ? mpilaunch::format(", max {}", *h.max_slots) : "");
+    else
+      out += mpilaunch::format("  node {} {} (slots {}{}): ranks {}\n", n, h.name, h.slots,
+                               h.max_slots ? mpilaunch::format(", max {}", *h.max_slots) : "",
+                               fmt::join(plan.map.ranks_on(n), ","));
     std::string command = agent_command;
     // The srun starter's command names its node: shown here with this node's name.
     if (const auto at = command.find("--nodelist=NODE");

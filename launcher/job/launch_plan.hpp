@@ -38,7 +38,13 @@ struct LaunchPlan {
   std::string hosts_source;      // where the hosts came from
   std::vector<HostEntry> nodes;  // one per node of the map, in node order
   JobMap map;
-  int universe_size = 0;         // slots of every host, with ranks or not (MPI_UNIVERSE_SIZE)
+  int universe_size = 0;  // slots of every host, with ranks or not (MPI_UNIVERSE_SIZE)
+  /// A host's slots are its cores (a host file line without slots=, HostEntry::count_cores),
+  /// known once its agent has reported: until map_on_reported_slots(), `nodes` holds every host,
+  /// `map` has no ranks and apps[0].num_procs is 0; every host gets an agent. One application
+  /// context only: make_plan refuses MPMD with such hosts.
+  bool slots_from_agents = false;
+  MapRequest request;            // what `map` was (or will be) made from
   PlacementPolicy placement;     // mapping, ranking, binding (common/placement.hpp)
   std::vector<std::string> env;  // NAME=value for every rank (--mca)
   std::vector<PlanApp> apps;     // every application context, in rank order; at least one
@@ -52,6 +58,14 @@ const PlanApp& app_of_rank(const LaunchPlan& plan, int rank);
 /// `hosts` is empty for isolated local mode. Errors: BadOption, NotEnoughSlots.
 Result<LaunchPlan> make_plan(const Options& options, const HostList& hosts,
                              const MachineFacts& machine, const EnvLookup& getenv);
+
+/// Completes a plan made with slots_from_agents once every host's agent has reported:
+/// `cores[i]` is what host i's agent counts (its cores, or hwthreads with
+/// --use-hwthread-cpus). Sets those hosts' slots, the universe size, the map and apps[0].num_procs,
+/// and keeps in `nodes` only the hosts that received ranks, which are always the first ones
+/// (mapping by slot or by node fills hosts in order). Errors: as make_plan's (NotEnoughSlots,
+/// BadOption).
+Status map_on_reported_slots(LaunchPlan& plan, const std::vector<int>& cores);
 
 /// True when `name` denotes this machine (localhost, 127.x, its hostname).
 bool is_local_name(const std::string& name, const std::string& hostname);

@@ -85,7 +85,8 @@ Supervisor::Supervisor(asio::io_context& io, JobConfig config, AgentStarter& sta
   output_.on_failure([this](const OutputFailure& f) { on_output_failure(f); });
   output_.attach(io_);
   if (config_.stdin_rank == protocol::kStdinAll ||
-      (config_.stdin_rank >= 0 && config_.stdin_rank < config_.plan.map.size()))
+      (config_.stdin_rank >= 0 &&
+       (config_.plan.slots_from_agents || config_.stdin_rank < config_.plan.map.size())))
     stdin_ = std::make_unique<StdinForwarder>(
         io_, STDIN_FILENO,
         [this](int node, const protocol::StdinData& data) { send_to(node, data); });
@@ -105,8 +106,13 @@ Supervisor::~Supervisor() {
 int Supervisor::run() {
   nlohmann::json nodes = nlohmann::json::array();
   for (const HostEntry& h : config_.plan.nodes) nodes.push_back(h.name);
+  const LaunchPlan& plan = config_.plan;
+  // With slots still to be counted by the agents, the size is known only when -n gave it.
+  const nlohmann::json np = !plan.slots_from_agents ? nlohmann::json(plan.map.size())
+                            : plan.request.np       ? nlohmann::json(*plan.request.np)
+                                                    : nlohmann::json(nullptr);
   events_.write("job-start", {{"job", config_.job_id},
-                              {"np", config_.plan.map.size()},
+                              {"np", np},
                               {"nodes", nodes},
                               {"argv", config_.plan.apps.at(0).argv},
                               {"version", MPILAUNCH_VERSION},
@@ -208,7 +214,7 @@ void Supervisor::spawn_ranks() {
     return;
   }
   spawn_when_ready_ = false;
-  if (!place_ranks()) return;
+  if (!map_on_agent_slots() || !place_ranks()) return;
   const LaunchPlan& plan = config_.plan;
   protocol::JobSpec spec;
   spec.job_id = config_.job_id;

@@ -71,6 +71,10 @@ class Supervisor {
   void start_agents();
   void start_agent(int node);
   void spawn_ranks();
+  /// When a host's slots are its cores (LaunchPlan::slots_from_agents): counts them from its
+  /// agent's topology, maps the ranks, and shuts down the agents of hosts left without ranks;
+  /// false after fail(). supervisor_slots.cpp.
+  bool map_on_agent_slots();
   /// Each rank's CPUs from every agent's topology (common/placement.hpp), once per job, with
   /// --report-bindings, --display-map and the events file told; false after fail().
   bool place_ranks();

@@ -36,7 +36,8 @@ class Supervisor::Link final : public FrameSink {
   bool ready = false;
   bool bye = false;
   bool closed = false;
-  bool unresponsive = false;                 // closed by close_unresponsive_links()
+  bool unresponsive = false;  // closed by close_unresponsive_links()
+  bool surplus = false;       // its host got no ranks: shut down, its end is no failure
   std::vector<std::string> transport_facts;  // from the AgentHello
   NodeTopology topology;                     // from the AgentHello: what the node's ranks may use
   std::string os_hostname;                   // from the AgentHello

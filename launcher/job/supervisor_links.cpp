@@ -241,7 +241,7 @@ bool Supervisor::ranks_killed_with(const Link& link) const {
 void Supervisor::on_link_closed(Link& link, std::optional<Error> why) {
   if (link.closed) return;
   link.closed = true;
-  if (stdin_) stdin_->node_lost(link.node);
+  if (stdin_ && !link.surplus) stdin_->node_lost(link.node);
   link.stream.close();
   if (link.channel) {
     boost::system::error_code ignored;
@@ -273,6 +273,7 @@ void Supervisor::on_link_closed(Link& link, std::optional<Error> why) {
         crashed_with = WTERMSIG(*wstatus);
     }
   }
+  if (link.surplus) return;  // an agent of a host without ranks, shut down at the start
   if (!link.bye && !done_) {
     for (int r : config_.plan.map.ranks_on(link.node)) {
       RankStatus& rank = ranks_[static_cast<std::size_t>(r)];

@@ -42,7 +42,7 @@ TEST_CASE("-N places a fixed count per node") {
   CHECK(map_job({{"a", 2}}, {.np = 3, .per_node = 2}).error().kind == ErrorKind::BadOption);
 }
 
-TEST_CASE("too many ranks need --oversubscribe, and max_slots is a hard limit") {
+TEST_CASE("too many ranks need --oversubscribe; max_slots limits nothing (mpirun 4.1.4)") {
   const auto refused = map_job({{"a", 2}}, {.np = 3});
   REQUIRE_FALSE(refused.has_value());
   CHECK(refused.error().kind == ErrorKind::NotEnoughSlots);
@@ -50,8 +50,12 @@ TEST_CASE("too many ranks need --oversubscribe, and max_slots is a hard limit") 
   CHECK(refused.error().detail.find("--oversubscribe") != std::string::npos);
   const auto over = map_job({{"a", 1}, {"b", 1}}, {.np = 5, .oversubscribe = true});
   CHECK(placement(over.value()) == std::vector<int>{0, 0, 0, 1, 1});
-  CHECK(map_job({{"a", 1, 2}}, {.np = 3, .oversubscribe = true}).error().kind ==
-        ErrorKind::NotEnoughSlots);
+  // Host file "a slots=1 max_slots=2": -n 2 is refused, -n 3 --oversubscribe runs.
+  CHECK(map_job({{"a", 1, 2}}, {.np = 2}).error().kind == ErrorKind::NotEnoughSlots);
+  CHECK(placement(map_job({{"a", 1, 2}}, {.np = 3, .oversubscribe = true}).value()) ==
+        std::vector<int>{0, 0, 0});
+  CHECK(placement(map_job({{"a", 1, 1}, {"b", 1}}, {.np = 4, .oversubscribe = true}).value()) ==
+        std::vector<int>{0, 0, 1, 1});
 }
 
 TEST_CASE("bad counts are usage errors") {

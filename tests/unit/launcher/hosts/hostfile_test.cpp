@@ -13,9 +13,10 @@ TEST_CASE("host files in Open MPI and MPICH syntax") {
     std::vector<HostEntry> expected;
   };
   const Case cases[] = {
-      {"a\n", {{.name = "a"}}},
-      {"a", {{.name = "a"}}},                      // no final newline
-      {"a\na\na\n", {{.name = "a", .slots = 3}}},  // one line per slot (PBS style)
+      // One line without slots=: the node's cores, counted by its agent (mpirun 4.1.4).
+      {"a\n", {{.name = "a", .count_cores = true}}},
+      {"a", {{.name = "a", .count_cores = true}}},  // no final newline
+      {"a\na\na\n", {{.name = "a", .slots = 3}}},   // one line per slot (PBS style)
       {"a slots=2\n", {{.name = "a", .slots = 2, .slots_given = true}}},
       {"a slots = 2\n", {{.name = "a", .slots = 2, .slots_given = true}}},
       {"a slots =2\tmax_slots= 4",
@@ -26,14 +27,14 @@ TEST_CASE("host files in Open MPI and MPICH syntax") {
       {"a slots=1 max_cpu=2", {{.name = "a", .slots = 1, .slots_given = true, .max_slots = 2}}},
       {"a:3\n", {{.name = "a", .slots = 3, .slots_given = true}}},  // MPICH
       {"me@a slots=2", {{.name = "a", .slots = 2, .slots_given = true, .user = "me"}}},
-      {"a username=me", {{.name = "a", .user = "me"}}},
-      {"a port=2222", {{.name = "a", .port = 2222}}},
+      {"a username=me", {{.name = "a", .count_cores = true, .user = "me"}}},
+      {"a port=2222", {{.name = "a", .count_cores = true, .port = 2222}}},
       {"a slots=2 boards=1 sockets=2 cores=8", {{.name = "a", .slots = 2, .slots_given = true}}},
       {"[::1] slots=2", {{.name = "::1", .slots = 2, .slots_given = true}}},
-      {"fe80::1\n", {{.name = "fe80::1"}}},
+      {"fe80::1\n", {{.name = "fe80::1", .count_cores = true}}},
       {"# cluster\r\na slots=2\r\n\r\n  b  # trailing\r\n",
-       {{.name = "a", .slots = 2, .slots_given = true}, {.name = "b"}}},
-      {"\n\n   \n\tb\n", {{.name = "b"}}},
+       {{.name = "a", .slots = 2, .slots_given = true}, {.name = "b", .count_cores = true}}},
+      {"\n\n   \n\tb\n", {{.name = "b", .count_cores = true}}},
   };
   for (const Case& c : cases) {
     INFO(c.text);

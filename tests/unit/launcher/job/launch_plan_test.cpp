@@ -186,3 +186,86 @@ TEST_CASE("mpmd: slots are shared by the contexts; without -n a context asks eve
   REQUIRE(over.has_value());
   CHECK(over->map.size() == 3);
 }
+
+TEST_CASE("host file lines without slots=: every host gets an agent, ranks wait for its cores") {
+  const HostList hosts{{{.name = "n1", .count_cores = true},
+                        {.name = "n2", .slots = 1, .slots_given = true},
+                        {.name = "n3", .count_cores = true}},
+                       "hostfile hf"};
+  struct Case {
+    std::vector<std::string> args;
+    std::vector<int> cores;
+    int np;
+    std::vector<std::string> nodes;  // hosts with ranks, in order
+    int universe;
+  };
+  const Case cases[] = {
+      {{"-n", "4", "./a"}, {2, 2, 2}, 4, {"n1", "n2", "n3"}, 5},
+      {{"-n", "2", "./a"}, {2, 2, 2}, 2, {"n1"}, 5},  // the first host's cores fill first
+      {{"-n", "3", "./a"}, {2, 2, 2}, 3, {"n1", "n2"}, 5},
+      {{"./a"}, {4, 1, 8}, 13, {"n1", "n2", "n3"}, 13},  // without -n, every slot
+      {{"--map-by", "node", "-n", "2", "./a"}, {2, 2, 2}, 2, {"n1", "n2"}, 5},
+      {{"-N", "1", "./a"}, {2, 2, 2}, 3, {"n1", "n2", "n3"}, 5},
+      {{"-n", "6", "--oversubscribe", "./a"}, {1, 1, 1}, 6, {"n1", "n2", "n3"}, 3},
+  };
+  for (const Case& c : cases) {
+    INFO(c.args.front(), " ", c.args.size());
+    auto plan = make_plan(opts(c.args), hosts, kMachine, env);
+    REQUIRE(plan.has_value());
+    CHECK(plan->slots_from_agents);
+    CHECK(plan->nodes.size() == 3);
+    CHECK(plan->map.node_count() == 3);
+    CHECK(plan->map.size() == 0);
+    CHECK(plan->apps.at(0).num_procs == 0);
+    REQUIRE(map_on_reported_slots(plan.value(), c.cores));
+    CHECK_FALSE(plan->slots_from_agents);
+    CHECK(plan->map.size() == c.np);
+    REQUIRE(plan->apps.size() == 1);
+    CHECK(plan->apps[0].num_procs == c.np);
+    CHECK(plan->map.nodes() == c.nodes);
+    REQUIRE(plan->nodes.size() == c.nodes.size());
+    for (std::size_t i = 0; i < c.nodes.size(); ++i) CHECK(plan->nodes[i].name == c.nodes[i]);
+    CHECK(plan->nodes.front().slots == c.cores.front());
+    CHECK(plan->universe_size == c.universe);
+  }
+}
+
+TEST_CASE("slots counted by the agents: too few is the usual not-enough-slots error") {
+  const HostList hosts{{{.name = "n1", .count_cores = true}, {.name = "n2", .count_cores = true}},
+                       "hostfile hf"};
+  auto plan = make_plan(opts({"-n", "5", "./a"}), hosts, kMachine, env);
+  REQUIRE(plan.has_value());
+  const Status st = map_on_reported_slots(plan.value(), {2, 2});
+  REQUIRE_FALSE(st);
+  CHECK(st.error().kind == ErrorKind::NotEnoughSlots);
+  CHECK(st.error().executable == "./a");
+  auto wrong = make_plan(opts({"./a"}), hosts, kMachine, env);
+  CHECK_FALSE(map_on_reported_slots(wrong.value(), {2}));  // one count per host
+  // Slots given everywhere: mapped at once, nothing to wait for.
+  const HostList given{{{.name = "n1", .slots = 2, .slots_given = true}}, "hostfile hf"};
+  auto now = make_plan(opts({"./a"}), given, kMachine, env);
+  CHECK_FALSE(now->slots_from_agents);
+  CHECK(now->map.size() == 2);
+  const std::string text = render_plan(plan.value(), "agent");
+  CHECK(text.find("placed once each agent has counted its node's cores") != std::string::npos);
+  CHECK(text.find("node 1 n2 (slots: its cores)") != std::string::npos);
+}
+
+TEST_CASE("slots counted by the agents: several application contexts are refused by name") {
+  const HostList hosts{
+      {{.name = "n1", .slots = 2, .slots_given = true}, {.name = "n2", .count_cores = true}},
+      "hostfile hf"};
+  const auto mpmd =
+      make_plan(opts({"-n", "1", "./a", ":", "-n", "1", "./b"}), hosts, kMachine, env);
+  REQUIRE_FALSE(mpmd.has_value());
+  CHECK(mpmd.error().kind == ErrorKind::BadOption);
+  CHECK(mpmd.error().detail.find("several application contexts") != std::string::npos);
+  CHECK(mpmd.error().detail.find("hostfile hf") != std::string::npos);
+  CHECK(mpmd.error().detail.find("host n2 has no slots=") != std::string::npos);
+  // With slots= on every line, MPMD maps at once.
+  const HostList given{{{.name = "n1", .slots = 2, .slots_given = true}}, "hostfile hf"};
+  const auto fine =
+      make_plan(opts({"-n", "1", "./a", ":", "-n", "1", "./b"}), given, kMachine, env);
+  REQUIRE(fine.has_value());
+  CHECK(fine->map.size() == 2);
+}
