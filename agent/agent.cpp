@@ -160,6 +160,7 @@ void Agent::handle(const protocol::JobSpec& m) {
   if (pmi_) pmi_->close_all();
   pmi_.reset();
   job_ = m;
+  unsupported_said_.clear();
   if (m.serve_pmi) {
     std::vector<std::vector<std::uint32_t>> placement;
     for (const protocol::NodeRanks& node : m.nodes) placement.push_back(node.ranks);
@@ -532,6 +533,10 @@ void Agent::on_pmi_error(std::uint32_t rank, std::string text) {
   on_log(job_ ? job_->nspace : std::string(), rank, "mpilaunch-agent: " + text);
 }
 
+void Agent::on_pmi_unsupported(std::uint32_t rank, std::string call) {
+  if (job_) on_unsupported(job_->nspace, rank, std::move(call));
+}
+
 void Agent::on_client_finalized(const std::string& nspace, std::uint32_t rank) {
   if (Rank* r = find_rank(nspace, rank)) r->finalized = true;
 }
@@ -563,6 +568,25 @@ void Agent::on_log(const std::string& nspace, std::optional<std::uint32_t> rank,
   } else {
     std::fputs(text.c_str(), stderr);
   }
+}
+
+void Agent::on_unsupported(const std::string& nspace, std::optional<std::uint32_t> rank,
+                           std::string call) {
+  // Once per call and namespace: each rank of a spawn or connect asks, the first says it all.
+  if (!job_ || job_->nspace != nspace || !unsupported_said_.insert(call).second) return;
+  // The program of the rank's application context (MPMD), when the rank is known.
+  std::string executable;
+  std::uint32_t first = 0;
+  for (const protocol::AppContext& app : job_->apps) {
+    if (rank && *rank >= first && *rank < first + app.num_procs && !app.argv.empty())
+      executable = app.argv.front();
+    first += app.num_procs;
+  }
+  fail(Error{.kind = ErrorKind::UnsupportedMpiCall,
+             .rank = rank ? std::optional<int>(static_cast<int>(*rank)) : std::nullopt,
+             .phase = "running",
+             .executable = std::move(executable),
+             .detail = std::move(call)});
 }
 
 void Agent::maybe_finish() {

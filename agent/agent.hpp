@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "agent/child_set.hpp"
@@ -74,6 +75,8 @@ class Agent final : public FrameSink, public PmixEvents, public PmiEvents {
   void on_dmodex(const std::string& nspace, std::uint32_t rank, ModexDone done) override;
   void on_log(const std::string& nspace, std::optional<std::uint32_t> rank,
               std::string text) override;
+  void on_unsupported(const std::string& nspace, std::optional<std::uint32_t> rank,
+                      std::string call) override;
 
   // PmiEvents (MPICH ranks)
   void on_pmi_connected(std::uint32_t rank) override;
@@ -81,6 +84,7 @@ class Agent final : public FrameSink, public PmixEvents, public PmiEvents {
   void on_pmi_abort(std::uint32_t rank, int exit_code) override;
   void on_pmi_barrier(std::vector<std::byte> blob) override;
   void on_pmi_error(std::uint32_t rank, std::string text) override;
+  void on_pmi_unsupported(std::uint32_t rank, std::string call) override;
   void mark_connected(Rank& r);
 
   void handle(const protocol::LauncherHello& m);
@@ -136,6 +140,7 @@ class Agent final : public FrameSink, public PmixEvents, public PmiEvents {
   bool stdin_eof_ = false;  // the launcher's stdin ended: later ranks read /dev/null
   std::map<pid_t, std::uint32_t> rank_of_pid_;
   std::map<std::string, std::uint32_t> fence_counts_;
+  std::set<std::string> unsupported_said_;  // calls already reported (on_unsupported)
   std::map<std::pair<std::string, std::uint32_t>, ModexDone> pending_fences_;
   std::map<std::uint32_t, ModexDone> pending_dmodex_;
   std::uint32_t next_request_id_ = 1;

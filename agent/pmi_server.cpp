@@ -80,6 +80,9 @@ void PmiServer::act_on(const std::vector<pmi::Output>& outputs) {
       case pmi::Output::Kind::Finalized:
         events_.on_pmi_finalized(rank);
         break;
+      case pmi::Output::Kind::Unsupported:
+        events_.on_pmi_unsupported(rank, o.bytes);
+        break;
       case pmi::Output::Kind::ProtocolError:
         drop(rank, mpilaunch::format("PMI protocol error from rank {}: {}", o.rank, o.bytes));
         break;

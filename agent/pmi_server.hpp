@@ -26,6 +26,8 @@ class PmiEvents {
   /// Every local rank entered the barrier; `blob` is this node's puts (pmi::encode_puts).
   /// Answer with PmiServer::release() once every node's blobs are known.
   virtual void on_pmi_barrier(std::vector<std::byte> blob) = 0;
+  /// A rank asked for a dynamic-process service (answered rc=-1); `call` names the MPI call.
+  virtual void on_pmi_unsupported(std::uint32_t rank, std::string call) = 0;
   /// A rank broke the protocol; its connection is closed. `text` is one line for its stderr.
   virtual void on_pmi_error(std::uint32_t rank, std::string text) = 0;
 };

@@ -196,6 +196,79 @@ void on_log(const pmix_proc_t* client, const pmix_info_t data[], size_t ndata, c
   });
 }
 
+// The dynamic-process services (issue 24) are not served yet. Each upcall answers at once with
+// PMIX_ERR_NOT_SUPPORTED (what libpmix says when the field is NULL) and tells the agent, so
+// that the launcher can name the MPI call and end the job: a rank told "not supported" may
+// otherwise wait forever for peers that went on (accept/connect on a subset of the ranks).
+void report_unsupported(const pmix_proc_t* proc, std::string call) {
+  std::string nspace;
+  std::optional<std::uint32_t> rank;
+  if (proc != nullptr) {
+    nspace = proc->nspace;
+    if (proc->rank != PMIX_RANK_WILDCARD && proc->rank != PMIX_RANK_UNDEF) rank = proc->rank;
+  }
+  asio::post(g_host->io(), [nspace = std::move(nspace), rank, what = std::move(call)]() mutable {
+    g_host->events().on_unsupported(nspace, rank, std::move(what));
+  });
+}
+
+// Open MPI 4.1's accept/connect exchanges its side's address through publish and lookup under
+// the key "<port>:accept" (published by MPI_Comm_accept, looked up by MPI_Comm_connect) or
+// "<port>:connect" (the other way round); MPI_Publish_name's keys are the service names.
+const char* accept_connect_call(std::string_view key, bool published) {
+  if (key.ends_with(":accept")) return published ? "MPI_Comm_accept" : "MPI_Comm_connect";
+  if (key.ends_with(":connect")) return published ? "MPI_Comm_connect" : "MPI_Comm_accept";
+  return nullptr;
+}
+
+pmix_status_t on_publish(const pmix_proc_t* proc, const pmix_info_t info[], size_t ninfo,
+                         pmix_op_cbfunc_t, void*) {
+  for (size_t i = 0; i < ninfo; ++i)
+    if (const char* call = accept_connect_call(info[i].key, true)) {
+      report_unsupported(proc, mpilaunch::format("{} (PMIx_Publish)", call));
+      return PMIX_ERR_NOT_SUPPORTED;
+    }
+  report_unsupported(proc, "MPI_Publish_name (PMIx_Publish)");
+  return PMIX_ERR_NOT_SUPPORTED;
+}
+
+pmix_status_t on_lookup(const pmix_proc_t* proc, char** keys, const pmix_info_t[], size_t,
+                        pmix_lookup_cbfunc_t, void*) {
+  for (char** k = keys; k != nullptr && *k != nullptr; ++k)
+    if (const char* call = accept_connect_call(*k, false)) {
+      report_unsupported(proc, mpilaunch::format("{} (PMIx_Lookup)", call));
+      return PMIX_ERR_NOT_SUPPORTED;
+    }
+  report_unsupported(proc, "MPI_Lookup_name (PMIx_Lookup)");
+  return PMIX_ERR_NOT_SUPPORTED;
+}
+
+pmix_status_t on_unpublish(const pmix_proc_t* proc, char**, const pmix_info_t[], size_t,
+                           pmix_op_cbfunc_t, void*) {
+  report_unsupported(proc, "MPI_Unpublish_name (PMIx_Unpublish)");
+  return PMIX_ERR_NOT_SUPPORTED;
+}
+
+pmix_status_t on_spawn(const pmix_proc_t* proc, const pmix_info_t[], size_t, const pmix_app_t[],
+                       size_t napps, pmix_spawn_cbfunc_t, void*) {
+  report_unsupported(
+      proc, napps > 1 ? "MPI_Comm_spawn_multiple (PMIx_Spawn)" : "MPI_Comm_spawn (PMIx_Spawn)");
+  return PMIX_ERR_NOT_SUPPORTED;
+}
+
+pmix_status_t on_connect(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t[], size_t,
+                         pmix_op_cbfunc_t, void*) {
+  report_unsupported(nprocs > 0 ? &procs[0] : nullptr,
+                     "MPI_Comm_connect/MPI_Comm_accept (PMIx_Connect)");
+  return PMIX_ERR_NOT_SUPPORTED;
+}
+
+pmix_status_t on_disconnect(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t[], size_t,
+                            pmix_op_cbfunc_t, void*) {
+  report_unsupported(nprocs > 0 ? &procs[0] : nullptr, "MPI_Comm_disconnect (PMIx_Disconnect)");
+  return PMIX_ERR_NOT_SUPPORTED;
+}
+
 pmix_server_module_t make_module() {
   pmix_server_module_t m;
   std::memset(&m, 0, sizeof(m));
@@ -205,6 +278,12 @@ pmix_server_module_t make_module() {
   m.fence_nb = on_fence;
   m.direct_modex = on_dmodex;
   m.log = on_log;
+  m.publish = on_publish;
+  m.lookup = on_lookup;
+  m.unpublish = on_unpublish;
+  m.spawn = on_spawn;
+  m.connect = on_connect;
+  m.disconnect = on_disconnect;
   return m;
 }
 

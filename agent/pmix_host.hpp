@@ -42,6 +42,12 @@ class PmixEvents {
   /// A rank logged text (Open MPI's show_help in a direct launch).
   virtual void on_log(const std::string& nspace, std::optional<std::uint32_t> rank,
                       std::string text) = 0;
+  /// A rank asked for a service the agent does not serve (spawn, publish, connect, ...): the
+  /// request was already answered PMIX_ERR_NOT_SUPPORTED. `call` names the MPI call(s) behind
+  /// it and the PMIx call ("MPI_Comm_spawn (PMIx_Spawn)"); `rank` is empty when PMIx does not
+  /// say who asked (connect, disconnect).
+  virtual void on_unsupported(const std::string& nspace, std::optional<std::uint32_t> rank,
+                              std::string call) = 0;
 };
 
 class PmixHost {

@@ -39,6 +39,8 @@ std::string_view kind_name(ErrorKind kind) {
       return "pmix-error";
     case ErrorKind::ComponentNotFound:
       return "component-not-found";
+    case ErrorKind::UnsupportedMpiCall:
+      return "unsupported-mpi-call";
     case ErrorKind::BadOption:
       return "bad-option";
     case ErrorKind::Timeout:
@@ -74,6 +76,7 @@ RetryClass retry_class(const Error& error) {
     case ErrorKind::WdirError:
     case ErrorKind::HostfileError:
     case ErrorKind::ComponentNotFound:
+    case ErrorKind::UnsupportedMpiCall:
     case ErrorKind::BadOption:
     case ErrorKind::ProtocolMismatch:
     case ErrorKind::OutputError:  // a full disk or a reader gone is still so on a retry

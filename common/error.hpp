@@ -11,6 +11,8 @@ namespace mpilaunch {
 
 /// The closed set of error kinds. Adding one means adding its name, message, hint, exit code,
 /// retry class and a line in docs/errors.md: -Wswitch-enum flags every switch that misses it.
+/// A new kind goes at the end (its number travels in the protocol) and into kAllErrorKinds
+/// where it reads best (the order of --help errors).
 enum class ErrorKind {
   RunAsRootRefused,
   NotEnoughSlots,
@@ -36,22 +38,40 @@ enum class ErrorKind {
   Interrupted,
   OutputError,
   Unknown,
+  // Kinds added later go here, after Unknown: the protocol carries a kind as its number.
+  UnsupportedMpiCall,
 };
 
 inline constexpr ErrorKind kAllErrorKinds[] = {
-    ErrorKind::RunAsRootRefused,   ErrorKind::NotEnoughSlots,
-    ErrorKind::ExecutableNotFound, ErrorKind::ExecutableNotExecutable,
-    ErrorKind::WdirError,          ErrorKind::AgentStartFailed,
-    ErrorKind::AgentLost,          ErrorKind::UnknownHost,
-    ErrorKind::HostfileError,      ErrorKind::RankExitNonzero,
-    ErrorKind::RankSignaled,       ErrorKind::RankCalledAbort,
-    ErrorKind::RankNoFinalize,     ErrorKind::MpiInitFailed,
-    ErrorKind::PmixError,          ErrorKind::ComponentNotFound,
-    ErrorKind::BadOption,          ErrorKind::Timeout,
-    ErrorKind::OutOfResources,     ErrorKind::ProtocolMismatch,
-    ErrorKind::MalformedFrame,     ErrorKind::Interrupted,
-    ErrorKind::OutputError,        ErrorKind::Unknown,
+    ErrorKind::RunAsRootRefused,
+    ErrorKind::NotEnoughSlots,
+    ErrorKind::ExecutableNotFound,
+    ErrorKind::ExecutableNotExecutable,
+    ErrorKind::WdirError,
+    ErrorKind::AgentStartFailed,
+    ErrorKind::AgentLost,
+    ErrorKind::UnknownHost,
+    ErrorKind::HostfileError,
+    ErrorKind::RankExitNonzero,
+    ErrorKind::RankSignaled,
+    ErrorKind::RankCalledAbort,
+    ErrorKind::RankNoFinalize,
+    ErrorKind::MpiInitFailed,
+    ErrorKind::PmixError,
+    ErrorKind::ComponentNotFound,
+    ErrorKind::UnsupportedMpiCall,
+    ErrorKind::BadOption,
+    ErrorKind::Timeout,
+    ErrorKind::OutOfResources,
+    ErrorKind::ProtocolMismatch,
+    ErrorKind::MalformedFrame,
+    ErrorKind::Interrupted,
+    ErrorKind::OutputError,
+    ErrorKind::Unknown,
 };
+
+/// The kind with the highest number (the end of the enum).
+inline constexpr ErrorKind kLastErrorKind = ErrorKind::UnsupportedMpiCall;
 
 /// One failure. Optional fields are unknown when empty and are never guessed (a rank is never
 /// defaulted to 0). `phase` is one of the documented phase words (docs/errors.md).

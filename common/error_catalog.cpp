@@ -123,6 +123,9 @@ std::string message(const Error& e) {
     case ErrorKind::ComponentNotFound:
       return mpilaunch::format("a requested MCA component was not found{}{}", at,
                                e.detail.empty() ? "" : " (" + e.detail + ")");
+    case ErrorKind::UnsupportedMpiCall:
+      return mpilaunch::format("{} called {}, which mpilaunch does not serve", who(e),
+                               e.detail.empty() ? "an MPI function" : e.detail);
     case ErrorKind::BadOption:
       return mpilaunch::format("invalid command line{}", e.detail.empty() ? "" : ": " + e.detail);
     case ErrorKind::Timeout:
@@ -215,6 +218,10 @@ std::string hint(const Error& e) {
     case ErrorKind::ComponentNotFound:
       return "check the --mca / OMPI_MCA_* settings: they are often meant for another Open MPI "
              "version";
+    case ErrorKind::UnsupportedMpiCall:
+      return "dynamic processes (MPI_Comm_spawn, MPI_Comm_connect/accept, MPI_Publish_name/"
+             "Lookup_name) are not served by mpilaunch yet (docs/dynamic-processes.md): run this "
+             "program with mpirun, or start every process at launch (MPMD, a static worker pool)";
     case ErrorKind::BadOption:
       return "see 'mpilaunch --help' for the accepted spellings";
     case ErrorKind::Timeout:

@@ -13,8 +13,8 @@ inline constexpr int kUsage = 64;           // bad-option: unknown or conflictin
 inline constexpr int kHostfile = 65;        // hostfile-error
 inline constexpr int kNoInput = 66;         // executable-not-found/-not-executable, wdir-error
 inline constexpr int kNotEnoughSlots = 67;  // not-enough-slots
-inline constexpr int kUnavailable = 69;     // agent-start-failed, unknown-host
-inline constexpr int kInternal = 70;  // pmix-error, protocol-mismatch, malformed-frame, unknown
+inline constexpr int kUnavailable = 69;  // agent-start-failed, unknown-host, unsupported-mpi-call
+inline constexpr int kInternal = 70;     // pmix-error, protocol-mismatch, malformed-frame, unknown
 inline constexpr int kOutOfResources = 71;     // out-of-resources
 inline constexpr int kOutputError = 74;        // output-error: rank output not written (EX_IOERR)
 inline constexpr int kAgentLost = 75;          // agent-lost
@@ -39,6 +39,7 @@ constexpr int for_error(const Error& e) {
       return kNotEnoughSlots;
     case ErrorKind::AgentStartFailed:
     case ErrorKind::UnknownHost:
+    case ErrorKind::UnsupportedMpiCall:
       return kUnavailable;
     case ErrorKind::PmixError:
     case ErrorKind::ProtocolMismatch:

@@ -247,6 +247,8 @@ std::vector<Output> ServerCore::feed(int rank, std::string_view bytes) {
           c.in_mcmd = false;
           reply(rank, c, Command{"spawn_result", {{"rc", "-1"}, {"msg", "spawn unsupported"}}},
                 out);
+          out.push_back(
+              {.kind = Output::Kind::Unsupported, .rank = rank, .bytes = dynamic_call("spawn")});
         }
         continue;
       }
@@ -260,6 +262,15 @@ std::vector<Output> ServerCore::feed(int rank, std::string_view bytes) {
     handle(rank, c, *p.command, out);
   }
   return out;
+}
+
+std::string dynamic_call(std::string_view command) {
+  const std::string pmi = " (PMI " + std::string(command) + ")";
+  if (command == "spawn") return "MPI_Comm_spawn" + pmi;
+  if (command == "publish_name" || command == "name-publish") return "MPI_Publish_name" + pmi;
+  if (command == "lookup_name" || command == "name-lookup") return "MPI_Lookup_name" + pmi;
+  if (command == "unpublish_name" || command == "name-unpublish") return "MPI_Unpublish_name" + pmi;
+  return {};
 }
 
 void ServerCore::handle(int rank, Conn& c, const Command& cmd, std::vector<Output>& out) {
@@ -335,6 +346,8 @@ void ServerCore::handle(int rank, Conn& c, const Command& cmd, std::vector<Outpu
       out.push_back({.kind = Output::Kind::Abort, .rank = rank, .exit_code = code});
     } else {
       reply(rank, c, {n + "_result", {{"rc", "-1"}, {"msg", "unsupported command"}}}, out);
+      if (auto call = dynamic_call(n); !call.empty())
+        out.push_back({.kind = Output::Kind::Unsupported, .rank = rank, .bytes = std::move(call)});
     }
     return;
   }
@@ -394,6 +407,8 @@ void ServerCore::handle(int rank, Conn& c, const Command& cmd, std::vector<Outpu
     out.push_back({.kind = Output::Kind::Abort, .rank = rank, .exit_code = 1});
   } else {
     reply(rank, c, {n + "-response", {{"rc", "-1"}, {"errmsg", "unsupported command"}}}, out);
+    if (auto call = dynamic_call(n); !call.empty())
+      out.push_back({.kind = Output::Kind::Unsupported, .rank = rank, .bytes = std::move(call)});
   }
 }
 

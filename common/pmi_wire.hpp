@@ -65,13 +65,19 @@ struct JobFacts {
 
 /// What the agent must do after feeding bytes.
 struct Output {
-  enum class Kind { Reply, BarrierReady, Abort, Finalized, ProtocolError };
+  /// Unsupported: the rank asked for a dynamic-process service (spawn, name publishing), which
+  /// was answered rc=-1; `bytes` names the MPI call behind it (dynamic_call()).
+  enum class Kind { Reply, BarrierReady, Abort, Finalized, ProtocolError, Unsupported };
   Kind kind;
   int rank = -1;
-  std::string bytes;                        // Reply: bytes to write; ProtocolError: reason
-  int exit_code = 0;                        // Abort
+  std::string bytes;  // Reply: bytes to write; ProtocolError: reason; Unsupported: the MPI call
+  int exit_code = 0;  // Abort
   std::map<std::string, std::string> puts;  // BarrierReady: this node's puts since last barrier
 };
+
+/// The MPI call behind a PMI-1 or PMI-2 dynamic-process command ("spawn", "publish_name",
+/// "name-lookup", ...), e.g. "MPI_Comm_spawn (PMI spawn)"; empty for every other command.
+std::string dynamic_call(std::string_view command);
 
 /// Server side for all local ranks of one node. feed() buffers partial input per rank.
 class ServerCore {

@@ -35,8 +35,9 @@ void put_error(Writer& w, const Error& e) {
 Error get_error(Reader& r) {
   Error e;
   const std::uint16_t kind = r.u16();
-  e.kind = kind <= static_cast<std::uint16_t>(ErrorKind::Unknown) ? static_cast<ErrorKind>(kind)
-                                                                  : ErrorKind::Unknown;
+  // A kind this side does not know (a newer peer's) reads as Unknown.
+  e.kind = kind <= static_cast<std::uint16_t>(kLastErrorKind) ? static_cast<ErrorKind>(kind)
+                                                              : ErrorKind::Unknown;
   e.host = r.str();
   e.rank = get_opt(r);
   e.exit_code = get_opt(r);

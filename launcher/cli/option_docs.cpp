@@ -263,7 +263,7 @@ std::string exit_codes_text() {
   65       hostfile-error
   66       executable-not-found, executable-not-executable, wdir-error
   67       not-enough-slots
-  69       agent-start-failed, unknown-host
+  69       agent-start-failed, unknown-host, unsupported-mpi-call
   70       pmix-error, protocol-mismatch, malformed-frame, unknown
   71       out-of-resources
   74       output-error: rank output could not be written (--output-filename)

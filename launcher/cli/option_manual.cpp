@@ -123,9 +123,12 @@ std::string render_man_page(std::string_view version) {
         {"65", "hostfile-error"},
         {"66", "executable-not-found, executable-not-executable, wdir-error"},
         {"67", "not-enough-slots"},
-        {"69", "agent-start-failed, unknown-host"},
+        {"69", "agent-start-failed, unknown-host, unsupported-mpi-call"},
         {"70", "pmix-error, protocol-mismatch, malformed-frame, unknown"},
         {"71", "out-of-resources"},
+        {"74",
+         "output-error: rank output could not be written (141 when the reader of the "
+         "output went away)"},
         {"75", "agent-lost"},
         {"77", "run-as-root-refused"},
         {"78", "component-not-found"},

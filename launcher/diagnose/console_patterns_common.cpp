@@ -134,6 +134,13 @@ constexpr Pattern kCommonRows[] = {
         .as(Role::Warning)
         .joined_by("="),
 
+    // help-mpi-api.txt [MPI function not supported]: what Open MPI says when its runtime answers
+    // a dynamic-process call (spawn, publish, connect) with "not supported".
+    block(K::UnsupportedMpiCall,
+          "has invoked an MPI function that is not supported in this environment",
+          {"MPI function: {detail}"})
+        .about("MPI function not supported"),
+
     // help-mpi-api.txt [mpi-abort] (4.1 "with errorcode N", 5.0 "Errorcode: N").
     block(K::RankCalledAbort, "MPI_ABORT was invoked on rank {rank} in communicator",
           {"with errorcode {exit}", "Errorcode: {exit}"})

@@ -21,6 +21,7 @@ Error diagnose_rank_failure(const Error& native, std::string_view stderr_tail) {
   if (!explained.error) return native;
   switch (explained.error->kind) {
     case ErrorKind::ComponentNotFound:
+    case ErrorKind::UnsupportedMpiCall:
     case ErrorKind::MpiInitFailed:
     case ErrorKind::PmixError:
     case ErrorKind::OutOfResources:

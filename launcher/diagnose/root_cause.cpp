@@ -17,6 +17,7 @@ int cause_rank(const Finding& f) {
     case ErrorKind::BadOption:
     case ErrorKind::HostfileError:
     case ErrorKind::ComponentNotFound:
+    case ErrorKind::UnsupportedMpiCall:
     case ErrorKind::NotEnoughSlots:
     case ErrorKind::ExecutableNotFound:
     case ErrorKind::ExecutableNotExecutable:

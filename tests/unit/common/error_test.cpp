@@ -126,3 +126,12 @@ TEST_CASE("the launcher's block is framed as Open MPI frames its help messages")
   CHECK(inside.starts_with("mpilaunch: error: "));
   CHECK(inside.find("  kind:      not-enough-slots\n") != std::string::npos);
 }
+
+TEST_CASE("error kinds keep their numbers: the protocol carries a kind as its number") {
+  CHECK(static_cast<int>(ErrorKind::RunAsRootRefused) == 0);
+  CHECK(static_cast<int>(ErrorKind::OutputError) == 22);
+  CHECK(static_cast<int>(ErrorKind::Unknown) == 23);
+  CHECK(static_cast<int>(ErrorKind::UnsupportedMpiCall) == 24);
+  CHECK(kLastErrorKind == ErrorKind::UnsupportedMpiCall);
+  CHECK(std::size(kAllErrorKinds) == static_cast<std::size_t>(kLastErrorKind) + 1);
+}

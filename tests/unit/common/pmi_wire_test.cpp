@@ -124,7 +124,12 @@ TEST_CASE("malformed and unknown PMI-1 commands get rc=-1 replies") {
         "cmd=frobnicate_result rc=-1 msg=unsupported command\n");
   CHECK(only_reply(s.feed(0, "cmd=put key=a\n")).find("rc=-1") != std::string::npos);
   CHECK(s.feed(0, "mcmd=spawn\nnprocs=2\n").empty());
-  CHECK(only_reply(s.feed(0, "endcmd\n")).find("rc=-1") != std::string::npos);
+  const auto spawn = s.feed(0, "endcmd\n");
+  REQUIRE(spawn.size() == 2);
+  CHECK(spawn[0].kind == Output::Kind::Reply);
+  CHECK(spawn[0].bytes.find("rc=-1") != std::string::npos);
+  CHECK(spawn[1].kind == Output::Kind::Unsupported);
+  CHECK(spawn[1].bytes == "MPI_Comm_spawn (PMI spawn)");
   const auto big = s.feed(0, std::string(1100, 'x'));
   REQUIRE(big.size() == 1);
   CHECK(big[0].kind == Output::Kind::ProtocolError);
@@ -219,4 +224,24 @@ TEST_CASE("appnum is the rank's application context, through PMI-1 and PMI-2's f
   const std::string r =
       only_reply(s.feed(3, format_pmi2({"fullinit", {{"pmirank", "3"}, {"threaded", "FALSE"}}})));
   CHECK(r.find(";appnum=2;") != std::string::npos);
+}
+
+TEST_CASE("dynamic-process commands are answered rc=-1 and named as their MPI call") {
+  ServerCore s(facts({0, 1}));
+  (void)s.feed(0, "cmd=init pmi_version=1 pmi_subversion=1\n");
+  const auto publish = s.feed(0, "cmd=publish_name service=a port=b\n");
+  REQUIRE(publish.size() == 2);
+  CHECK(publish[0].bytes.find("rc=-1") != std::string::npos);
+  CHECK(publish[1].kind == Output::Kind::Unsupported);
+  CHECK(publish[1].rank == 0);
+  CHECK(publish[1].bytes == "MPI_Publish_name (PMI publish_name)");
+  (void)s.feed(1, "cmd=init pmi_version=2 pmi_subversion=0\n");
+  (void)s.feed(1, format_pmi2({"fullinit", {{"pmirank", "1"}, {"threaded", "FALSE"}}}));
+  const auto lookup = s.feed(1, format_pmi2({"name-lookup", {{"name", "a"}}}));
+  REQUIRE(lookup.size() == 2);
+  CHECK(lookup[0].bytes.find("rc=-1") != std::string::npos);
+  CHECK(lookup[1].kind == Output::Kind::Unsupported);
+  CHECK(lookup[1].bytes == "MPI_Lookup_name (PMI name-lookup)");
+  CHECK(dynamic_call("spawn") == "MPI_Comm_spawn (PMI spawn)");
+  CHECK(dynamic_call("get") == "");
 }

@@ -52,3 +52,20 @@ TEST_CASE("explain human block: what, where, why, how to fix") {
   CHECK(text.find("mpirun: Error: unknown option") != std::string::npos);
   CHECK(render_explanation_human(explain_text("", 0)).find("no error found") != std::string::npos);
 }
+
+TEST_CASE("explain: Open MPI's 'MPI function not supported' block is unsupported-mpi-call") {
+  const std::string dash(74, '-');
+  const Explanation x = explain_text(
+      dash +
+          "\nYour application has invoked an MPI function that is not supported in\n"
+          "this environment.\n\n  MPI function: MPI_Publish_name\n  Reason:       Underlying "
+          "runtime environment does not support name publishing functionality\n" +
+          dash +
+          "\n[vm:24472] *** An error occurred in MPI_Publish_name\n[vm:24472] *** reported by "
+          "process [1668564071,0]\n[vm:24472] *** on communicator MPI_COMM_WORLD\n[vm:24472] "
+          "*** MPI_ERR_INTERN: internal error\n",
+      17);
+  REQUIRE(x.error.has_value());
+  CHECK(x.error->kind == ErrorKind::UnsupportedMpiCall);
+  CHECK(x.error->detail == "MPI_Publish_name");
+}

@@ -1,0 +1,75 @@
+/* Dynamic processes (issue 24): what a program does with MPI_Comm_spawn, name publishing and
+ * accept/connect, one mode per run.
+ *   dynamic spawn N        rank 0 of the world spawns N copies of this program, which get 42
+ *                          through the intercommunicator and print it, then all disconnect
+ *   dynamic publish        rank 0 publishes a service name
+ *   dynamic port-accept    rank 0 opens a port, sends its name to the others in MPI_COMM_WORLD,
+ *                          accepts on its own; the others connect as a group
+ *   dynamic name-accept    the same through MPI_Publish_name / MPI_Lookup_name */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void child(MPI_Comm parent) {
+  int rank, size, v = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Bcast(&v, 1, MPI_INT, 0, parent);
+  printf("child %d of %d got %d\n", rank, size, v);
+  MPI_Comm_disconnect(&parent);
+}
+
+static void accept_or_connect(int rank, int by_name) {
+  MPI_Comm half, inter;
+  char port[MPI_MAX_PORT_NAME];
+  MPI_Comm_split(MPI_COMM_WORLD, rank == 0, rank, &half);
+  if (rank == 0) MPI_Open_port(MPI_INFO_NULL, port);
+  if (by_name) {
+    if (rank == 0) MPI_Publish_name("mpilaunch-dynamic", MPI_INFO_NULL, port);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank != 0) MPI_Lookup_name("mpilaunch-dynamic", MPI_INFO_NULL, port);
+  } else {
+    MPI_Bcast(port, MPI_MAX_PORT_NAME, MPI_CHAR, 0, MPI_COMM_WORLD);
+  }
+  if (rank == 0)
+    MPI_Comm_accept(port, MPI_INFO_NULL, 0, half, &inter);
+  else
+    MPI_Comm_connect(port, MPI_INFO_NULL, 0, half, &inter);
+  printf("rank %d connected\n", rank);
+  MPI_Comm_disconnect(&inter);
+  if (by_name && rank == 0) MPI_Unpublish_name("mpilaunch-dynamic", MPI_INFO_NULL, port);
+  MPI_Comm_free(&half);
+}
+
+int main(int argc, char** argv) {
+  int rank;
+  MPI_Comm parent;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_get_parent(&parent);
+  const char* mode = argc > 1 ? argv[1] : "spawn";
+  if (parent != MPI_COMM_NULL) {
+    child(parent);
+  } else if (strcmp(mode, "spawn") == 0) {
+    int n = argc > 2 ? atoi(argv[2]) : 2, v = 42;
+    MPI_Comm inter;
+    char* child_argv[] = {(char*)"child", NULL};
+    MPI_Comm_spawn(argv[0], child_argv, n, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
+                   MPI_ERRCODES_IGNORE);
+    MPI_Bcast(&v, 1, MPI_INT, rank == 0 ? MPI_ROOT : MPI_PROC_NULL, inter);
+    MPI_Comm_disconnect(&inter);
+    printf("parent %d spawned %d\n", rank, n);
+  } else if (strcmp(mode, "publish") == 0) {
+    if (rank == 0) MPI_Publish_name("mpilaunch-dynamic", MPI_INFO_NULL, "port");
+  } else if (strcmp(mode, "port-accept") == 0) {
+    accept_or_connect(rank, 0);
+  } else if (strcmp(mode, "name-accept") == 0) {
+    accept_or_connect(rank, 1);
+  } else {
+    fprintf(stderr, "dynamic: unknown mode %s\n", mode);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  MPI_Finalize();
+  return 0;
+}
