@@ -1,5 +1,6 @@
 #include "agent/namespace_info.hpp"
 
+#include "common/app_contexts.hpp"
 #include "common/text_format.hpp"
 
 namespace mpilaunch::agent {
@@ -65,12 +66,7 @@ Result<NamespaceValues> namespace_values(const protocol::JobSpec& spec, std::uin
 }
 
 std::uint32_t app_of_rank(const std::vector<std::uint32_t>& app_sizes, std::uint32_t rank) {
-  std::uint64_t end = 0;
-  for (std::size_t app = 0; app < app_sizes.size(); ++app) {
-    end += app_sizes[app];
-    if (rank < end) return static_cast<std::uint32_t>(app);
-  }
-  return 0;
+  return static_cast<std::uint32_t>(context_of_rank(app_sizes, rank));
 }
 
 std::uint32_t first_rank_of_app(const std::vector<std::uint32_t>& app_sizes, std::uint32_t app) {

@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "common/app_contexts.hpp"
 #include "common/codec.hpp"
 
 namespace mpilaunch::pmi {
@@ -114,12 +115,8 @@ std::string format_pmi2(const Command& c) {
 }
 
 int JobFacts::appnum_of(int rank) const {
-  int end = 0;
-  for (std::size_t app = 0; app < app_sizes.size(); ++app) {
-    end += app_sizes[app];
-    if (rank < end) return static_cast<int>(app);
-  }
-  return 0;
+  return rank < 0 ? 0
+                  : static_cast<int>(context_of_rank(app_sizes, static_cast<std::uint64_t>(rank)));
 }
 
 std::string process_mapping(const std::vector<std::vector<std::uint32_t>>& nodes) {

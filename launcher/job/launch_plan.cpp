@@ -1,5 +1,6 @@
 #include "launcher/job/launch_plan.hpp"
 
+#include "common/app_contexts.hpp"
 #include "common/text_format.hpp"
 
 #include <algorithm>
@@ -277,12 +278,9 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
 }
 
 const PlanApp& app_of_rank(const LaunchPlan& plan, int rank) {
-  int end = 0;
-  for (const PlanApp& app : plan.apps) {
-    end += app.num_procs;
-    if (rank < end) return app;
-  }
-  return plan.apps.front();
+  if (rank < 0) return plan.apps.front();
+  return plan
+      .apps[context_of_rank(plan.apps, static_cast<std::uint64_t>(rank), &PlanApp::num_procs)];
 }
 
 Status map_on_reported_slots(LaunchPlan& plan, const std::vector<int>& cores) {
