@@ -97,19 +97,8 @@ void StdinForwarder::read_more() {
                            [this](const boost::system::error_code& ec, std::size_t n) {
                              reading_ = false;
                              if (stopped_) return;
-                             if (ec) {
-                               if (ec != asio::error::eof)
-                                 std::fprintf(stderr,
-                                              "mpilaunch: reading stdin: %s; the ranks get end "
-                                              "of file\n",
-                                              ec.message().c_str());
-                               eof_ = true;
-                               send_all(protocol::StdinData{{}, true});
-                               return;
-                             }
-                             const auto* p = reinterpret_cast<const std::byte*>(buffer_.data());
-                             send_all(protocol::StdinData{{p, p + n}, false});
-                             read_more();
+                             if (!ec) return deliver(n);
+                             end_of_input(ec == asio::error::eof ? std::string{} : ec.message());
                            });
 }
 
@@ -118,17 +107,22 @@ void StdinForwarder::read_now() {
   if (stopped_) return;
   const ssize_t n = ::read(fd_, buffer_.data(), buffer_.size());
   if (n < 0 && errno == EINTR) return read_more();
-  if (n <= 0) {
-    if (n < 0)
-      std::fprintf(stderr, "mpilaunch: reading stdin: %s; the ranks get end of file\n",
-                   std::strerror(errno));
-    eof_ = true;
-    send_all(protocol::StdinData{{}, true});
-    return;
-  }
+  if (n > 0) return deliver(static_cast<std::size_t>(n));
+  end_of_input(n < 0 ? std::strerror(errno) : std::string{});
+}
+
+void StdinForwarder::deliver(std::size_t n) {
   const auto* p = reinterpret_cast<const std::byte*>(buffer_.data());
   send_all(protocol::StdinData{{p, p + n}, false});
   read_more();
+}
+
+void StdinForwarder::end_of_input(const std::string& error) {
+  if (!error.empty())
+    std::fprintf(stderr, "mpilaunch: reading stdin: %s; the ranks get end of file\n",
+                 error.c_str());
+  eof_ = true;
+  send_all(protocol::StdinData{{}, true});
 }
 
 }  // namespace mpilaunch::launcher

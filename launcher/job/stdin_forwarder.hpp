@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "common/asio.hpp"
@@ -41,6 +42,10 @@ class StdinForwarder {
  private:
   void read_more();
   void read_now();
+  /// The first `n` bytes of buffer_ go to every agent; then the next read.
+  void deliver(std::size_t n);
+  /// Stdin ended (`error` empty) or failed (said once): the ranks get end of file.
+  void end_of_input(const std::string& error);
   void send_all(const protocol::StdinData& data);
 
   asio::io_context& io_;

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <regex>
 #include <string>
@@ -48,6 +49,32 @@ std::map<int, std::string> digests(const std::string& out) {
   return by_rank;
 }
 
+// Each rank prints "rank R <md5 of everything it read on stdin>".
+constexpr const char* kPrintDigest = "echo \"rank $OMPI_COMM_WORLD_RANK $(md5sum | cut -c1-32)\"";
+
+// `c` run by a shell that first applies `redirection` to its stdin (`<FILE`, `0<&-`).
+void redirect_stdin(Command& c, const std::string& redirection) {
+  std::vector<std::string> argv = {"/bin/sh", "-c", "exec \"$@\" " + redirection, "sh"};
+  argv.insert(argv.end(), c.argv.begin(), c.argv.end());
+  c.argv = argv;
+}
+
+// A job of `ranks` ranks running kPrintDigest succeeded, every rank reported, rank R read
+// exactly the bytes whose digest is want_of(R), and nothing was left behind.
+void check_digests(const Job& job, const Outcome& o, int ranks,
+                   const std::function<std::string(int)>& want_of) {
+  CHECK_MESSAGE(o.status() == 0, o.summary());
+  const auto got = digests(o.out);
+  CHECK_MESSAGE(got.size() == static_cast<std::size_t>(ranks), o.out);
+  for (int rank = 0; rank < ranks; ++rank) {
+    CAPTURE(rank);
+    CHECK_MESSAGE(got.count(rank) == 1, o.out);
+    if (got.count(rank) == 1) CHECK(got.at(rank) == want_of(rank));
+  }
+  check_events(job, 0);
+  check_nothing_left(job, o);
+}
+
 }  // namespace
 
 TEST_CASE("stdin: 50 MB through a pipe reach rank 0 byte for byte; rank 1 reads /dev/null") {
@@ -55,19 +82,10 @@ TEST_CASE("stdin: 50 MB through a pipe reach rank 0 byte for byte; rank 1 reads 
   const std::string data = payload(50'000'000);
   write_file(job.dir().file("input"), data);
   const std::string want = md5_of_file(job.dir().file("input"));
-  Command c = job.command({"--events", job.events_path(), "-n", "2", "/bin/sh", "-c",
-                           "echo \"rank $OMPI_COMM_WORLD_RANK $(md5sum | cut -c1-32)\""},
+  Command c = job.command({"--events", job.events_path(), "-n", "2", "/bin/sh", "-c", kPrintDigest},
                           Millis{120'000});
   c.stdin_text = data;
-  const Outcome o = run(c);
-  CHECK_MESSAGE(o.status() == 0, o.summary());
-  const auto got = digests(o.out);
-  CHECK_MESSAGE(got.size() == 2, o.out);
-  CHECK(got.count(0) == 1);
-  if (got.count(0) == 1) CHECK(got.at(0) == want);
-  if (got.count(1) == 1) CHECK(got.at(1) == kEmptyMd5);
-  check_events(job, 0);
-  check_nothing_left(job, o);
+  check_digests(job, run(c), 2, [&](int rank) { return rank == 0 ? want : kEmptyMd5; });
 }
 
 TEST_CASE("stdin: 50 MB from a file (< input) reach rank 0 byte for byte") {
@@ -75,20 +93,10 @@ TEST_CASE("stdin: 50 MB from a file (< input) reach rank 0 byte for byte") {
   const std::string input = job.dir().file("input");
   write_file(input, payload(50'000'000));
   const std::string want = md5_of_file(input);
-  Command c = job.command({"--events", job.events_path(), "-n", "2", "/bin/sh", "-c",
-                           "echo \"rank $OMPI_COMM_WORLD_RANK $(md5sum | cut -c1-32)\""},
+  Command c = job.command({"--events", job.events_path(), "-n", "2", "/bin/sh", "-c", kPrintDigest},
                           Millis{120'000});
-  std::vector<std::string> argv = {"/bin/sh", "-c", "exec \"$@\" <" + input, "sh"};
-  argv.insert(argv.end(), c.argv.begin(), c.argv.end());
-  c.argv = argv;
-  const Outcome o = run(c);
-  CHECK_MESSAGE(o.status() == 0, o.summary());
-  const auto got = digests(o.out);
-  CHECK_MESSAGE(got.size() == 2, o.out);
-  if (got.count(0) == 1) CHECK(got.at(0) == want);
-  if (got.count(1) == 1) CHECK(got.at(1) == kEmptyMd5);
-  check_events(job, 0);
-  check_nothing_left(job, o);
+  redirect_stdin(c, "<" + input);
+  check_digests(job, run(c), 2, [&](int rank) { return rank == 0 ? want : kEmptyMd5; });
 }
 
 TEST_CASE("stdin: ranks that never read it do not hold the job; a closed stdin is end of file") {
@@ -104,18 +112,10 @@ TEST_CASE("stdin: ranks that never read it do not hold the job; a closed stdin i
   {
     // As in CI: no stdin at all. Rank 0 reads end of file at once.
     Job job;
-    Command c = job.command({"--events", job.events_path(), "-n", "2", "/bin/sh", "-c",
-                             "echo \"rank $OMPI_COMM_WORLD_RANK $(md5sum | cut -c1-32)\""});
-    std::vector<std::string> argv = {"/bin/sh", "-c", "exec \"$@\" 0<&-", "sh"};
-    argv.insert(argv.end(), c.argv.begin(), c.argv.end());
-    c.argv = argv;
-    const Outcome o = run(c);
-    CHECK_MESSAGE(o.status() == 0, o.summary());
-    const auto got = digests(o.out);
-    CHECK_MESSAGE(got.size() == 2, o.out);
-    for (const auto& [rank, digest] : got) CHECK(digest == kEmptyMd5);
-    check_events(job, 0);
-    check_nothing_left(job, o);
+    Command c =
+        job.command({"--events", job.events_path(), "-n", "2", "/bin/sh", "-c", kPrintDigest});
+    redirect_stdin(c, "0<&-");
+    check_digests(job, run(c), 2, [](int) { return kEmptyMd5; });
   }
 }
 
@@ -138,19 +138,13 @@ TEST_CASE(
   for (const Case& k : cases) {
     CAPTURE(k.target);
     Job job;
-    Command c =
-        job.command({"--events", job.events_path(), "--stdin", k.target, "-n", "2", "/bin/sh", "-c",
-                     "echo \"rank $OMPI_COMM_WORLD_RANK $(md5sum | cut -c1-32)\""},
-                    Millis{120'000});
+    Command c = job.command({"--events", job.events_path(), "--stdin", k.target, "-n", "2",
+                             "/bin/sh", "-c", kPrintDigest},
+                            Millis{120'000});
     c.stdin_text = data;
-    const Outcome o = run(c);
-    CHECK_MESSAGE(o.status() == 0, o.summary());
-    const auto got = digests(o.out);
-    CHECK_MESSAGE(got.size() == 2, o.out);
-    for (const auto& [rank, digest] : got)
-      CHECK(digest == (k.reads.at(static_cast<std::size_t>(rank)) ? want : kEmptyMd5));
-    check_events(job, 0);
-    check_nothing_left(job, o);
+    check_digests(job, run(c), 2, [&](int rank) {
+      return k.reads.at(static_cast<std::size_t>(rank)) ? want : kEmptyMd5;
+    });
   }
   Job job;
   const Outcome o = run(job.command({"--stdin", "5", "-n", "2", "/bin/true"}));
