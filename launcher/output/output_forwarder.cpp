@@ -157,10 +157,7 @@ void OutputForwarder::abandon() {
     Terminal& t = terminals_[index];
     if (t.pending == 0) continue;
     t.stalled = true;
-    for (const Chunk& c : t.queue) terminal_written_[c.key].lost += c.data.size();
-    terminal_written_[t.queue.front().key].lost -= t.offset;
-    t.queue.clear();
-    t.offset = t.pending = 0;
+    drop_queue(t);
   }
   notify();
 }
@@ -182,14 +179,18 @@ void OutputForwarder::notify() {
   }
 }
 
-void OutputForwarder::fail_terminal(int index, Key key, int error) {
-  Terminal& t = terminals_[index];
-  terminal_failed_[index] = true;
-  terminal_error_[index] = error;
+void OutputForwarder::drop_queue(Terminal& t) {
   for (const Chunk& c : t.queue) terminal_written_[c.key].lost += c.data.size();
   if (!t.queue.empty()) terminal_written_[t.queue.front().key].lost -= t.offset;
   t.queue.clear();
   t.offset = t.pending = 0;
+}
+
+void OutputForwarder::fail_terminal(int index, Key key, int error) {
+  Terminal& t = terminals_[index];
+  terminal_failed_[index] = true;
+  terminal_error_[index] = error;
+  drop_queue(t);
   report(OutputFailure{key.first, key.second, stream_name(key.second), error,
                        terminal_written_[key].written, true});
   notify();

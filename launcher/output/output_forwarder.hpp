@@ -132,6 +132,8 @@ class OutputForwarder {
   void arm(int index);
   /// `index`'s destination failed with `error`: counts its queue as lost, reports once.
   void fail_terminal(int index, Key key, int error);
+  /// What `t` still holds is not written: counted as lost for the ranks it came from.
+  void drop_queue(Terminal& t);
   void notify();
   void emit(const Key& key, std::string_view text, bool complete_lines_only);
   /// Writes `first` then `second` to the terminal stream of `key`; reports a failure once.
