@@ -235,8 +235,11 @@ void Agent::handle(const protocol::Spawn& m) {
     r.out = std::make_unique<asio::posix::stream_descriptor>(io_, child.stdout_fd);
     r.err = std::make_unique<asio::posix::stream_descriptor>(io_, child.stderr_fd);
     frames_.send(protocol::RankStarted{rank, child.pid, false});
-    asio::co_spawn(io_, pump(rank, protocol::Stream::Stdout, *r.out), asio::detached);
-    asio::co_spawn(io_, pump(rank, protocol::Stream::Stderr, *r.err), asio::detached);
+    boost::system::error_code nb_error;
+    if (child.stdout_is_pty) r.out->non_blocking(true, nb_error);
+    const bool fill = child.stdout_is_pty && !nb_error;
+    asio::co_spawn(io_, pump(rank, protocol::Stream::Stdout, *r.out, fill), asio::detached);
+    asio::co_spawn(io_, pump(rank, protocol::Stream::Stderr, *r.err, false), asio::detached);
   }
 }
 
@@ -324,7 +327,8 @@ std::optional<SpawnRequest> Agent::prepare_rank(std::uint32_t rank) {
                       input.pmi_fd,
                       cgroup_.procs_fd(),
                       bind,
-                      reads_stdin(rank) && !stdin_eof_};
+                      reads_stdin(rank) && !stdin_eof_,
+                      job_->rank_stdout_pty};
 }
 
 std::optional<SpawnedChild> Agent::fork_rank(const SpawnRequest& request) {
@@ -335,19 +339,31 @@ std::optional<SpawnedChild> Agent::fork_rank(const SpawnRequest& request) {
     report_spawn_failure(request.rank, child.error());  // registered until the namespace goes
     return std::nullopt;
   }
+  if (!child.value().pty_refusal.empty() && !pty_warned_) {
+    // Never a reason to fail the job: the rank runs with a pipe, as with --rank-stdout=pipe.
+    pty_warned_ = true;
+    std::fprintf(stderr,
+                 "mpilaunch-agent: %s: no pseudo-terminal for rank %u's stdout (%s); it and any "
+                 "other rank without one write to a pipe (C stdio buffers it fully; "
+                 "--rank-stdout=pipe asks for pipes and silences this)\n",
+                 hello_->node_name.c_str(), request.rank, child.value().pty_refusal.c_str());
+  }
   return std::move(child).value();
 }
 
 asio::awaitable<void> Agent::pump(std::uint32_t rank, protocol::Stream stream,
-                                  asio::posix::stream_descriptor& source) {
+                                  asio::posix::stream_descriptor& source, bool fill) {
   // Not zero-filled: a rank that prints little keeps only a page or two of this resident.
   const auto buffer = std::make_unique_for_overwrite<std::byte[]>(kOutputChunk);
   for (;;) {
     co_await frames_.wait_below(kOutputQueueLimit);
     boost::system::error_code ec;
-    const std::size_t n = co_await source.async_read_some(
-        asio::buffer(buffer.get(), kOutputChunk), asio::redirect_error(asio::use_awaitable, ec));
+    std::size_t n = co_await source.async_read_some(asio::buffer(buffer.get(), kOutputChunk),
+                                                    asio::redirect_error(asio::use_awaitable, ec));
     if (ec) break;
+    // Would-block ends the filling; so does EIO, which the next read sees again.
+    for (std::size_t more = 1; fill && more > 0 && n < kOutputChunk; n += more)
+      more = source.read_some(asio::buffer(buffer.get() + n, kOutputChunk - n), ec);
     frames_.send_raw(protocol::encode_rank_output(rank, stream, {buffer.get(), n}));
   }
   Rank& r = ranks_[rank];

@@ -115,8 +115,11 @@ class Agent final : public FrameSink, public PmixEvents, public PmiEvents {
   Rank* find_rank(const std::string& nspace, std::uint32_t rank);
   /// The rank of the current attempt's namespace (PMI ranks carry no namespace).
   Rank* find_current_rank(std::uint32_t rank);
+  /// Forwards `source` as RankOutput until its end (0, or EIO from a pty's master). `fill`: a
+  /// pty's master (non-blocking), which gives a few KiB per read: each frame takes what else
+  /// is waiting too.
   asio::awaitable<void> pump(std::uint32_t rank, protocol::Stream stream,
-                             asio::posix::stream_descriptor& source);
+                             asio::posix::stream_descriptor& source, bool fill);
   void on_reaped(pid_t pid, ExitReason reason);
   void maybe_report(Rank& rank);
   void maybe_finish();
@@ -137,7 +140,8 @@ class Agent final : public FrameSink, public PmixEvents, public PmiEvents {
   std::optional<std::string> topology_xml_;  // once per agent: topology_file()
   std::map<std::uint32_t, Rank> ranks_;
   std::vector<std::shared_ptr<StdinPipe>> stdin_pipes_;  // this attempt's stdin ranks
-  bool stdin_eof_ = false;  // the launcher's stdin ended: later ranks read /dev/null
+  bool stdin_eof_ = false;   // the launcher's stdin ended: later ranks read /dev/null
+  bool pty_warned_ = false;  // said once that a rank's stdout got a pipe instead of a pty
   std::map<pid_t, std::uint32_t> rank_of_pid_;
   std::map<std::string, std::uint32_t> fence_counts_;
   std::set<std::string> unsupported_said_;  // calls already reported (on_unsupported)

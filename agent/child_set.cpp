@@ -7,15 +7,18 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include <hwloc.h>
 #include "common/text_format.hpp"
@@ -121,6 +124,42 @@ MPILAUNCH_CHILD_SIDE int start_child(void* arg) {
   return 127;
 }
 
+// A pseudo-terminal for a rank's stdout: {master, slave}, both close-on-exec, the slave not
+// anyone's controlling terminal (O_NOCTTY), with the modes mpirun 4.1.4 gives its ranks' ptys
+// (`stty -g` there: iflag 0, oflag OPOST alone, cflag CS8 CREAD, lflag ISIG ICANON IEXTEN):
+// what the rank writes arrives unchanged ("\n" stays "\n", no echo), and the window is 0x0.
+// An errno on failure (no /dev/pts, the kernel's pty limit reached).
+Result<std::pair<int, int>> open_rank_pty() {
+  const auto failed = [](const char* what) {
+    return Error{.kind = ErrorKind::OutOfResources,
+                 .detail = mpilaunch::format("{}: {}", what, std::strerror(errno))};
+  };
+  const int master = ::posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (master < 0) return failed("posix_openpt");
+  char name[64];
+  if (::grantpt(master) != 0 || ::unlockpt(master) != 0 ||
+      ::ptsname_r(master, name, sizeof name) != 0) {
+    auto e = failed("pty setup");
+    ::close(master);
+    return e;
+  }
+  const int slave = ::open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (slave < 0) {
+    auto e = failed(name);
+    ::close(master);
+    return e;
+  }
+  termios modes{};
+  if (::tcgetattr(slave, &modes) == 0) {
+    modes.c_iflag = 0;
+    modes.c_oflag = OPOST;
+    modes.c_cflag = (modes.c_cflag & CBAUD) | CS8 | CREAD;
+    modes.c_lflag = ISIG | ICANON | IEXTEN;
+    (void)::tcsetattr(slave, TCSANOW, &modes);
+  }
+  return std::pair{master, slave};
+}
+
 int highest_descriptor() {
   rlimit limit{};
   if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 65535;
@@ -222,12 +261,24 @@ Result<SpawnedChild> ChildSet::spawn(const SpawnRequest& request) {
   for (const auto& e : request.env) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
   int out[2], err[2], status_pipe[2];
-  if (::pipe2(out, O_CLOEXEC) != 0)
-    return Error{.kind = ErrorKind::OutOfResources, .detail = "pipe"};
-  // A bigger stdout pipe lets a rank keep writing while the agent forwards the previous chunk
-  // (the default 64 KiB makes the two take turns). Best effort: the per-user pipe budget may
-  // refuse, and then the default size stays.
-  (void)::fcntl(out[1], F_SETPIPE_SZ, kRankStdoutPipeBytes);
+  std::string pty_refusal;
+  bool out_is_pty = false;
+  if (request.stdout_pty) {
+    if (auto pty = open_rank_pty()) {
+      out[0] = pty.value().first, out[1] = pty.value().second;
+      out_is_pty = true;
+    } else {
+      pty_refusal = pty.error().detail;
+    }
+  }
+  if (!out_is_pty) {
+    if (::pipe2(out, O_CLOEXEC) != 0)
+      return Error{.kind = ErrorKind::OutOfResources, .detail = "pipe"};
+    // A bigger stdout pipe lets a rank keep writing while the agent forwards the previous chunk
+    // (the default 64 KiB makes the two take turns). Best effort: the per-user pipe budget may
+    // refuse, and then the default size stays.
+    (void)::fcntl(out[1], F_SETPIPE_SZ, kRankStdoutPipeBytes);
+  }
   if (::pipe2(err, O_CLOEXEC) != 0) {
     ::close(out[0]), ::close(out[1]);
     return Error{.kind = ErrorKind::OutOfResources, .detail = "pipe"};
@@ -284,7 +335,9 @@ Result<SpawnedChild> ChildSet::spawn(const SpawnRequest& request) {
   }
   ::setpgid(pid, pid);  // also here, so the group exists before we may signal it
   children_[pid] = request.rank;
-  return SpawnedChild{pid, out[0], err[0], in[1], status_pipe[0], request.argv[0], request.wdir};
+  return SpawnedChild{pid,          out[0],         err[0],
+                      in[1],        status_pipe[0], request.argv[0],
+                      request.wdir, out_is_pty,     std::move(pty_refusal)};
 }
 
 Status ChildSet::confirm_exec(SpawnedChild& child) {

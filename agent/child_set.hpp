@@ -29,16 +29,24 @@ struct SpawnRequest {
   int cgroup_procs_fd = -1;  // the job's cgroup.procs (agent/job_cgroup.hpp): joined before exec
   std::string cpus;          // CPUs (kernel list of OS indexes) to bind the rank to; empty: unbound
   bool stdin_pipe = false;   // stdin is a fresh pipe (SpawnedChild::stdin_fd), not /dev/null
+  /// stdout is a pseudo-terminal, as under mpirun (C stdio line-buffers it): the rank gets the
+  /// slave side, set as mpirun sets it (no newline translation, no echo), not as controlling
+  /// terminal; the caller reads the master. When no pty can be had, a pipe instead
+  /// (SpawnedChild::pty_refusal says why).
+  bool stdout_pty = false;
 };
 
 struct SpawnedChild {
   pid_t pid = -1;
-  int stdout_fd = -1;  // read ends, owned by the caller
+  int stdout_fd = -1;  // read ends (a pty's master for a pty), owned by the caller; a pty's
+                       // master reads EIO, not 0, once every slave descriptor is closed
   int stderr_fd = -1;
   int stdin_fd = -1;        // the write end of the rank's stdin pipe, when asked for; the caller's
   int exec_status_fd = -1;  // closes when the exec succeeded; confirm_exec() reads it
   std::string program;      // as the user wrote it, for the exec error
   std::string wdir;
+  bool stdout_is_pty = false;
+  std::string pty_refusal;  // stdout_pty asked for and a pipe given: why (errno text)
 };
 
 class ChildSet {
@@ -46,10 +54,10 @@ class ChildSet {
   using ReapHandler = std::function<void(pid_t pid, ExitReason reason)>;
   ChildSet(asio::io_context& io, ReapHandler on_reaped);
 
-  /// Forks one rank, which execs with stdout/stderr on fresh pipes. The rank is in its own
-  /// process group, has /dev/null (or a pipe, when asked) as stdin and is killed if the agent
-  /// dies. Returns at once:
-  /// several ranks exec at the same time; confirm_exec() says whether this one did.
+  /// Forks one rank, which execs with stdout (a pty when asked) and stderr on fresh pipes. The rank
+  /// is in its own process group, has /dev/null (or a pipe, when asked) as stdin and is killed if
+  /// the agent dies. Returns at once: several ranks exec at the same time; confirm_exec() says
+  /// whether this one did.
   Result<SpawnedChild> spawn(const SpawnRequest& request);
   /// Waits until `child` has exec'd or failed to. On failure its pipes are closed and the Error
   /// says why, without host or rank (the caller's to add); its exit is reaped like any other

@@ -97,6 +97,7 @@ void put(Writer& w, const JobSpec& m) {
   w.boolean(m.serve_pmi);
   w.u32(m.universe_size);
   w.i32(m.stdin_rank);
+  w.boolean(m.rank_stdout_pty);
 }
 void put(Writer& w, const Spawn& m) {
   w.str(m.nspace);
@@ -253,6 +254,7 @@ Message get(Reader& r, MsgType type) {
       m.serve_pmi = r.boolean();
       m.universe_size = r.u32();
       m.stdin_rank = r.i32();
+      m.rank_stdout_pty = r.boolean();
       return m;
     }
     case MsgType::Spawn:

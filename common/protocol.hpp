@@ -18,7 +18,7 @@
 
 namespace mpilaunch::protocol {
 
-inline constexpr std::uint16_t kProtocolVersion = 11;
+inline constexpr std::uint16_t kProtocolVersion = 12;
 inline constexpr std::size_t kHeaderBytes = 16;  // version, type: u16; id, refers_to, size: u32
 inline constexpr std::uint32_t kMaxBodyBytes = 16u << 20;
 
@@ -117,6 +117,9 @@ struct JobSpec {
   /// Which rank's stdin is a pipe fed by StdinData: a rank, kStdinAll or kStdinNone. The others
   /// read /dev/null, as under mpirun.
   std::int32_t stdin_rank = kStdinNone;
+  /// Each rank's stdout is a pseudo-terminal (as under mpirun; C stdio line-buffers it), else a
+  /// pipe (--rank-stdout). stderr is a pipe either way.
+  bool rank_stdout_pty = true;
   friend bool operator==(const JobSpec&, const JobSpec&) = default;
 };
 

@@ -392,6 +392,7 @@ int run(const std::vector<std::string>& args) {
   config.plan = std::move(plan).value();
   config.status_file = o.status_file;
   config.progress = ::isatty(STDERR_FILENO) == 1;
+  config.rank_stdout_pty = o.rank_stdout == "pty";
   // --stdin: rank 0 by default, as mpirun; a rank the job does not have is refused (mpirun
   // gives nobody stdin and exits 1).
   if (o.stdin_target == "none") {

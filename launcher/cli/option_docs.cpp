@@ -153,6 +153,11 @@ constexpr OptionDoc kDocs[] = {
     {"--merge-stderr-to-stdout", "Output", "",
      "with --output-filename: stderr into the stdout file", "",
      "As mpirun: the terminal keeps the two streams apart; only the files are merged."},
+    {"--rank-stdout", "Output", "pty|pipe", "what each rank's stdout is", "pty",
+     "pty: a pseudo-terminal, as under mpirun, so C stdio in the rank line-buffers and "
+     "progress lines appear as they are printed; bytes pass unchanged (no newline "
+     "translation). pipe: a plain pipe (stdio buffers fully). stderr is a pipe either way. "
+     "A node that has no pty left gives that rank a pipe, with one warning."},
     {"-q", "Output", "", "no warnings from mpilaunch itself", "", ""},
     {"--report-pid", "Output", "-|+|FILE", "print mpilaunch's pid to stdout, stderr or FILE", "",
      ""},

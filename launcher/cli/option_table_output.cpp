@@ -28,6 +28,13 @@ void add_output_options(std::vector<OptionSpec>& t) {
   t.push_back({{"--merge-stderr-to-stdout", "-merge-stderr-to-stdout"},
                0,
                [](Options& o, const Values&) { return set_flag(o.merge_stderr_to_stdout); }});
+  t.push_back({{"--rank-stdout"}, 1, [](Options& o, const Values& v) -> Status {
+                 if (v[0] != "pty" && v[0] != "pipe")
+                   return bad_option(
+                       mpilaunch::format("--rank-stdout {}: give 'pty' or 'pipe'", v[0]));
+                 o.rank_stdout = std::string(v[0]);
+                 return {};
+               }});
   t.push_back({{"-q", "--quiet", "-quiet"}, 0, [](Options& o, const Values&) {
                  return set_flag(o.quiet);
                }});

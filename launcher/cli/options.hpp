@@ -84,8 +84,9 @@ struct Options {
   std::string output_filename;
   std::string stdin_target;  // --stdin rank|all|none as given; empty: rank 0
   bool merge_stderr_to_stdout = false;
-  bool quiet = false;      // -q: no warnings from mpilaunch itself
-  std::string report_pid;  // --report-pid: '-' stdout, '+' stderr, else a file
+  std::string rank_stdout = "pty";  // --rank-stdout pty|pipe: what each rank's stdout is
+  bool quiet = false;               // -q: no warnings from mpilaunch itself
+  std::string report_pid;           // --report-pid: '-' stdout, '+' stderr, else a file
   // Fault handling
   std::optional<double> timeout_seconds;
   double kill_grace_seconds = 3.0;

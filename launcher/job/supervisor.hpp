@@ -47,6 +47,7 @@ struct JobConfig {
   bool progress = false;    // "N/M agents up" on stderr while agents start (stderr is a terminal)
   /// The rank that reads our stdin (protocol::kStdinAll, kStdinNone); mpirun's default, rank 0.
   std::int32_t stdin_rank = 0;
+  bool rank_stdout_pty = true;  // --rank-stdout: each rank's stdout a pty (mpirun's) or a pipe
 };
 
 class Supervisor {

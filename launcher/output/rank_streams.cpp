@@ -21,6 +21,7 @@ struct RankStreams::Entry {
       : rank(rank), out(io, out_fd), err(io, err_fd), grace(io) {}
   std::uint32_t rank;
   asio::posix::stream_descriptor out, err;
+  bool out_is_pty = false;  // a pty's master, non-blocking: each chunk takes what else waits
   asio::steady_timer grace;
   int open = 2;
   bool closed = false;
@@ -38,6 +39,9 @@ void RankStreams::adopt(std::uint32_t rank, int stdout_fd, int stderr_fd) {
   }
   for (int fd : {stdout_fd, stderr_fd}) (void)::fcntl(fd, F_SETFL, O_NONBLOCK);
   auto entry = std::make_shared<Entry>(io_, rank, stdout_fd, stderr_fd);
+  boost::system::error_code nb_error;
+  if (::isatty(stdout_fd) == 1) entry->out.non_blocking(true, nb_error);
+  entry->out_is_pty = ::isatty(stdout_fd) == 1 && !nb_error;
   entries_[rank] = entry;
   asio::co_spawn(io_, pump(entry, protocol::Stream::Stdout), asio::detached);
   asio::co_spawn(io_, pump(entry, protocol::Stream::Stderr), asio::detached);
@@ -51,9 +55,13 @@ asio::awaitable<void> RankStreams::pump(std::shared_ptr<Entry> entry, protocol::
   const auto buffer = std::make_unique_for_overwrite<std::byte[]>(chunk);
   for (;;) {
     boost::system::error_code ec;
-    const std::size_t n = co_await source.async_read_some(
-        asio::buffer(buffer.get(), chunk), asio::redirect_error(asio::use_awaitable, ec));
+    std::size_t n = co_await source.async_read_some(asio::buffer(buffer.get(), chunk),
+                                                    asio::redirect_error(asio::use_awaitable, ec));
     if (ec || entry->closed) break;
+    // A pty's master gives a few KiB per read: take what else is waiting into the same chunk.
+    // Would-block ends the filling; so does EIO, which the next read sees again.
+    for (std::size_t more = 1; is_out && entry->out_is_pty && more > 0 && n < chunk; n += more)
+      more = source.read_some(asio::buffer(buffer.get() + n, chunk - n), ec);
     sink_(entry->rank, stream, {buffer.get(), n});
     if (gate_) {
       // The output has nowhere to go yet: the data stays in the rank's pipe until it has.

@@ -15,7 +15,6 @@ namespace {
 constexpr const char* kUniverse = "deliberate: universe (docs/mpirun-compat.md)";
 constexpr const char* kMca = "issue 20 item 6: OMPI_MCA_* in the launcher's environment";
 constexpr const char* kFramed = "issue 20 item 7: errors framed as Open MPI's help blocks";
-constexpr const char* kPty = "issue 20 item 8: rank stdout is a pseudo-terminal";
 constexpr const char* kSpelling = "issue 20 item 9: single-dash spellings";
 constexpr const char* kOptions = "issue 20: every other mpirun(1) option";
 constexpr const char* kBinding = "issue 21: mapping, ranking and binding";
@@ -436,7 +435,6 @@ std::vector<Case> table() {
 const std::map<std::string, std::string>& known_key_differences() {
   static const std::map<std::string, std::string> keys = {
       {"cpus", kBinding},
-      {"fd1", kPty},
       {"env.OMPI_MCA_orte_bound_at_launch", kBinding},
       {"universe", kUniverse},
       {"env.OMPI_UNIVERSE_SIZE", kUniverse},

@@ -56,13 +56,14 @@ TEST_CASE("output: the agent's own forwarding (MPILAUNCH_OUTPUT_VIA_AGENT=1) los
   check_nothing_left(job, o);
 }
 
-// Who reads a rank's stdout: after MPI_Init (app after_init), each rank's shell prints how
-// many of the launcher's descriptors are the read end of its stdout pipe. The shell's parent is
+// Who reads a rank's output: after MPI_Init (app after_init), each rank's shell prints how
+// many of the launcher's descriptors are the read end of its stderr pipe (handed over together
+// with stdout, which is a pseudo-terminal whose master names no pipe). The shell's parent is
 // the rank, whose parent is its agent, whose parent is the launcher (local mode).
 namespace {
 const std::string kLauncherHoldsMyStdout =
     R"sh(ppid() { sed 's/.*) . \([0-9]*\).*/\1/' /proc/$1/stat; }; )sh"
-    R"sh(me=$(readlink /proc/$$/fd/1); launcher=$(ppid $(ppid $PPID)); n=0; )sh"
+    R"sh(me=$(readlink /proc/$$/fd/2); launcher=$(ppid $(ppid $PPID)); n=0; )sh"
     R"sh(for f in /proc/$launcher/fd/*; do [ "$(readlink $f)" = "$me" ] && n=$((n+1)); done; )sh"
     R"sh(echo "launcher holds $n")sh";
 

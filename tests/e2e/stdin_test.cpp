@@ -16,25 +16,8 @@ namespace mpilaunch::e2e {
 
 namespace {
 
-// Deterministic bytes that are not text: every byte value, in an order md5 tells apart.
 std::string payload(std::size_t bytes) {
-  std::string s(bytes, '\0');
-  std::uint32_t x = 2463534242u;
-  for (char& c : s) {
-    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
-    c = static_cast<char>(x & 0xff);
-  }
-  return s;
-}
-
-// md5sum's hex digest of `path`, computed by md5sum itself.
-std::string md5_of_file(const std::string& path) {
-  Command c;
-  c.argv = {"/usr/bin/md5sum", path};
-  c.env = clean_environment({});
-  const Outcome o = run(c);
-  REQUIRE_MESSAGE(o.status() == 0, o.summary());
-  return o.out.substr(0, 32);
+  return binary_payload(bytes);
 }
 
 const std::string kEmptyMd5 = "d41d8cd98f00b204e9800998ecf8427e";

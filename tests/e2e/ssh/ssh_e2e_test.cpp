@@ -120,6 +120,55 @@ TEST_CASE("ssh: 50 MB of stdin reach rank 0 byte for byte; rank 1 reads /dev/nul
   CHECK(wait_until_gone(mark, 3s).empty());
 }
 
+// Rank stdout on a remote node is a pseudo-terminal read by that node's agent (issue 20 item
+// 8): a C stdio line is out while the rank runs (it waits for a file the test creates only after
+// seeing the line), stderr stays a pipe, and binary output arrives byte for byte.
+TEST_CASE("ssh: rank stdout is a pty: a stdio line is out at once, 20 MB of binary arrive whole") {
+  const std::string dir =
+      std::filesystem::temp_directory_path() / ("mpilaunch-ssh-pty-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string go = dir + "/go";
+  {
+    const std::string mark = new_mark();
+    Launcher launcher(
+        ssh_args(mark, {"-H", "node1:1,node2:1", "-n", "2", env_path("LINE_WAIT_BIN"), go}));
+    const bool seen = wait_for_text(launcher.out_path(), "line 0 ", 60s) &&
+                      wait_for_text(launcher.out_path(), "line 1 ", 60s);
+    { std::ofstream(go).put('\n'); }  // in any case, so that the job ends
+    const Run run = launcher.wait(std::chrono::seconds(60));
+    INFO("stderr: " << run.err);
+    CHECK(run.exit_code == 0);
+    CHECK_MESSAGE(seen, "the ranks' first lines came only at their exit: ", run.out);
+    std::size_t ttys = 0;
+    for (std::size_t at = 0;
+         (at = run.out.find("tty=1 err=pipe ctty=no\n", at)) != std::string::npos; ++at)
+      ++ttys;
+    CHECK_MESSAGE(ttys == 2, run.out);
+    CHECK(wait_until_gone(mark, 3s).empty());
+  }
+  const std::string input = dir + "/input";
+  std::string data(20 << 20, '\0');
+  std::uint32_t x = 88172645u;
+  for (char& c : data) {
+    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+    c = static_cast<char>(x & 0xff);
+  }
+  {
+    std::ofstream out(input, std::ios::binary);
+    out.write(data.data(), static_cast<std::streamsize>(data.size()));
+    REQUIRE(out.good());
+  }
+  const std::string mark = new_mark();
+  Launcher launcher(ssh_args(mark, {"-H", "node2:1", "-n", "1", "/bin/cat", input}));
+  const Run run = launcher.wait(std::chrono::seconds(150));
+  std::filesystem::remove_all(dir);
+  INFO("stderr: " << run.err);
+  CHECK(run.exit_code == 0);
+  CHECK(run.out.size() == data.size());
+  CHECK_MESSAGE(static_cast<bool>(run.out == data), "the bytes differ");
+  CHECK(wait_until_gone(mark, 3s).empty());
+}
+
 // Each ssh agent reports how long the login shell took before it ran (agent/login_shell.hpp):
 // on slowlogin the shell's start-up file takes a second, on fastlogin there is none.
 TEST_CASE("ssh: agent-up carries the login shell's start-up time") {

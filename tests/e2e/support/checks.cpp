@@ -70,4 +70,23 @@ std::size_t count_of(const std::string& haystack, const std::string& needle) {
   return n;
 }
 
+std::string binary_payload(std::size_t bytes, std::uint32_t seed) {
+  std::string s(bytes, '\0');
+  std::uint32_t x = seed;
+  for (char& c : s) {
+    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+    c = static_cast<char>(x & 0xff);
+  }
+  return s;
+}
+
+std::string md5_of_file(const std::string& path) {
+  Command c;
+  c.argv = {"/usr/bin/md5sum", path};
+  c.env = clean_environment({});
+  const Outcome o = run(c);
+  REQUIRE_MESSAGE(o.status() == 0, o.summary());
+  return o.out.substr(0, 32);
+}
+
 }  // namespace mpilaunch::e2e

@@ -1,6 +1,7 @@
 #pragma once
 /// Assertions shared by the e2e cases (doctest CHECKs, so a case reports every broken promise).
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,5 +33,12 @@ std::vector<std::string> lines_of(const std::string& text);
 
 /// How often `needle` occurs in `haystack`.
 std::size_t count_of(const std::string& haystack, const std::string& needle);
+
+/// `bytes` deterministic bytes that are not text (every value, CR and LF among them, in an
+/// order md5 tells apart; xorshift32 from `seed`).
+std::string binary_payload(std::size_t bytes, std::uint32_t seed = 2463534242u);
+
+/// md5sum's hex digest of the file at `path`, computed by md5sum itself.
+std::string md5_of_file(const std::string& path);
 
 }  // namespace mpilaunch::e2e
