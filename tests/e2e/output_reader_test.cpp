@@ -6,7 +6,7 @@
 // of.
 #include <doctest/doctest.h>
 #include <fcntl.h>
-#include <sys/ioctl.h>
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -72,12 +72,17 @@ class PipedLauncher {
     }
     return got;
   }
-  /// Whether the pipe is full: the launcher's writes to it cannot go on. A non-blocking write
-  /// of a few lines that does not fit leaves the last page short, so "full" allows one page.
+  /// Whether the pipe is full: the launcher's writes to it cannot go on. The pipe's own answer
+  /// (no room for a write), asked through a write end of our own: a byte count cannot tell, as
+  /// writes of a few KiB each (a rank's pty gives such pieces) leave every page short.
   bool full() const {
-    int queued = 0;
-    return ::ioctl(read_end_, FIONREAD, &queued) == 0 &&
-           queued >= ::fcntl(read_end_, F_GETPIPE_SZ) - 4096;
+    const int probe = ::open(("/proc/self/fd/" + std::to_string(read_end_)).c_str(),
+                             O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (probe < 0) return false;
+    pollfd p{.fd = probe, .events = POLLOUT, .revents = 0};
+    const bool room = ::poll(&p, 1, 0) != 0;
+    ::close(probe);
+    return !room;
   }
   void close_reader() {
     if (read_end_ >= 0) ::close(read_end_);
