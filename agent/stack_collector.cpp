@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <optional>
@@ -62,8 +63,19 @@ Run start(const std::vector<std::string>& argv) {
   return run;
 }
 
-// Reads every run's output until each closes it or the deadline passes; kills the rest.
-void wait_all(std::vector<Run>& runs, Clock::time_point deadline) {
+// At most this many eu-stack processes run at once on a node: a node of many ranks gets its
+// stacks a batch at a time rather than one process per rank all at once.
+std::size_t parallel_tools() {
+  return std::max(4U, std::thread::hardware_concurrency());
+}
+
+// Runs the tool of every argv, at most `limit` at once (the next starts as one closes its
+// output), and reads each one's output until it closes it or the deadline passes; kills the
+// rest. A run not started by the deadline keeps pid -1 and counts as unfinished.
+std::vector<Run> run_all(const std::vector<std::vector<std::string>>& argvs, std::size_t limit,
+                         Clock::time_point deadline) {
+  std::vector<Run> runs(argvs.size());
+  std::size_t next = 0;
   for (;;) {
     std::vector<pollfd> fds;
     std::vector<Run*> open;
@@ -72,10 +84,15 @@ void wait_all(std::vector<Run>& runs, Clock::time_point deadline) {
       fds.push_back({r.fd, POLLIN, 0});
       open.push_back(&r);
     }
-    if (fds.empty()) break;
     const auto left =
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
     if (left <= 0) break;
+    if (fds.size() < limit && next < argvs.size()) {
+      runs[next] = start(argvs[next]);
+      ++next;
+      continue;
+    }
+    if (fds.empty()) break;
     if (::poll(fds.data(), fds.size(), static_cast<int>(left)) < 0 && errno != EINTR) break;
     for (std::size_t i = 0; i < fds.size(); ++i) {
       if (fds[i].revents == 0) continue;
@@ -105,6 +122,7 @@ void wait_all(std::vector<Run>& runs, Clock::time_point deadline) {
     }
     r.finished = r.eof;
   }
+  return runs;
 }
 
 std::optional<std::string> find_tool(const char* name) {
@@ -123,33 +141,35 @@ std::vector<protocol::RankStack> collect_now(const std::vector<StackTarget>& tar
   std::vector<protocol::RankStack> out;
   for (const StackTarget& t : targets) out.push_back({t.rank, t.pid, "", "", ""});
   if (targets.empty()) return out;
-  // MPILAUNCH_STACK_TOOL=gdb or eu-stack: only that tool (docs/configuration.md).
+  // MPILAUNCH_STACK_TOOL=gdb or eu-stack: only that tool (docs/configuration.md). By default
+  // eu-stack, the fastest with every thread's stack (docs/stacks.md), else gdb.
   const char* chosen = std::getenv("MPILAUNCH_STACK_TOOL");
   const std::string only = chosen != nullptr ? chosen : "";
+  const auto eu = only.empty() || only == "eu-stack" ? find_tool("eu-stack") : std::nullopt;
+  if (eu) {
+    std::vector<std::vector<std::string>> argvs;
+    for (const StackTarget& t : targets) argvs.push_back(eu_stack_argv(*eu, t.pid));
+    const std::vector<Run> runs = run_all(argvs, parallel_tools(), until);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      out[i].tool = "eu-stack";
+      out[i].text = runs[i].out.substr(0, kMaxStackText);
+      if (!runs[i].finished) out[i].note = no_answer_note(seconds);
+    }
+    return out;
+  }
   const auto gdb = only.empty() || only == "gdb" ? find_tool("gdb") : std::nullopt;
   if (gdb) {
+    // One gdb for the node's ranks, attaching to each in turn: one gdb per rank in parallel
+    // took 1.6 times as long on this 2-CPU machine (docs/benchmarks.md, case 12).
     std::vector<long> pids;
     for (const StackTarget& t : targets) pids.push_back(t.pid);
-    std::vector<Run> runs = {start(gdb_stack_argv(*gdb, pids))};
-    wait_all(runs, until);
+    const std::vector<Run> runs = run_all({gdb_stack_argv(*gdb, pids)}, 1, until);
     const std::map<long, std::string> texts = split_gdb_output(runs[0].out, runs[0].finished);
     for (protocol::RankStack& s : out) {
       s.tool = "gdb";
       const auto it = texts.find(s.pid);
       if (it != texts.end()) s.text = it->second;
       if (it == texts.end()) s.note = no_answer_note(seconds);
-    }
-    return out;
-  }
-  const auto eu = only.empty() || only == "eu-stack" ? find_tool("eu-stack") : std::nullopt;
-  if (eu) {
-    std::vector<Run> runs;
-    for (const StackTarget& t : targets) runs.push_back(start(eu_stack_argv(*eu, t.pid)));
-    wait_all(runs, until);
-    for (std::size_t i = 0; i < out.size(); ++i) {
-      out[i].tool = "eu-stack";
-      out[i].text = runs[i].out.substr(0, kMaxStackText);
-      if (!runs[i].finished) out[i].note = no_answer_note(seconds);
     }
     return out;
   }

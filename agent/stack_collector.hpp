@@ -1,9 +1,9 @@
 #pragma once
-/// [io] Collects the stacks of this node's running ranks for a CollectStacks request: gdb (one
-/// process for every rank) when it is on PATH, else eu-stack (one per rank, all at once), or
-/// only the one MPILAUNCH_STACK_TOOL names (gdb, eu-stack) in the agent's environment, run
-/// on a helper thread under a deadline, the answer posted back to the agent's loop. A rank the
-/// tool has not finished with by the deadline is reported as such; the tool is then killed.
+/// [io] Collects the stacks of this node's running ranks for a CollectStacks request: eu-stack
+/// (one per rank, several at once) when it is on PATH, else gdb (one process for every rank),
+/// or only the one MPILAUNCH_STACK_TOOL names (gdb, eu-stack) in the agent's environment, run
+/// on a helper thread under a deadline, the answer posted back to the agent's loop. A rank
+/// the tool has not finished with by the deadline is reported as such; the tool is then killed.
 
 #include <sys/types.h>
 

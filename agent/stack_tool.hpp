@@ -1,7 +1,7 @@
 #pragma once
-/// How the agent asks a debugger for its ranks' stacks: gdb in batch mode, one gdb for every
-/// local rank (one inferior each, a marker line before each), else eu-stack once per rank; and
-/// how gdb's one output is cut back into one text per rank. Pure.
+/// How the agent asks a debugger for its ranks' stacks: eu-stack once per rank, or one gdb in
+/// batch mode for every local rank (one inferior each, a marker line before each); and how
+/// gdb's one output is cut back into one text per rank. Pure.
 
 #include <map>
 #include <string>

@@ -167,7 +167,7 @@ constexpr OptionDoc kDocs[] = {
      "on a timeout, list the ranks still running and where", "", ""},
     {"--get-stack-traces", "Fault handling", "",
      "on a timeout, every rank's stack, merged, before the teardown", "",
-     "Each node's agent runs gdb in batch mode (else eu-stack) on its running ranks, in "
+     "Each node's agent runs eu-stack (else gdb in batch mode) on its running ranks, in "
      "parallel, within 10 s; ranks with the same main-thread call path are grouped as rank "
      "ranges, the odd ones first, and the timeout error names the straggler. The merged tree "
      "goes to stderr and, with every rank's raw stack, to --events as a stacks event."},

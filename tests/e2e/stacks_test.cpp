@@ -107,8 +107,9 @@ namespace {
 
 // A deadlock on virtual nodes that runs until it is stopped, with its events and status files;
 // returns once every rank said ready.
+// The agents pick their stack tool themselves: eu-stack, the default (tools/bootstrap installs
+// elfutils and gdb).
 std::unique_ptr<Background> start_deadlock(Job& job, const std::vector<std::string>& placement) {
-  job.extra_env = {"MPILAUNCH_STACK_TOOL=eu-stack"};
   std::vector<std::string> args = {"--events", job.events_path(), "--status",
                                    job.dir().file("status.json")};
   args.insert(args.end(), placement.begin(), placement.end());
