@@ -210,6 +210,15 @@ std::string hint(const Error& e) {
     case ErrorKind::RankNoFinalize:
       return "call MPI_Finalize on every exit path of the program";
     case ErrorKind::MpiInitFailed:
+      if (e.phase == "shared-memory")
+        return "the ranks could not create their shared-memory files in the job's directory, "
+               "which their agent made under /dev/shm: a rank that runs in a chroot, a "
+               "container or another mount namespace must see the agent's /dev/shm (bind-mount "
+               "it there, docs/container.md)";
+      if (e.phase == "shared-memory-full")
+        return "/dev/shm has no room for the ranks' shared-memory segments: make it larger "
+               "(Docker's default is 64 MiB: --shm-size; Kubernetes: an emptyDir volume with "
+               "medium Memory), or point MPILAUNCH_TMPDIR at a larger tmpfs";
       return "the text above ('--> Returned' or the error stack) names the failing layer; a "
              "small /dev/shm (Docker's 64 MiB) is a common suspect";
     case ErrorKind::PmixError:

@@ -20,7 +20,9 @@ enum class Scope { Line, Block };
 
 /// Cause: may be the root cause. Consequence: only when no cause was found (e.g. ORTE's
 /// "Primary job terminated normally, but..."). Warning: ignored when the runtime exited 0.
-enum class Role { Cause, Consequence, Warning };
+/// Context: never the root cause; it sharpens a root cause of its kind with its phase and
+/// evidence (Open MPI's shared-memory warnings before the MPI_Init failure they lead to).
+enum class Role { Cause, Consequence, Warning, Context };
 
 struct Pattern {
   ErrorKind kind = ErrorKind::Unknown;

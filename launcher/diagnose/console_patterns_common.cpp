@@ -155,6 +155,19 @@ constexpr Pattern kCommonRows[] = {
     line(K::MpiInitFailed, "Local abort before MPI_INIT completed").host_from_line(),
     block(K::MpiInitFailed, "It looks like pmix_init failed for some reason"),
     block(K::MpiInitFailed, "It looks like opal_init failed for some reason"),
+    // shmem_mmap_module.c and help-opal-shmem-mmap.txt [target full]: a rank could not make
+    // its shared-memory file, in a directory its agent created (so the rank does not see the
+    // agent's /dev/shm), or /dev/shm had no room. Open MPI then drops the sm BTL; when nothing
+    // else reaches the peers, MPI_Init fails, and these lines name why.
+    line(K::MpiInitFailed, "shmem: mmap: an error occurred while determining whether or not")
+        .in_phase("shared-memory")
+        .as(Role::Context)
+        .host_from_line(),
+    block(K::MpiInitFailed,
+          "It appears as if there is not enough space for {_} (the "
+          "shared-memory backing")
+        .in_phase("shared-memory-full")
+        .as(Role::Context),
     block(K::PmixError, "PMIx_Init failed for the following reason: {line}").about("no-pmi"),
     block(K::PmixError, "No PMIx server was reachable, but a PMI1/2 was detected")
         .about("no-pmix-but"),

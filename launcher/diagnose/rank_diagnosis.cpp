@@ -54,7 +54,8 @@ Error diagnose_rank_failure(const Error& native, std::string_view stderr_tail) {
   sharper.pid = native.pid;
   sharper.exit_code = native.exit_code;
   sharper.signal = native.signal;
-  sharper.phase = native.phase;
+  // The step the rank's words name (shared-memory) says more than where the job was.
+  if (sharper.phase.empty()) sharper.phase = native.phase;
   sharper.executable = native.executable;
   sharper.count.reset();
   return sharper;

@@ -92,6 +92,16 @@ std::optional<Error> fallback(Runtime runtime, std::optional<int> rc,
   return e;
 }
 
+// What the context findings of the root cause's kind add: the first one's phase (the step
+// that failed, e.g. shared-memory) and each one's evidence.
+void sharpen(Error& root, const std::vector<const Finding*>& context) {
+  for (const Finding* f : context) {
+    if (f->error.kind != root.kind) continue;
+    if (root.phase.empty()) root.phase = f->error.phase;
+    append_evidence(root.evidence, f->error.evidence);
+  }
+}
+
 }  // namespace
 
 Explanation choose_root_cause(const std::vector<Finding>& findings, Runtime runtime,
@@ -99,8 +109,13 @@ Explanation choose_root_cause(const std::vector<Finding>& findings, Runtime runt
                               const std::optional<UnmatchedBlock>& unmatched) {
   Explanation out{.runtime = std::string(runtime_name(runtime)), .rc = rc};
   std::vector<const Finding*> kept;
-  for (const Finding& f : findings)
-    if (!(f.role == Role::Warning && rc && *rc == 0)) kept.push_back(&f);
+  std::vector<const Finding*> context;
+  for (const Finding& f : findings) {
+    if (f.role == Role::Context)
+      context.push_back(&f);
+    else if (!(f.role == Role::Warning && rc && *rc == 0))
+      kept.push_back(&f);
+  }
   if (kept.empty()) {
     out.error = fallback(runtime, rc, unmatched);
     return out;
@@ -118,6 +133,7 @@ Explanation choose_root_cause(const std::vector<Finding>& findings, Runtime runt
   }
   out.error = kept[best]->error;
   complete(*out.error, rc);
+  sharpen(*out.error, context);
   for (std::size_t i = 0; i < kept.size(); ++i) {
     if (i == best) continue;
     out.secondary.push_back(kept[i]->error);

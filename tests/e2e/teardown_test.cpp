@@ -332,6 +332,50 @@ TEST_CASE("PID 1: as a container entrypoint mpilaunch reaps orphans and returns 
   check_nothing_left(job, o);
 }
 
+// A rank that does not see the directory its agent made for shared memory (a chroot or
+// container without the agent's /dev/shm), or sees it too small: with only the shared-memory
+// BTL, MPI_Init fails, and the error names /dev/shm. Each rank runs in its own mount namespace
+// (private propagation: nothing it mounts reaches this machine) with a tmpfs over the agent's
+// node directory, or a 1 MiB one over the shared-memory directory itself.
+TEST_CASE("a rank without its agent's /dev/shm: mpi-init-failed names shared memory") {
+  if (::access("/usr/bin/unshare", X_OK) != 0 || ::geteuid() != 0) {
+    MESSAGE("needs root and unshare(1): skipped");
+    return;
+  }
+  if (!root_is_mount_point()) {
+    MESSAGE("/ is not a mount point here: unshare -m cannot make it private, skipped");
+    return;
+  }
+  const std::string btl = MPILAUNCH_E2E_OMPI_MAJOR >= 5 ? "self,sm" : "self,vader";
+  struct Case {
+    std::string hide;  // what the tmpfs covers, from the rank's environment
+    std::string phase;
+  };
+  const Case cases[] = {
+      {"\"$(dirname \"$OMPI_MCA_btl_vader_backing_directory\")\"", "shared-memory"},
+      {"\"$OMPI_MCA_btl_vader_backing_directory\"", "shared-memory-full"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.phase);
+    Job job;
+    const std::string script =
+        "mount -t tmpfs -o size=1m mpilaunch-shm-test " + c.hide + " && exec \"$0\"";
+    // Without the tmpfs mount the job would run: the mount failing is a setup failure, not
+    // this test's subject.
+    const Outcome o = job.launch({"--mca", "btl", btl, "-n", "2", "/usr/bin/unshare", "-m",
+                                  "/bin/sh", "-c", script, app("hello")},
+                                 Millis{60'000});
+    REQUIRE_MESSAGE(o.err.find("mount:") == std::string::npos, o.err);
+    CHECK_MESSAGE(o.status() != 0, o.summary());
+    CHECK_MESSAGE(o.out.find("hello rank") == std::string::npos, o.out);
+    const Json error = check_job_failed(job, "mpi-init-failed", o.status());
+    CHECK_MESSAGE(error.value("phase", "") == c.phase, error);
+    const std::string hint = error.value("hint", "");
+    CHECK_MESSAGE(hint.find("/dev/shm") != std::string::npos, hint);
+    check_nothing_left(job, o);
+  }
+}
+
 // A rank that ends while something it started still holds its output: the agent reports the
 // rank after a short drain, and the leftover, in the rank's process group, goes with the job.
 TEST_CASE("leftovers: what an ended rank left running does not outlive the job") {

@@ -2,6 +2,11 @@
 
 #include "launcher/diagnose/rank_diagnosis.hpp"
 
+#include <algorithm>
+
+#include "common/error_catalog.hpp"
+#include "launcher/diagnose/explain.hpp"
+
 using namespace mpilaunch;
 using namespace mpilaunch::launcher;
 
@@ -55,4 +60,86 @@ TEST_CASE("the stderr tail is bounded and starts at a line") {
   CHECK(tail.size() <= kStderrTailBytes);
   CHECK(tail.rfind("line 1999\n") != std::string::npos);
   CHECK(tail.starts_with("line "));
+}
+
+namespace {
+// Open MPI 4.1.4, --mca btl self,vader, each rank in a mount namespace with its own /dev/shm:
+// the job directory its agent made under /dev/shm is not there.
+const char* kShmNotSharedText =
+    "[vm:13048] shmem: mmap: an error occurred while determining whether or not "
+    "/dev/shm/mpilaunch-0-94187957/node0/vader/vader_segment.vm.0.f9d42f10.1 could be created.\n"
+    "--------------------------------------------------------------------------\n"
+    "At least one pair of MPI processes are unable to reach each other for\n"
+    "MPI communications.  This means that no Open MPI device has indicated\n"
+    "that it can be used to communicate between these processes.  This is\n"
+    "an error; Open MPI requires that all MPI processes be able to reach\n"
+    "each other.  This error can sometimes be the result of forgetting to\n"
+    "specify the \"self\" BTL.\n"
+    "\n"
+    "  Process 1 ([[63956,12048],1]) is on host: vm\n"
+    "  Process 2 ([[63956,12048],0]) is on host: vm\n"
+    "  BTLs attempted: self\n"
+    "\n"
+    "Your MPI job is now going to abort; sorry.\n"
+    "--------------------------------------------------------------------------\n"
+    "[vm:13048] *** An error occurred in MPI_Init\n"
+    "[vm:13048] *** reported by process [4191432464,1]\n"
+    "[vm:13048] *** on a NULL communicator\n"
+    "[vm:13048] *** Unknown error\n";
+// The same with a shared /dev/shm of 1 MiB (Open MPI 5.0.7 names an sm_segment).
+const char* kShmFullText =
+    "--------------------------------------------------------------------------\n"
+    "It appears as if there is not enough space for "
+    "/dev/shm/mpilaunch-0-a71e8ebd/node0/vader/sm_segment.vm.0.c9cb0000.0 (the shared-memory "
+    "backing\n"
+    "file). It is likely that your MPI job will now either abort or experience\n"
+    "performance degradation.\n"
+    "\n"
+    "  Local host:  vm\n"
+    "  Space Requested: 16777216 B\n"
+    "  Space Available: 1040384 B\n"
+    "--------------------------------------------------------------------------\n"
+    "[vm:13047] *** An error occurred in MPI_Init\n"
+    "[vm:13047] *** on a NULL communicator\n";
+const Error kInitExit{.kind = ErrorKind::RankExitNonzero,
+                      .host = "vm",
+                      .rank = 1,
+                      .exit_code = 1,
+                      .pid = 13048,
+                      .phase = "running",
+                      .executable = "./hello"};
+}  // namespace
+
+TEST_CASE("an MPI_Init failure after Open MPI's shared-memory warnings names /dev/shm") {
+  const Error unshared = diagnose_rank_failure(kInitExit, kShmNotSharedText);
+  CHECK(unshared.kind == ErrorKind::MpiInitFailed);
+  CHECK(unshared.phase == "shared-memory");
+  CHECK(unshared.rank == 1);
+  CHECK(unshared.exit_code == 1);
+  const bool names_line =
+      std::any_of(unshared.evidence.begin(), unshared.evidence.end(),
+                  [](const std::string& l) { return l.find("shmem: mmap") != std::string::npos; });
+  CHECK(names_line);
+  CHECK(hint(unshared).find("/dev/shm") != std::string::npos);
+  CHECK(hint(unshared).find("bind-mount") != std::string::npos);
+
+  const Error full = diagnose_rank_failure(kInitExit, kShmFullText);
+  CHECK(full.kind == ErrorKind::MpiInitFailed);
+  CHECK(full.phase == "shared-memory-full");
+  CHECK(hint(full).find("--shm-size") != std::string::npos);
+}
+
+TEST_CASE("shared-memory warnings alone are never the cause") {
+  // The job ran on (over TCP): the warning does not make a failure of a clean exit ...
+  const std::string warning_only =
+      "[vm:13048] shmem: mmap: an error occurred while determining whether or not "
+      "/dev/shm/x/vader_segment.vm.0.1 could be created.\n";
+  CHECK_FALSE(explain_text(warning_only, 0).error);
+  // ... and a rank that fails later for its own reasons keeps its own error.
+  CHECK(diagnose_rank_failure(kInitExit, warning_only + "my solver diverged\n") == kInitExit);
+  // Without the warnings an MPI_Init failure has no phase from its text.
+  const Error plain =
+      diagnose_rank_failure(kInitExit, "[vm:1] *** An error occurred in MPI_Init\n");
+  CHECK(plain.kind == ErrorKind::MpiInitFailed);
+  CHECK(plain.phase == "running");
 }
