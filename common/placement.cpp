@@ -204,6 +204,7 @@ Result<JobBindings> bind_ranks(const JobMap& map, const std::vector<NodePlacemen
     out.policy = "none";
     return out;
   }
+  if (!policy.rankfile.empty()) return bind_rankfile(map, nodes, policy);
   if (!bind) {
     if (policy.pe > 1)
       bind = cpu;

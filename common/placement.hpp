@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/job_map.hpp"
@@ -32,6 +33,18 @@ struct PlacementOptions {
   bool use_hwthread_cpus = false;
   std::optional<int> cpus_per_proc;  // --cpus-per-proc / --cpus-per-rank (PE=n)
 };
+
+/// A rankfile's `slot=` for one rank, in mpirun 4.1's syntax: "C", "C-D", "C,E-F" are logical
+/// CPUs of the node (cores, or hwthreads with --use-hwthread-cpus); "S:C..." those of socket S.
+struct RankSlot {
+  std::optional<int> socket;  // S of "S:C..."
+  std::vector<int> cpus;      // logical indexes (within the socket when given), increasing
+  std::string text;           // as written, for messages
+  friend bool operator==(const RankSlot&, const RankSlot&) = default;
+};
+
+/// Errors: BadOption saying what is wrong with `text` and what is accepted.
+Result<RankSlot> parse_rank_slot(std::string_view text);
 
 /// The parsed policy.
 struct PlacementPolicy {
@@ -52,6 +65,9 @@ struct PlacementPolicy {
   bool if_supported = false;
   bool use_hwthreads = false;  // --use-hwthread-cpus: a CPU is a hwthread, not a core
   bool report_bindings = false;
+  /// -rf/--rankfile: each rank's slot, by rank (empty: no rankfile). Binds each rank to its
+  /// slot's CPUs, whatever --map-by and --bind-to say (except --bind-to none).
+  std::vector<RankSlot> rankfile;
 };
 
 /// Errors: BadOption naming the option, the value and what is accepted.
@@ -76,9 +92,14 @@ struct JobBindings {
 /// (same topology): their ranks share its CPUs, so a node's ranks continue where the previous
 /// node's ended instead of all starting at the first core. Errors: BadOption when an explicit
 /// binding cannot be honoured (more ranks than CPUs on an object without :overload-allowed,
-/// an object the node lacks without :if-supported, more PEs than the node has CPUs).
+/// an object the node lacks without :if-supported, more PEs than the node has CPUs; a rankfile
+/// slot naming a socket or CPU its node does not have).
 Result<JobBindings> bind_ranks(const JobMap& map, const std::vector<NodePlacementInput>& nodes,
                                const PlacementPolicy& policy, bool shared_machine);
+
+/// bind_ranks() with a rankfile: each rank to its slot's CPUs (placement_rankfile.cpp).
+Result<JobBindings> bind_rankfile(const JobMap& map, const std::vector<NodePlacementInput>& nodes,
+                                  const PlacementPolicy& policy);
 
 }  // namespace mpilaunch
 

@@ -343,7 +343,6 @@ Status unsupported_options(const Options& o) {
                                                 .cpus_per_proc = std::nullopt});
       !p)
     return p.error();
-  if (!o.rankfile.empty()) return refuse("--rankfile", kMapping);
   if (!o.cpu_list.empty()) return refuse("--cpu-list", kMapping);
   if (!o.cpu_set.empty()) return refuse("--cpu-set", kMapping);
   if (!o.ppr.empty()) return refuse("--ppr", kMapping);

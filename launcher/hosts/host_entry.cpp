@@ -138,6 +138,23 @@ std::string printable(std::string_view text) {
   return out;
 }
 
+std::vector<std::string_view> split_words(std::string_view line) {
+  std::vector<std::string_view> words;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    if (line[i] == ' ' || line[i] == '\t') {
+      ++i;
+    } else if (line[i] == '=') {
+      words.push_back(line.substr(i++, 1));
+    } else {
+      const std::size_t end = std::min(line.find_first_of(" \t=", i), line.size());
+      words.push_back(line.substr(i, end - i));
+      i = end;
+    }
+  }
+  return words;
+}
+
 std::string_view trim_blanks(std::string_view text) {
   const auto first = text.find_first_not_of(" \t\r");
   if (first == std::string_view::npos) return {};

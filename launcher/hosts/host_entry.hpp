@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/placement.hpp"
+
 namespace mpilaunch::launcher {
 
 struct HostEntry {
@@ -26,10 +28,21 @@ struct HostEntry {
   friend bool operator==(const HostEntry&, const HostEntry&) = default;
 };
 
+/// One line of a -rf/--rankfile (launcher/hosts/rankfile.hpp).
+struct RankfileLine {
+  int rank = 0;
+  std::string host;  // as written: a name, or user@name
+  RankSlot slot;
+  int line = 0;
+  friend bool operator==(const RankfileLine&, const RankfileLine&) = default;
+};
+
 /// Hosts plus where they came from ("-H", "hostfile hosts.txt", "slurm", ...), for --dry-run.
 struct HostList {
   std::vector<HostEntry> hosts;
   std::string source;
+  std::vector<RankfileLine> rankfile;  // -rf: which host and CPUs each rank gets
+  std::string rankfile_path;
 };
 
 /// Bounds that keep every host parser's output small whatever the input.
@@ -66,6 +79,10 @@ std::optional<std::string> read_host_item(std::string_view item, HostEntry& entr
 /// Fills name and user from "name", "user@name" or "[v6-address]" (brackets removed); returns
 /// why the text is not a host otherwise.
 std::optional<std::string> read_user_and_name(std::string_view text, HostEntry& entry);
+
+/// Words of a host file or rankfile line, split at blanks; '=' is a word of its own, so that
+/// "slots = 4" and "slots=4" ("rank 0 = a" and "rank 0=a") read alike.
+std::vector<std::string_view> split_words(std::string_view line);
 
 /// `text` without leading and trailing blanks (space, tab, CR).
 std::string_view trim_blanks(std::string_view text);

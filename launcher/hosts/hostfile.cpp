@@ -54,24 +54,6 @@ std::optional<Key> find_key(std::string_view name) {
   return std::nullopt;
 }
 
-// Words of a line; '=' is a word of its own so that "slots = 4" and "slots=4" read alike.
-std::vector<std::string_view> split_words(std::string_view line) {
-  std::vector<std::string_view> words;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    if (line[i] == ' ' || line[i] == '\t') {
-      ++i;
-    } else if (line[i] == '=') {
-      words.push_back(line.substr(i++, 1));
-    } else {
-      const std::size_t end = std::min(line.find_first_of(" \t=", i), line.size());
-      words.push_back(line.substr(i, end - i));
-      i = end;
-    }
-  }
-  return words;
-}
-
 // Why `value` is not a count for `key` (slots=N, max_slots=N), worded with the fix.
 std::string count_problem(std::string_view key, std::string_view value) {
   const std::string written = mpilaunch::format("{}={}", key, printable(value));

@@ -9,6 +9,7 @@
 #include "common/text_format.hpp"
 
 #include "launcher/hosts/host_sources.hpp"
+#include "launcher/hosts/rankfile.hpp"
 
 namespace mpilaunch::launcher {
 namespace {
@@ -50,7 +51,24 @@ Result<HostList> gather_hosts(const Options& o) {
                                       path, kMaxHostfileBytes >> 20)};
     return text;
   };
-  return select_hosts(HostRequest{.host_values = o.hosts, .hostfile = o.hostfile}, env, read);
+  auto list = select_hosts(HostRequest{.host_values = o.hosts, .hostfile = o.hostfile}, env, read);
+  if (!list || o.rankfile.empty()) return list;
+  auto text = read(o.rankfile);
+  if (!text) {
+    Error e = text.error();
+    e.kind = ErrorKind::BadOption;
+    e.detail = "--rankfile " + e.detail;
+    return e;
+  }
+  auto lines = parse_rankfile(text.value(), o.rankfile);
+  if (!lines) return lines.error();
+  auto hosts = rankfile_hosts(lines.value(), list->hosts, o.rankfile);
+  if (!hosts) return hosts.error();
+  if (list->hosts.empty()) list->source = "rankfile " + o.rankfile;
+  list->hosts = std::move(hosts).value();
+  list->rankfile = std::move(lines).value();
+  list->rankfile_path = o.rankfile;
+  return list;
 }
 
 }  // namespace mpilaunch::launcher

@@ -89,6 +89,92 @@ Result<JobMap> map_contexts(const std::vector<NodeSlots>& hosts, const MapReques
   return JobMap(std::move(nodes), std::move(node_of_rank));
 }
 
+// -rf: every rank where its line puts it; the CPUs are bound once the agents have reported
+// their nodes (common/placement.hpp). mpirun 4.1.4 needs a line for every rank of the job.
+// With several application contexts (MPMD), each needs -n and the ranks follow one another
+// through the file; a context's own -H would be a second placement, and is refused.
+Status place_by_rankfile(const HostList& hosts, std::vector<HostEntry> entries,
+                         std::vector<AppOptions>& contexts, LaunchPlan& plan) {
+  const std::vector<RankfileLine>& lines = hosts.rankfile;
+  int np = 0;
+  if (contexts.size() == 1) {
+    if (contexts[0].np.value_or(0) > 0) {
+      np = *contexts[0].np;
+    } else {
+      for (const RankfileLine& l : lines) np = std::max(np, l.rank + 1);
+    }
+    contexts[0].np = np;
+  } else {
+    for (std::size_t c = 0; c < contexts.size(); ++c) {
+      if (!contexts[c].np || !contexts[c].hosts.empty())
+        return Error{.kind = ErrorKind::BadOption,
+                     .detail = mpilaunch::format(
+                         "--rankfile {} with several application contexts: context {} needs -n "
+                         "and no -H of its own (the rankfile places every rank)",
+                         hosts.rankfile_path, c + 1)};
+      np += *contexts[c].np;
+    }
+  }
+  std::vector<const RankfileLine*> line_of(static_cast<std::size_t>(np), nullptr);
+  for (const RankfileLine& l : lines)
+    if (l.rank < np) line_of[static_cast<std::size_t>(l.rank)] = &l;
+  for (int r = 0; r < np; ++r)
+    if (line_of[static_cast<std::size_t>(r)] == nullptr)
+      return Error{.kind = ErrorKind::BadOption,
+                   .detail = mpilaunch::format(
+                       "--rankfile {}: rank {} has no line; every process of the job ({}) needs "
+                       "one, 'rank {}=HOST slot=CPUS'",
+                       hosts.rankfile_path, r, np, r)};
+  std::vector<int> host_of(static_cast<std::size_t>(np), -1);
+  std::vector<int> count(entries.size(), 0);
+  for (int r = 0; r < np; ++r) {
+    HostEntry want;
+    (void)read_user_and_name(line_of[static_cast<std::size_t>(r)]->host, want);
+    for (std::size_t h = 0; h < entries.size() && host_of[static_cast<std::size_t>(r)] < 0; ++h)
+      if (entries[h].name == want.name && (want.user.empty() || want.user == entries[h].user))
+        host_of[static_cast<std::size_t>(r)] = static_cast<int>(h);
+    if (host_of[static_cast<std::size_t>(r)] < 0)
+      return Error{.kind = ErrorKind::BadOption,
+                   .detail = mpilaunch::format("--rankfile {}: rank {}'s host {} is not a host "
+                                               "of the job",
+                                               hosts.rankfile_path, r, want.name)};
+    ++count[static_cast<std::size_t>(host_of[static_cast<std::size_t>(r)])];
+  }
+  plan.universe_size = 0;
+  for (std::size_t h = 0; h < entries.size(); ++h) {
+    HostEntry& e = entries[h];
+    if (e.count_cores) {  // the rankfile says how many run there
+      e.slots = std::max(1, count[h]);
+      e.count_cores = false;
+    }
+    plan.universe_size += e.slots;
+    if (count[h] > e.slots && !plan.request.oversubscribe)
+      return Error{.kind = ErrorKind::NotEnoughSlots,
+                   .detail = mpilaunch::format(
+                       "--rankfile {} puts {} processes on {}, which has {} slot{}; give it more "
+                       "slots or pass --oversubscribe",
+                       hosts.rankfile_path, count[h], e.name, e.slots, e.slots == 1 ? "" : "s")};
+  }
+  // The hosts with ranks, in host order.
+  std::vector<int> node_of_host(entries.size(), -1);
+  std::vector<std::string> names;
+  plan.nodes.clear();
+  for (std::size_t h = 0; h < entries.size(); ++h)
+    if (count[h] > 0) {
+      node_of_host[h] = static_cast<int>(names.size());
+      names.push_back(entries[h].name);
+      plan.nodes.push_back(entries[h]);
+    }
+  std::vector<int> node_of_rank;
+  for (const int h : host_of) node_of_rank.push_back(node_of_host[static_cast<std::size_t>(h)]);
+  plan.map = JobMap(std::move(names), std::move(node_of_rank));
+  plan.slots_from_agents = false;
+  plan.request.np = np;
+  for (int r = 0; r < np; ++r)
+    plan.placement.rankfile.push_back(line_of[static_cast<std::size_t>(r)]->slot);
+  return {};
+}
+
 }  // namespace
 
 Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const MachineFacts& machine,
@@ -198,7 +284,7 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
   plan.request = request;
   std::vector<AppOptions> contexts = o.contexts;
   if (contexts.empty()) contexts.push_back({o.np, o.hosts, o.exports, o.wdir, o.program});
-  if (plan.slots_from_agents && contexts.size() > 1) {
+  if (plan.slots_from_agents && contexts.size() > 1 && hosts.rankfile.empty()) {
     // Each context is mapped over the slots the ones before it left, so every host's slots are
     // needed before the agents start; a line without slots= is known only once its agent has
     // counted the node's cores.
@@ -216,7 +302,14 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
                      "its agent runs; give every line slots=N for MPMD",
                      hosts.source, host)};
   }
-  if (plan.slots_from_agents) {
+  if (!hosts.rankfile.empty()) {
+    auto placed = place_by_rankfile(hosts, entries, contexts, plan);
+    if (!placed) {
+      Error e = placed.error();
+      if (!o.program.empty()) e.executable = o.program[0];
+      return e;
+    }
+  } else if (plan.slots_from_agents) {
     // Every host gets an agent; the ranks are placed once they have counted their cores.
     std::vector<std::string> names;
     for (const HostEntry& h : entries) names.push_back(h.name);

@@ -312,6 +312,29 @@ std::vector<Case> table() {
        .checks = kAll | Files,
        .source = "mpirun(1): --output-filename with an absolute path"});
 
+  add({.name = "rankfile",
+       .args = {"-rf", "rf", "-n", "2", "--report-bindings", "@probe"},
+       .files = {{"rf", "rank 0=localhost slot=1\nrank 1=localhost slot=0\n"}},
+       .source = "mpirun(1): -rf, rank N=host slot=C"});
+  add({.name = "rankfile-socket-range",
+       .args = {"--rankfile", "rf", "--report-bindings", "@probe"},
+       .files = {{"rf", "rank 0=localhost slot=0:1\nrank 1=localhost slot=0-1\n"}},
+       .source = "mpirun(1): rankfile slot=S:C and ranges; without -n a rank per line"});
+  add({.name = "rankfile-shared-slot",
+       .args = {"-rf", "rf", "-n", "2", "@probe"},
+       .files = {{"rf", "rank 0=localhost slot=0\nrank 1=localhost slot=0\n"}},
+       .source = "mpirun 4.1.4: two ranks may share a rankfile slot"});
+  add({.name = "rankfile-missing-rank",
+       .args = {"-rf", "rf", "-n", "3", "@probe"},
+       .checks = kRefusal,
+       .files = {{"rf", "rank 0=localhost slot=1\nrank 1=localhost slot=0\n"}},
+       .source = "mpirun 4.1.4: every rank needs a rankfile line"});
+  add({.name = "rankfile-missing-cpu",
+       .args = {"-rf", "rf", "-n", "1", "@probe"},
+       .checks = ExitNonzero,  // mpirun 4.1.4 exits 1 without a word
+       .files = {{"rf", "rank 0=localhost slot=5\n"}},
+       .source = "issue 21: a rankfile CPU the node lacks is an error before any rank starts"});
+
   // ---- virtual nodes node1 and node2 ----
   auto vnode = [&](Case c) {
     c.nodes = Nodes::Virtual;
@@ -423,6 +446,19 @@ std::vector<Case> table() {
          .checks = Report | Framed,
          .env = {"PROBE_SIGNAL_RANK=1", "PROBE_SIGNAL=9"},
          .source = "a rank on the second node killed by SIGKILL"});
+  vnode({.name = "vn-rankfile",
+         .args = {"-rf", "rf", "-n", "3", "--report-bindings", "@probe"},
+         .files = {{"rf", "rank 0=node2 slot=1\nrank 1=node1 slot=0\nrank 2=node2 slot=0\n"}},
+         .source = "mpirun(1): a rankfile's hosts without -H"});
+  vnode({.name = "vn-rankfile-hosts",
+         .args = {"-rf", "rf", "-H", "node1,node2", "-n", "2", "@probe"},
+         .files = {{"rf", "rank 0=node2 slot=1\nrank 1=node1 slot=0\n"}},
+         .source = "mpirun(1): a rankfile with -H"});
+  vnode({.name = "vn-rankfile-not-allocated",
+         .args = {"-rf", "rf", "-H", "node1", "-n", "2", "@probe"},
+         .checks = kRefusal,
+         .files = {{"rf", "rank 0=node2 slot=1\nrank 1=node1 slot=0\n"}},
+         .source = "mpirun 4.1.4: a rankfile host outside -H is refused"});
   vnode({.name = "vn-report-bindings",
          .args = {"-H", "node1:1,node2:1", "--report-bindings", "-n", "2", "@probe"},
          .pending = kBinding,

@@ -100,6 +100,57 @@ TEST_CASE("binding: ranks get the CPUs mpirun 4.1.4 gives them") {
   }
 }
 
+// -rf/--rankfile (facts in /work/coord/mpirun-facts.md): each rank on its line's CPUs, a rank
+// per line without -n; slot=C, slot=S:C and ranges; two ranks may share a slot.
+TEST_CASE("binding: a rankfile places ranks as mpirun 4.1.4 does") {
+  if (MPILAUNCH_E2E_OMPI_MAJOR >= 5) {
+    MESSAGE("mpirun here is Open MPI 5, not the 4.1 specification: comparison skipped");
+    return;
+  }
+  const TempDir files("mpilaunch-e2e-rankfile");
+  const std::string shared = files.file("shared");
+  write_file(shared, "rank 0=localhost slot=0\nrank 1=localhost slot=0\n");
+  compare({"-rf", shared, "-n", "2", "--report-bindings"});
+  if (std::thread::hardware_concurrency() >= 2) {
+    const std::string swapped = files.file("swapped");
+    write_file(swapped, "rank 0=localhost slot=1\nrank 1=localhost slot=0\n");
+    compare({"-rf", swapped, "-n", "2", "--report-bindings"});
+    const std::string forms = files.file("forms");
+    write_file(forms,
+               "# socket 0's core 1, then both cores\nrank 0=localhost slot=0:1\n"
+               "rank 1=localhost slot=0-1\n");
+    compare({"--rankfile", forms, "--report-bindings"});
+  }
+}
+
+TEST_CASE("binding: a rankfile that cannot be honoured is refused before any rank starts") {
+  const TempDir files("mpilaunch-e2e-rankfile");
+  const std::string two = files.file("two");
+  write_file(two, "rank 0=localhost slot=0\nrank 1=localhost slot=0\n");
+  const std::string far = files.file("far");
+  write_file(far, "rank 0=localhost slot=4095\n");
+  struct Case {
+    std::vector<std::string> options;
+    std::string says;
+  };
+  const Case cases[] = {
+      {{"-rf", two, "-n", "3"}, "rank 2 has no line"},
+      {{"-rf", far}, "no core 4095"},
+      {{"-rf", two, "-H", "nosuchhost.invalid", "-n", "2"}, "not among the job's hosts"},
+  };
+  for (const Case& c : cases) {
+    Job job;
+    std::vector<std::string> args = c.options;
+    args.insert(args.end(), kReport.begin(), kReport.end());
+    const Outcome o = job.launch(args, Millis{120'000});
+    CAPTURE(c.says);
+    check_error_block(o, "bad-option", o.status());
+    CHECK(o.status() != 0);
+    CHECK_MESSAGE(o.err.find(c.says) != std::string::npos, o.err);
+    CHECK_MESSAGE(o.out.find("rank=") == std::string::npos, o.out);
+  }
+}
+
 TEST_CASE("binding: a binding that cannot be honoured is refused before any rank starts") {
   Job job;
   std::vector<std::string> args = {"-n", "3", "--oversubscribe", "--bind-to", "core"};

@@ -85,3 +85,77 @@ TEST_CASE("topology summary: a cgroup's subset of the machine") {
 TEST_CASE("topology summary: unreadable XML is refused") {
   CHECK_FALSE(summarize_xml("<topology>").has_value());
 }
+
+namespace {
+
+// Each rank i placed on one node by a rankfile line "rank i=n slot=slots[i]".
+Result<JobBindings> by_rankfile(const NodeTopology& t, const Strings& slots, bool hwthreads) {
+  PlacementPolicy policy;
+  policy.use_hwthreads = hwthreads;
+  for (const std::string& s : slots) {
+    auto slot = parse_rank_slot(s);
+    REQUIRE_MESSAGE(slot.has_value(), s);
+    policy.rankfile.push_back(slot.value());
+  }
+  const JobMap map({"n"}, std::vector<int>(slots.size(), 0));
+  return bind_ranks(map, {{static_cast<int>(slots.size()), t}}, policy, false);
+}
+
+Strings rankfile_cpus(const NodeTopology& t, const Strings& slots, bool hwthreads = false) {
+  const auto b = by_rankfile(t, slots, hwthreads);
+  REQUIRE_MESSAGE(b.has_value(), b.error().detail);
+  CHECK(b->bound);
+  Strings out;
+  for (const auto& pus : b->pus[0]) out.push_back(os_cpu_list(t, pus));
+  return out;
+}
+
+std::string rankfile_error(const NodeTopology& t, const Strings& slots) {
+  const auto b = by_rankfile(t, slots, false);
+  REQUIRE_FALSE(b.has_value());
+  CHECK(b.error().kind == ErrorKind::BadOption);
+  return b.error().detail;
+}
+
+}  // namespace
+
+// mpirun 4.1.4 on this VM: "slot=1" -> core 1, "slot=0:1" -> socket 0's core 1, "slot=0-1" ->
+// both cores (reported as not bound); two ranks may share a slot.
+TEST_CASE("rankfile slots: logical cores of the node or of a socket, on saved machines") {
+  const NodeTopology vm = saved("this-vm-1pack-2core.xml");
+  CHECK(rankfile_cpus(vm, {"1", "0"}) == Strings{"1", "0"});
+  CHECK(rankfile_cpus(vm, {"0:1", "0-1"}) == Strings{"1", "0-1"});
+  CHECK(rankfile_cpus(vm, {"0", "0"}) == Strings{"0", "0"});
+  CHECK(rankfile_error(vm, {"5"}) ==
+        "rankfile: rank 0 slot=5: node n has 2 cores (0 to 1), no core 5");
+
+  const NodeTopology ht = saved("2pack-8core-ht.xml");
+  CHECK(rankfile_cpus(ht, {"1:0-2", "0:1", "3", "0,8"}) ==
+        Strings{"16-21", "2-3", "6-7", "0-1,16-17"});
+  CHECK(rankfile_cpus(ht, {"5", "1:1"}, true) == Strings{"5", "17"});  // hwthreads
+  CHECK(rankfile_error(ht, {"2:0"}) ==
+        "rankfile: rank 0 slot=2:0: there is no socket 2 of node n; node n has 2 sockets (0 to "
+        "1)");
+
+  const NodeTopology numa = saved("2pack-4numa-4core.xml");
+  CHECK(rankfile_cpus(numa, {"1:7", "15"}) == Strings{"15", "15"});
+
+  // Inside a cgroup, the allowed cores are counted: socket 0 has two, 2 and 3 of the machine.
+  const NodeTopology cg = saved("2pack-8core-ht-cgroup.xml");
+  CHECK(rankfile_cpus(cg, {"0:1", "1:0", "0-3"}) == Strings{"6-7", "16-17", "4-7,16-19"});
+  CHECK(rankfile_error(cg, {"0:2"}) ==
+        "rankfile: rank 0 slot=0:2: socket 0 of node n has 2 cores (0 to 1), no core 2");
+}
+
+TEST_CASE("rankfile slots: what is not a slot is refused with the accepted forms") {
+  for (const char* bad : {"", "x", "1-", "2-1", "a:1", "0:", "1:x", "-1", "0,,1"}) {
+    INFO(bad);
+    const auto slot = parse_rank_slot(bad);
+    REQUIRE_FALSE(slot.has_value());
+    CHECK(slot.error().kind == ErrorKind::BadOption);
+  }
+  CHECK(parse_rank_slot("1:0-2")->socket == 1);
+  CHECK(parse_rank_slot("1:0-2")->cpus == std::vector<int>{0, 1, 2});
+  CHECK(parse_rank_slot("3,1,1-2")->cpus == std::vector<int>{1, 2, 3});
+  CHECK_FALSE(parse_rank_slot("3")->socket);
+}

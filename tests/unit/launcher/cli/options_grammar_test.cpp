@@ -306,13 +306,8 @@ TEST_CASE("grammar: mpirun spellings that act") {
 
 TEST_CASE("grammar: what is recognised but not implemented is refused by name") {
   const std::vector<std::vector<std::string>> lines = {
-      {"-rf", "f", "p"},
-      {"--cpu-list", "0,1", "p"},
-      {"--cpu-set", "0", "p"},
-      {"--ppr", "1:node", "p"},
-      {"--npersocket", "1", "p"},
-      {"--display-topo", "p"},
-      {"--display-allocation", "p"},
+      {"--cpu-list", "0,1", "p"}, {"--cpu-set", "0", "p"}, {"--ppr", "1:node", "p"},
+      {"--npersocket", "1", "p"}, {"--display-topo", "p"}, {"--display-allocation", "p"},
       {"--nolocal", "p"},
   };
   for (const auto& line : lines) {
@@ -335,6 +330,8 @@ TEST_CASE("grammar: what is recognised but not implemented is refused by name") 
                                              {"--use-hwthread-cpus", "p"},
                                              {"--report-bindings", "p"},
                                              {"--display-map", "p"},
+                                             {"-rf", "f", "p"},
+                                             {"--rankfile", "f", "p"},
                                              {"--stdin", "none", "p"},
                                              {"--stdin", "all", "p"},
                                              {"-stdin", "1", "p"},

@@ -269,3 +269,53 @@ TEST_CASE("slots counted by the agents: several application contexts are refused
   REQUIRE(fine.has_value());
   CHECK(fine->map.size() == 2);
 }
+
+TEST_CASE("-rf: each rank on its line's host, its slot kept for binding") {
+  auto line = [](int rank, std::string host, std::string slot) {
+    return RankfileLine{rank, std::move(host), parse_rank_slot(slot).value(), rank + 1};
+  };
+  HostList hosts{{{.name = "n2", .slots = 2, .slots_given = true},
+                  {.name = "n1", .slots = 1, .slots_given = true}},
+                 "rankfile rf",
+                 {line(0, "n2", "1"), line(1, "n1", "0"), line(2, "n2", "0:0")},
+                 "rf"};
+  auto plan = make_plan(opts({"--launcher=local", "./a"}), hosts, kMachine, env);
+  REQUIRE_MESSAGE(plan.has_value(), plan.error().detail);
+  CHECK(plan->map.size() == 3);  // without -n: every rank of the file
+  CHECK(plan->map.nodes() == std::vector<std::string>{"n2", "n1"});
+  CHECK(plan->map.node_of(0) == 0);
+  CHECK(plan->map.node_of(1) == 1);
+  CHECK(plan->map.node_of(2) == 0);
+  REQUIRE(plan->placement.rankfile.size() == 3);
+  CHECK(plan->placement.rankfile[2].socket == 0);
+  CHECK(plan->universe_size == 3);
+  // -n 2 takes ranks 0 and 1; -n 4 needs a line for rank 3 (mpirun: "A rank is missing its
+  // location specification").
+  CHECK(make_plan(opts({"--launcher=local", "-n", "2", "./a"}), hosts, kMachine, env)->map.size() ==
+        2);
+  const auto missing =
+      make_plan(opts({"--launcher=local", "-n", "4", "./a"}), hosts, kMachine, env);
+  REQUIRE_FALSE(missing.has_value());
+  CHECK(missing.error().kind == ErrorKind::BadOption);
+  CHECK(missing.error().detail.starts_with("--rankfile rf: rank 3 has no line"));
+  // More ranks on a host than its slots: --oversubscribe, as for any mapping.
+  hosts.rankfile.push_back(line(3, "n1", "1"));
+  const auto over = make_plan(opts({"--launcher=local", "./a"}), hosts, kMachine, env);
+  REQUIRE_FALSE(over.has_value());
+  CHECK(over.error().kind == ErrorKind::NotEnoughSlots);
+  CHECK(make_plan(opts({"--launcher=local", "--oversubscribe", "./a"}), hosts, kMachine, env)
+            .has_value());
+  // MPMD: the contexts' ranks follow one another through the file; each needs its -n.
+  const auto mpmd = make_plan(
+      opts({"--launcher=local", "--oversubscribe", "-n", "1", "./a", ":", "-n", "3", "./b"}), hosts,
+      kMachine, env);
+  REQUIRE_MESSAGE(mpmd.has_value(), mpmd.error().detail);
+  CHECK(mpmd->map.size() == 4);
+  REQUIRE(mpmd->apps.size() == 2);
+  CHECK(mpmd->apps[0].num_procs == 1);
+  CHECK(mpmd->apps[1].num_procs == 3);
+  const auto no_n =
+      make_plan(opts({"--launcher=local", "-n", "1", "./a", ":", "./b"}), hosts, kMachine, env);
+  REQUIRE_FALSE(no_n.has_value());
+  CHECK(no_n.error().detail.find("context 2 needs -n") != std::string::npos);
+}
