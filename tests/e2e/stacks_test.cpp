@@ -33,14 +33,15 @@ bool attach_denied(const Json& stacks) {
   return false;
 }
 
-// Runs `deadlock MODE 3` on four ranks with --get-stack-traces, and checks what every such
-// run must show; returns the stacks event, or nothing when the attach was refused.
+// Runs `PROGRAM MODE 3` (deadlock.c, built as `program`) on four ranks with
+// --get-stack-traces, and checks what every such run must show; returns the stacks event, or
+// nothing when the attach was refused.
 std::optional<Json> run_deadlock(Job& job, const std::vector<std::string>& placement,
-                                 const std::string& mode) {
+                                 const std::string& mode, const std::string& program = "deadlock") {
   job.extra_env = {"MPILAUNCH_STACK_TOOL=eu-stack"};
   std::vector<std::string> args = placement;
   args.insert(args.end(), {"--oversubscribe", "-n", "4", "--timeout", "15", "--get-stack-traces",
-                           app("deadlock"), mode, "3"});
+                           app(program), mode, "3"});
   const Outcome o = job.launch(args, Millis{120'000});
   CAPTURE(o.err);
   check_error_block(o, "timeout", 124);
@@ -98,6 +99,33 @@ TEST_CASE("stacks: a rank that never calls MPI_Init while the others wait in it"
   const Json& stacks = *found;
   CHECK(stacks["groups"][0]["path"] == Json::array({"main", "pause"}));
   CHECK(stacks["groups"][1]["path"] == Json::array({"main", "MPI_Init"}));
+}
+
+TEST_CASE("stacks: a program without debug information still groups by its function names") {
+  Job job;
+  const auto found =
+      run_deadlock(job, {"--launcher=local", "-H", "node1:2,node2:2"}, "recv", "deadlock_nodebug");
+  if (!found) return;
+  const Json& stacks = *found;
+  // Its symbol table names even the static functions.
+  CHECK(stacks["groups"][0]["path"] == Json::array({"main", "wait_for_message", "MPI_Recv"}));
+  CHECK(stacks["groups"][1]["path"] == Json::array({"main", "MPI_Barrier"}));
+}
+
+TEST_CASE("stacks: a stripped program's ranks are grouped by the MPI call they are in") {
+  Job job;
+  const auto found =
+      run_deadlock(job, {"--launcher=local", "-H", "node1:2,node2:2"}, "recv", "deadlock_stripped");
+  if (!found) return;
+  const Json& stacks = *found;
+  // No symbol table: the program's own frames have no name and are left out; the MPI
+  // library's dynamic symbols still name the call.
+  CHECK(stacks["groups"][0]["path"] == Json::array({"MPI_Recv"}));
+  CHECK(stacks["groups"][1]["path"] == Json::array({"MPI_Barrier"}));
+  CHECK(stacks["groups"][1]["ranks_text"] == "0-2");
+  const Json error = check_job_failed(job, "timeout", 124);
+  CHECK(error.value("detail", "").find("straggler: rank 3 on node2 in MPI_Recv") !=
+        std::string::npos);
 }
 
 }  // namespace mpilaunch::e2e
