@@ -426,7 +426,7 @@ class Report:
 
     def stacks(self):
         rows = []
-        for tool in ("gdb", "eu-stack"):
+        for tool in ("eu-stack", "gdb"):
             t = load_timed(self.raw, f"stacks-{tool}").get(f"ml-stacks-{tool}")
             note = os.path.join(self.raw, f"stacks-{tool}.txt")
             tree = os.path.join(self.raw, f"stacks-{tool}.tree")
@@ -435,7 +435,7 @@ class Report:
             shown = ms(t) if t is not None else open(note).read().strip()
             first = open(tree).read().splitlines()[1:2] if os.path.exists(tree) else []
             rows.append([tool, shown, first[0].strip() if first else "–"])
-            if tool == "gdb":
+            if tool == "eu-stack":  # the agents' default tool
                 self.target("stacks of 16 ranks on 4 virtual nodes ≤ 2 s (issue #25)",
                             t.median if t is not None and t.ok else None, 2.0, "low",
                             ms(t) if t is not None else "not measured")
