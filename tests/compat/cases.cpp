@@ -4,6 +4,8 @@
 // owned by an issue item says so in `pending`; when the item lands and the two agree, the suite
 // says "now same" and the mark comes out.
 
+#include <cstdint>
+
 #include "tests/compat/compat.hpp"
 
 namespace mpilaunch::compat {
