@@ -103,8 +103,14 @@ Result<AgentProcess> SrunAgentStarter::start(const HostEntry& host) {
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid == 0) {
-    // Ctrl-C reaches the launcher, which ends the job; srun would otherwise print its own
-    // status and need a second Ctrl-C.
+    // srun leaves the launcher's process group: signals sent to the whole group (a terminal's
+    // Ctrl-C, GNU timeout, a shell's job control, a container runtime) are the launcher's to
+    // handle, as for local agents. srun would pass them to the job step, whose agents and
+    // ranks would die of them at once, racing the launcher's teardown (SIGTERM to every rank
+    // first, then 143) into agent-lost. srun still ends with the launcher: the agent ends when
+    // its link closes, and with it the step. SIGINT stays ignored for a signal sent to srun
+    // alone (srun would print its own status and need a second Ctrl-C).
+    ::setpgid(0, 0);
     ::signal(SIGINT, SIG_IGN);
     ::dup2(sv[1], 0);
     ::dup2(sv[1], 1);
@@ -117,6 +123,7 @@ Result<AgentProcess> SrunAgentStarter::start(const HostEntry& host) {
     ::_exit(127);
   }
   const int saved = errno;
+  if (pid > 0) ::setpgid(pid, pid);  // as the child does, so no group signal comes before it
   ::close(sv[1]);
   ::close(err[1]);
   if (pid < 0) {

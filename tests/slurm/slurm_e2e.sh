@@ -83,6 +83,25 @@ else
 fi
 check "scancel is agent-lost, and says Slurm cancelled the step" 75 $rc "$out" "Slurm cancelled the job step"
 
+# A signal to the launcher's whole process group (GNU timeout, a shell's job control, a
+# container runtime) reaches srun too: the job still ends as interrupted, 143, every rank
+# SIGTERMed by its agent first, never agent-lost (issue 23, item 8). bash's job control puts
+# the launcher in a group of its own, as timeout(1) does; the signal goes once every rank runs.
+status="$dir/group-status.json"
+rm -f "$status"
+out=$(timeout 90 salloc -N1 -n2 bash -c \
+  "set -m; $mpilaunch --launcher=srun --status $status --events $dir/group.jsonl $hang & \
+   for _ in \$(seq 300); do grep -q '\"phase\": *\"Running\"' $status 2>/dev/null && break; sleep 0.1; done; \
+   kill -TERM -- -\$!; wait \$!" 2>&1); rc=$?
+check "SIGTERM to the launcher's process group is interrupted" 143 $rc "$out" "kind:      interrupted"
+sigterm_exits=$(grep '"event":"rank-exit"' "$dir/group.jsonl" | grep -c '"signal":15')
+if [ "$sigterm_exits" -ne 2 ] || grep -q '"kind":"agent-lost"' "$dir/group.jsonl"; then
+  echo "FAIL process-group SIGTERM: want 2 ranks ended by SIGTERM, no agent-lost; events:"
+  cat "$dir/group.jsonl"; failures=$((failures + 1))
+else
+  echo "ok   process-group SIGTERM: both ranks got SIGTERM first"
+fi
+
 wait $limit_job
 out=$(cat "$dir/limit.out"); rc=$(cat "$dir/limit.rc")
 check "the allocation's time limit is a timeout" 124 "$rc" "$out" "kind:      timeout"
