@@ -66,6 +66,14 @@ void Agent::on_message(protocol::Envelope envelope) {
           [&](const LauncherHello& m) { handle(m); },
           [&](const JobSpec& m) { handle(m); },
           [&](const Spawn& m) { handle(m); },
+          [&](const ChildJob& m) { handle(m); },
+          [&](const SpawnReply& m) {
+            const auto it = pending_spawns_.find(refers_to);
+            if (it == pending_spawns_.end()) return;
+            const SpawnDone done = std::move(it->second);
+            pending_spawns_.erase(it);
+            done(m.status, m.nspace);
+          },
           [&](const Kill& m) { handle(m); },
           [&](const Shutdown& m) { handle(m); },
           [&](const StdinData& m) { handle(m); },
@@ -129,6 +137,8 @@ void Agent::handle(const protocol::JobSpec& m) {
   if (!values) return fail(values.error());
   if (job_ && job_->nspace != m.nspace) {
     drop_all_stdin();
+    for (const auto& [nspace, child] : child_jobs_) pmix_.deregister_namespace(nspace);
+    child_jobs_.clear();
     pmix_.deregister_namespace(job_->nspace);
     ranks_.clear();
     rank_of_pid_.clear();
@@ -207,15 +217,21 @@ void Agent::handle(const protocol::Spawn& m) {
         Error{.kind = ErrorKind::MalformedFrame, .detail = "spawn of an unknown namespace"});
   if (shutting_down_) return;
   kill_seen_ = false;
+  start_ranks(*job_, 0);
+}
+
+void Agent::start_ranks(const protocol::JobSpec& job, std::uint32_t first_index) {
   // Every rank is prepared first (PMIx registration, environment), then all are forked back to
   // back, then confirmed: a rank's exec and the next rank's PMIx registration would otherwise
   // compete for the CPUs, and every fork would wait for the previous rank's exec.
-  std::vector<SpawnRequest> prepared;
-  for (std::uint32_t rank : job_->nodes[hello_->node_index].ranks)
-    if (auto request = prepare_rank(rank)) prepared.push_back(std::move(*request));
+  std::vector<std::pair<std::uint32_t, SpawnRequest>> prepared;
+  for (std::uint32_t rank : job.nodes[hello_->node_index].ranks)
+    if (auto request = prepare_rank(job, rank, first_index + rank))
+      prepared.emplace_back(rank, std::move(*request));
   std::vector<std::pair<std::uint32_t, SpawnedChild>> forked;
-  for (const SpawnRequest& request : prepared)
-    if (auto child = fork_rank(request)) forked.emplace_back(request.rank, std::move(*child));
+  for (const auto& [rank, request] : prepared)
+    if (auto child = fork_rank(request, job.nspace, rank))
+      forked.emplace_back(request.rank, std::move(*child));
   for (auto& [rank, child] : forked) {
     if (Status st = children_.confirm_exec(child); !st) {
       report_spawn_failure(rank, st.error());  // registered until the namespace goes
@@ -241,6 +257,29 @@ void Agent::handle(const protocol::Spawn& m) {
     asio::co_spawn(io_, pump(rank, protocol::Stream::Stdout, *r.out, fill), asio::detached);
     asio::co_spawn(io_, pump(rank, protocol::Stream::Stderr, *r.err, false), asio::detached);
   }
+}
+
+void Agent::handle(const protocol::ChildJob& m) {
+  if (!job_ || !hello_ || !job_->serve_pmix || !pmix_.initialized() || shutting_down_) return;
+  if (m.parent_nspace != job_->nspace || child_jobs_.contains(m.spec.nspace)) return;
+  auto values = namespace_values(m.spec, hello_->node_index);
+  if (!values) return fail(values.error());
+  const protocol::ChildJob& child = child_jobs_.emplace(m.spec.nspace, m).first->second;
+  const std::string ns_dir = node_dir() + "/ompi/" + m.spec.nspace;
+  std::error_code ec;
+  std::filesystem::create_directories(ns_dir, ec);
+  if (auto st = pmix_.register_namespace(m.spec.nspace, values.value(), node_dir() + "/ompi",
+                                         ns_dir, std::pair{m.parent_nspace, m.parent_rank});
+      !st)
+    return fail(st.error());
+  start_ranks(child.spec, child.first_index);
+}
+
+void Agent::on_spawn(protocol::SpawnRequest request, SpawnDone done) {
+  if (launcher_gone_ || shutting_down_ || finished_) return done(-1, {});  // PMIX_ERROR
+  const std::uint32_t id = next_request_id_++;
+  pending_spawns_[id] = std::move(done);
+  frames_.send(std::move(request), id);
 }
 
 bool Agent::pass_streams(std::uint32_t rank, const SpawnedChild& child) {
@@ -270,71 +309,74 @@ void Agent::report_spawn_failure(std::uint32_t rank, Error e) {
   frames_.send(protocol::SpawnFailed{std::move(e)});
 }
 
-std::optional<SpawnRequest> Agent::prepare_rank(std::uint32_t rank) {
-  const auto& local = job_->nodes[hello_->node_index].ranks;
+std::optional<SpawnRequest> Agent::prepare_rank(const protocol::JobSpec& job, std::uint32_t rank,
+                                                std::uint32_t index) {
+  const bool current = &job == &*job_;
+  const auto& local = job.nodes[hello_->node_index].ranks;
   const int local_rank =
       static_cast<int>(std::find(local.begin(), local.end(), rank) - local.begin());
   std::size_t size = 0;
-  for (const auto& node : job_->nodes) size += node.ranks.size();
+  for (const auto& node : job.nodes) size += node.ranks.size();
   RankEnvInput input;
-  if (job_->serve_pmix) {
-    auto pmix_env = pmix_.register_client(job_->nspace, rank, ::getuid(), ::getgid());
+  if (job.serve_pmix) {
+    auto pmix_env = pmix_.register_client(job.nspace, rank, ::getuid(), ::getgid());
     if (!pmix_env) {
-      report_spawn_failure(rank, pmix_env.error());
+      report_spawn_failure(index, pmix_env.error());
       return std::nullopt;
     }
     input.pmix = std::move(pmix_env).value();
   }
-  if (pmi_) {
+  if (pmi_ && current) {
     auto fd = pmi_->open(rank);
     if (!fd) {
-      report_spawn_failure(rank, fd.error());
+      report_spawn_failure(index, fd.error());
       return std::nullopt;
     }
     input.pmi_fd = fd.value();
   }
   for (char** e = environ; *e != nullptr; ++e) input.inherited.emplace_back(*e);
   // The rank's application context: its program, arguments, directory and -x.
-  for (const protocol::AppContext& a : job_->apps) input.app.app_sizes.push_back(a.num_procs);
+  for (const protocol::AppContext& a : job.apps) input.app.app_sizes.push_back(a.num_procs);
   const std::uint32_t appnum = app_of_rank(input.app.app_sizes, rank);
-  const protocol::AppContext& app = job_->apps.at(appnum);
+  const protocol::AppContext& app = job.apps.at(appnum);
   input.app.appnum = static_cast<int>(appnum);
   input.app.argv = app.argv;
-  input.job = job_->env;
+  input.job = job.env;
   input.job.insert(input.job.end(), app.env.begin(), app.env.end());
   input.placement = RankPlacement{static_cast<int>(rank),
                                   static_cast<int>(size),
                                   local_rank,
                                   static_cast<int>(local.size()),
                                   local_rank,
-                                  static_cast<int>(job_->attempt),
-                                  static_cast<int>(job_->universe_size),
-                                  oversubscribed(job_->nodes[hello_->node_index])};
+                                  static_cast<int>(job.attempt),
+                                  static_cast<int>(job.universe_size),
+                                  oversubscribed(job.nodes[hello_->node_index])};
   input.vader_dir = node_dir() + "/vader";
   input.ompi_tmpdir = node_dir() + "/ompi";
-  input.virtual_nodes = job_->virtual_nodes;
+  input.virtual_nodes = job.virtual_nodes;
   input.whole_job_here = local.size() == size;
   input.topology_xml = topology_xml_.value_or(std::string());
-  const auto& cpus = job_->nodes[hello_->node_index].cpus;
+  const auto& cpus = job.nodes[hello_->node_index].cpus;
   const std::string bind = static_cast<std::size_t>(local_rank) < cpus.size()
                                ? cpus[static_cast<std::size_t>(local_rank)]
                                : std::string();
   input.bound = !bind.empty();
-  return SpawnRequest{rank,
+  return SpawnRequest{index,
                       app.argv,
                       build_rank_env(input),
                       app.wdir,
                       input.pmi_fd,
                       cgroup_.procs_fd(),
                       bind,
-                      reads_stdin(rank) && !stdin_eof_,
-                      job_->rank_stdout_pty};
+                      current && reads_stdin(rank) && !stdin_eof_,
+                      job.rank_stdout_pty};
 }
 
-std::optional<SpawnedChild> Agent::fork_rank(const SpawnRequest& request) {
+std::optional<SpawnedChild> Agent::fork_rank(const SpawnRequest& request, const std::string& nspace,
+                                             std::uint32_t rank) {
   auto child = children_.spawn(request);
-  if (child && job_->serve_pmix) pmix_.rank_started(job_->nspace, request.rank, child.value().pid);
-  if (pmi_) pmi_->child_started(request.inherit_fd);
+  if (child && job_->serve_pmix) pmix_.rank_started(nspace, rank, child.value().pid);
+  if (pmi_ && request.inherit_fd >= 0) pmi_->child_started(request.inherit_fd);
   if (!child) {
     report_spawn_failure(request.rank, child.error());  // registered until the namespace goes
     return std::nullopt;
@@ -504,8 +546,14 @@ Agent::Rank* Agent::find_current_rank(std::uint32_t rank) {
 }
 
 Agent::Rank* Agent::find_rank(const std::string& nspace, std::uint32_t rank) {
-  if (!job_ || job_->nspace != nspace) return nullptr;
-  const auto it = ranks_.find(rank);
+  if (!job_) return nullptr;
+  std::uint32_t index = rank;
+  if (job_->nspace != nspace) {
+    const auto child = child_jobs_.find(nspace);
+    if (child == child_jobs_.end()) return nullptr;
+    index = child->second.first_index + rank;
+  }
+  const auto it = ranks_.find(index);
   return it == ranks_.end() ? nullptr : &it->second;
 }
 
@@ -579,8 +627,8 @@ void Agent::on_dmodex(const std::string& nspace, std::uint32_t rank, ModexDone d
 
 void Agent::on_log(const std::string& nspace, std::optional<std::uint32_t> rank, std::string text) {
   if (!text.empty() && text.back() != '\n') text += '\n';
-  if (rank && find_rank(nspace, *rank) != nullptr) {
-    frames_.send(protocol::RankOutput{*rank, protocol::Stream::Stderr, to_bytes(text)});
+  if (const Rank* r = rank ? find_rank(nspace, *rank) : nullptr) {
+    frames_.send(protocol::RankOutput{r->rank, protocol::Stream::Stderr, to_bytes(text)});
   } else {
     std::fputs(text.c_str(), stderr);
   }
@@ -589,11 +637,14 @@ void Agent::on_log(const std::string& nspace, std::optional<std::uint32_t> rank,
 void Agent::on_unsupported(const std::string& nspace, std::optional<std::uint32_t> rank,
                            std::string call) {
   // Once per call and namespace: each rank of a spawn or connect asks, the first says it all.
-  if (!job_ || job_->nspace != nspace || !unsupported_said_.insert(call).second) return;
+  if (!job_ || !unsupported_said_.insert(call).second) return;
+  const auto child = child_jobs_.find(nspace);
+  if (job_->nspace != nspace && child == child_jobs_.end()) return;
+  const protocol::JobSpec& job = child == child_jobs_.end() ? *job_ : child->second.spec;
   // The program of the rank's application context (MPMD), when the rank is known.
   std::string executable;
   std::uint32_t first = 0;
-  for (const protocol::AppContext& app : job_->apps) {
+  for (const protocol::AppContext& app : job.apps) {
     if (rank && *rank >= first && *rank < first + app.num_procs && !app.argv.empty())
       executable = app.argv.front();
     first += app.num_procs;
@@ -622,6 +673,8 @@ void Agent::finish() {
   pending_fences_.clear();
   for (auto& [id, done] : pending_dmodex_) done(-1, {});
   pending_dmodex_.clear();
+  for (auto& [id, done] : pending_spawns_) done(-1, {});  // PMIX_ERROR
+  pending_spawns_.clear();
   remove_job_files();
   if (launcher_gone_) return close_pmix_and_stop();
   // The bye goes before the PMIx server's teardown, which has no one waiting for it: every
@@ -638,6 +691,7 @@ void Agent::finish() {
 }
 
 void Agent::close_pmix_and_stop() {
+  for (const auto& [nspace, child] : child_jobs_) pmix_.deregister_namespace(nspace);
   if (job_) pmix_.deregister_namespace(job_->nspace);
   pmix_.finalize();
   io_.stop();

@@ -77,6 +77,7 @@ class Agent final : public FrameSink, public PmixEvents, public PmiEvents {
               std::string text) override;
   void on_unsupported(const std::string& nspace, std::optional<std::uint32_t> rank,
                       std::string call) override;
+  void on_spawn(protocol::SpawnRequest request, SpawnDone done) override;
 
   // PmiEvents (MPICH ranks)
   void on_pmi_connected(std::uint32_t rank) override;
@@ -90,10 +91,17 @@ class Agent final : public FrameSink, public PmixEvents, public PmiEvents {
   void handle(const protocol::LauncherHello& m);
   void handle(const protocol::JobSpec& m);
   void handle(const protocol::Spawn& m);
-  /// Registers the rank with the PMIx server, opens its PMI socket and builds its environment;
-  /// nullopt once the failure is reported.
-  std::optional<SpawnRequest> prepare_rank(std::uint32_t rank);
-  std::optional<SpawnedChild> fork_rank(const SpawnRequest& request);
+  /// A spawned job (issue 24): registers its namespace, forks this node's ranks of it.
+  void handle(const protocol::ChildJob& m);
+  /// Forks this node's ranks of `job`; rank R is known to the launcher as `first_index + R`.
+  void start_ranks(const protocol::JobSpec& job, std::uint32_t first_index);
+  /// Registers rank `rank` of `job` with the PMIx server, opens its PMI socket (the current
+  /// attempt's job only) and builds its environment; the request carries `index`, the rank's
+  /// number for the launcher. nullopt once the failure is reported.
+  std::optional<SpawnRequest> prepare_rank(const protocol::JobSpec& job, std::uint32_t rank,
+                                           std::uint32_t index);
+  std::optional<SpawnedChild> fork_rank(const SpawnRequest& request, const std::string& nspace,
+                                        std::uint32_t rank);
   /// Hands the rank's pipes to the launcher over the stream channel; false (pipes kept, the
   /// agent forwards them) without one or when sending failed.
   bool pass_streams(std::uint32_t rank, const SpawnedChild& child);
@@ -147,6 +155,8 @@ class Agent final : public FrameSink, public PmixEvents, public PmiEvents {
   std::set<std::string> unsupported_said_;  // calls already reported (on_unsupported)
   std::map<std::pair<std::string, std::uint32_t>, ModexDone> pending_fences_;
   std::map<std::uint32_t, ModexDone> pending_dmodex_;
+  std::map<std::uint32_t, SpawnDone> pending_spawns_;     // request id -> the rank's answer
+  std::map<std::string, protocol::ChildJob> child_jobs_;  // spawned namespaces of this attempt
   std::uint32_t next_request_id_ = 1;
   bool shutting_down_ = false;
   bool kill_seen_ = false;  // this attempt's first Kill came: ranks running then were marked

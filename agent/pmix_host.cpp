@@ -249,11 +249,51 @@ pmix_status_t on_unpublish(const pmix_proc_t* proc, char**, const pmix_info_t[],
   return PMIX_ERR_NOT_SUPPORTED;
 }
 
-pmix_status_t on_spawn(const pmix_proc_t* proc, const pmix_info_t[], size_t, const pmix_app_t[],
-                       size_t napps, pmix_spawn_cbfunc_t, void*) {
-  report_unsupported(
-      proc, napps > 1 ? "MPI_Comm_spawn_multiple (PMIx_Spawn)" : "MPI_Comm_spawn (PMIx_Spawn)");
-  return PMIX_ERR_NOT_SUPPORTED;
+// PMIx_Spawn (MPI_Comm_spawn, MPI_Comm_spawn_multiple): the request goes to the launcher,
+// which places and starts the new job and answers with its namespace (docs/dynamic-processes.md).
+std::string info_string(const pmix_info_t& info) {
+  return info.value.type == PMIX_STRING && info.value.data.string != nullptr
+             ? std::string(info.value.data.string)
+             : std::string();
+}
+
+pmix_status_t on_spawn(const pmix_proc_t* proc, const pmix_info_t job_info[], size_t ninfo,
+                       const pmix_app_t apps[], size_t napps, pmix_spawn_cbfunc_t cbfunc,
+                       void* cbdata) {
+  if (proc == nullptr || napps == 0 || cbfunc == nullptr) return PMIX_ERR_BAD_PARAM;
+  protocol::SpawnRequest request;
+  request.nspace = proc->nspace;
+  request.rank = proc->rank;
+  for (size_t i = 0; i < ninfo; ++i)
+    if (PMIX_CHECK_KEY(&job_info[i], PMIX_MAPBY)) request.map_by = info_string(job_info[i]);
+  for (size_t a = 0; a < napps; ++a) {
+    const pmix_app_t& app = apps[a];
+    protocol::SpawnApp out;
+    for (char** arg = app.argv; arg != nullptr && *arg != nullptr; ++arg)
+      out.argv.emplace_back(*arg);
+    if (out.argv.empty() && app.cmd != nullptr) out.argv.emplace_back(app.cmd);
+    if (app.cmd != nullptr && !out.argv.empty()) out.argv.front() = app.cmd;
+    for (char** e = app.env; e != nullptr && *e != nullptr; ++e) out.env.emplace_back(*e);
+    if (app.cwd != nullptr) out.wdir = app.cwd;
+    out.maxprocs = app.maxprocs > 0 ? static_cast<std::uint32_t>(app.maxprocs) : 0;
+    for (size_t i = 0; i < app.ninfo; ++i) {
+      const pmix_info_t& info = app.info[i];
+      if (PMIX_CHECK_KEY(&info, PMIX_HOST)) out.host = info_string(info);
+      if (PMIX_CHECK_KEY(&info, PMIX_HOSTFILE)) out.hostfile = info_string(info);
+      if (PMIX_CHECK_KEY(&info, PMIX_ADD_HOST)) out.add_host = info_string(info);
+      if (PMIX_CHECK_KEY(&info, PMIX_WDIR)) out.wdir = info_string(info);
+    }
+    request.apps.push_back(std::move(out));
+  }
+  asio::post(g_host->io(), [request = std::move(request), cbfunc, cbdata]() mutable {
+    g_host->events().on_spawn(std::move(request),
+                              [cbfunc, cbdata](int status, const std::string& nspace) {
+                                pmix_nspace_t name;
+                                PMIX_LOAD_NSPACE(name, nspace.c_str());
+                                cbfunc(status, name, cbdata);
+                              });
+  });
+  return PMIX_SUCCESS;
 }
 
 pmix_status_t on_connect(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t[], size_t,
@@ -476,8 +516,10 @@ void add_app_info(InfoList& info, const NamespaceValues& v) {
 
 }  // namespace
 
-Status PmixHost::register_namespace(const std::string& nspace, const NamespaceValues& v,
-                                    const std::string& job_tmpdir, const std::string& ns_tmpdir) {
+Status PmixHost::register_namespace(
+    const std::string& nspace, const NamespaceValues& v, const std::string& job_tmpdir,
+    const std::string& ns_tmpdir,
+    const std::optional<std::pair<std::string, std::uint32_t>>& parent) {
   char* node_regex = nullptr;
   char* proc_regex = nullptr;
   pmix_status_t rc = PMIx_generate_regex(v.node_list.c_str(), &node_regex);
@@ -502,7 +544,12 @@ Status PmixHost::register_namespace(const std::string& nspace, const NamespaceVa
   info.add(PMIX_APPNUM, zero, PMIX_UINT32);
   add_app_info(info, v);
   const bool no = false, yes = true;
-  info.add(PMIX_SPAWNED, no, PMIX_BOOL);
+  info.add(PMIX_SPAWNED, parent ? yes : no, PMIX_BOOL);
+  if (parent) {
+    pmix_proc_t parent_id;
+    PMIX_PROC_LOAD(&parent_id, parent->first.c_str(), parent->second);
+    info.add(PMIX_PARENT_ID, parent_id, PMIX_PROC);
+  }
   info.add_regex(PMIX_NODE_MAP, node_regex);
   info.add_regex(PMIX_PROC_MAP, proc_regex);
   std::free(node_regex);

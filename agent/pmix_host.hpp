@@ -18,6 +18,7 @@
 #include "agent/namespace_info.hpp"
 #include "agent/rank_peers.hpp"
 #include "common/asio.hpp"
+#include "common/protocol.hpp"
 #include "common/result.hpp"
 
 struct hwloc_topology;
@@ -26,6 +27,8 @@ namespace mpilaunch::agent {
 
 /// Completes a fence or a direct-modex request: status is a PMIx status code.
 using ModexDone = std::function<void(int status, std::span<const std::byte> data)>;
+/// Completes a PMIx_Spawn: a PMIx status and, on success, the new namespace.
+using SpawnDone = std::function<void(int status, const std::string& nspace)>;
 
 class PmixEvents {
  public:
@@ -42,6 +45,9 @@ class PmixEvents {
   /// A rank logged text (Open MPI's show_help in a direct launch).
   virtual void on_log(const std::string& nspace, std::optional<std::uint32_t> rank,
                       std::string text) = 0;
+  /// A rank called PMIx_Spawn (MPI_Comm_spawn, MPI_Comm_spawn_multiple): `request` holds the
+  /// parent, the contexts and their info keys; `done` answers the rank.
+  virtual void on_spawn(protocol::SpawnRequest request, SpawnDone done) = 0;
   /// A rank asked for a service the agent does not serve (spawn, publish, connect, ...): the
   /// request was already answered PMIX_ERR_NOT_SUPPORTED. `call` names the MPI call(s) behind
   /// it and the PMIx call ("MPI_Comm_spawn (PMIx_Spawn)"); `rank` is empty when PMIx does not
@@ -64,8 +70,12 @@ class PmixHost {
   Status init(const std::string& hostname, std::uint32_t node_id, const std::string& tmpdir,
               std::string_view gds, std::size_t job_size, const std::string& topology_xml);
   bool initialized() const { return initialized_; }
-  Status register_namespace(const std::string& nspace, const NamespaceValues& values,
-                            const std::string& job_tmpdir, const std::string& ns_tmpdir);
+  /// `parent`: for a spawned job, the namespace and rank that spawned it (PMIX_SPAWNED,
+  /// PMIX_PARENT_ID).
+  Status register_namespace(
+      const std::string& nspace, const NamespaceValues& values, const std::string& job_tmpdir,
+      const std::string& ns_tmpdir,
+      const std::optional<std::pair<std::string, std::uint32_t>>& parent = std::nullopt);
   /// Registers one local rank and returns the environment PMIx wants it to have.
   Result<std::vector<std::string>> register_client(const std::string& nspace, std::uint32_t rank,
                                                    uid_t uid, gid_t gid);

@@ -228,8 +228,9 @@ std::string hint(const Error& e) {
       return "check the --mca / OMPI_MCA_* settings: they are often meant for another Open MPI "
              "version";
     case ErrorKind::UnsupportedMpiCall:
-      return "dynamic processes (MPI_Comm_spawn, MPI_Comm_connect/accept, MPI_Publish_name/"
-             "Lookup_name) are not served by mpilaunch yet (docs/dynamic-processes.md): run this "
+      return "dynamic processes (MPI_Comm_connect/accept, which MPI_Comm_spawn ends with, "
+             "MPI_Publish_name/Lookup_name) are not served by mpilaunch yet "
+             "(docs/dynamic-processes.md): run this "
              "program with mpirun, or start every process at launch (MPMD, a static worker pool)";
     case ErrorKind::BadOption:
       return "see 'mpilaunch --help' for the accepted spellings";

@@ -99,6 +99,32 @@ void put(Writer& w, const JobSpec& m) {
   w.i32(m.stdin_rank);
   w.boolean(m.rank_stdout_pty);
 }
+void put(Writer& w, const SpawnRequest& m) {
+  w.str(m.nspace);
+  w.u32(m.rank);
+  w.u32(static_cast<std::uint32_t>(m.apps.size()));
+  for (const SpawnApp& app : m.apps) {
+    w.strings(app.argv);
+    w.strings(app.env);
+    w.str(app.wdir);
+    w.u32(app.maxprocs);
+    w.str(app.host);
+    w.str(app.hostfile);
+    w.str(app.add_host);
+  }
+  w.str(m.map_by);
+}
+void put(Writer& w, const SpawnReply& m) {
+  w.i32(m.status);
+  w.str(m.nspace);
+}
+void put(Writer& w, const ChildJob& m) {
+  put(w, m.spec);
+  w.u32(m.job_number);
+  w.u32(m.first_index);
+  w.str(m.parent_nspace);
+  w.u32(m.parent_rank);
+}
 void put(Writer& w, const Spawn& m) {
   w.str(m.nspace);
 }
@@ -186,6 +212,45 @@ void put(Writer& w, const NodeStacks& m) {
   }
 }
 
+JobSpec get_job_spec(Reader& r) {
+  JobSpec m;
+  m.job_id = r.str();
+  m.nspace = r.str();
+  m.attempt = r.u32();
+  const std::uint32_t nodes = r.u32();
+  for (std::uint32_t i = 0; i < nodes && r.ok(); ++i) {
+    NodeRanks node;
+    node.name = r.str();
+    const std::uint32_t count = r.u32();
+    if (count > r.remaining() / 4) {
+      r.reject();
+      break;
+    }
+    for (std::uint32_t k = 0; k < count && r.ok(); ++k) node.ranks.push_back(r.u32());
+    node.slots = r.u32();
+    node.cpus = r.strings();
+    m.nodes.push_back(std::move(node));
+  }
+  const std::uint32_t apps = r.u32();
+  for (std::uint32_t i = 0; i < apps && r.ok(); ++i) {
+    AppContext app;
+    app.argv = r.strings();
+    app.env = r.strings();
+    app.wdir = r.str();
+    app.num_procs = r.u32();
+    m.apps.push_back(std::move(app));
+  }
+  m.env = r.strings();
+  m.tmpdir = r.str();
+  m.virtual_nodes = r.boolean();
+  m.serve_pmix = r.boolean();
+  m.serve_pmi = r.boolean();
+  m.universe_size = r.u32();
+  m.stdin_rank = r.i32();
+  m.rank_stdout_pty = r.boolean();
+  return m;
+}
+
 // One decode function per message type.
 Message get(Reader& r, MsgType type) {
   switch (type) {
@@ -219,44 +284,8 @@ Message get(Reader& r, MsgType type) {
       }
       return m;
     }
-    case MsgType::JobSpec: {
-      JobSpec m;
-      m.job_id = r.str();
-      m.nspace = r.str();
-      m.attempt = r.u32();
-      const std::uint32_t nodes = r.u32();
-      for (std::uint32_t i = 0; i < nodes && r.ok(); ++i) {
-        NodeRanks node;
-        node.name = r.str();
-        const std::uint32_t count = r.u32();
-        if (count > r.remaining() / 4) {
-          r.reject();
-          break;
-        }
-        for (std::uint32_t k = 0; k < count && r.ok(); ++k) node.ranks.push_back(r.u32());
-        node.slots = r.u32();
-        node.cpus = r.strings();
-        m.nodes.push_back(std::move(node));
-      }
-      const std::uint32_t apps = r.u32();
-      for (std::uint32_t i = 0; i < apps && r.ok(); ++i) {
-        AppContext app;
-        app.argv = r.strings();
-        app.env = r.strings();
-        app.wdir = r.str();
-        app.num_procs = r.u32();
-        m.apps.push_back(std::move(app));
-      }
-      m.env = r.strings();
-      m.tmpdir = r.str();
-      m.virtual_nodes = r.boolean();
-      m.serve_pmix = r.boolean();
-      m.serve_pmi = r.boolean();
-      m.universe_size = r.u32();
-      m.stdin_rank = r.i32();
-      m.rank_stdout_pty = r.boolean();
-      return m;
-    }
+    case MsgType::JobSpec:
+      return get_job_spec(r);
     case MsgType::Spawn:
       return Spawn{r.str()};
     case MsgType::RankStarted: {
@@ -347,6 +376,40 @@ Message get(Reader& r, MsgType type) {
       return StdinCredit{r.u32()};
     case MsgType::CollectStacks:
       return CollectStacks{r.u32()};
+    case MsgType::SpawnRequest: {
+      SpawnRequest m;
+      m.nspace = r.str();
+      m.rank = r.u32();
+      const std::uint32_t apps = r.u32();
+      for (std::uint32_t i = 0; i < apps && r.ok(); ++i) {
+        SpawnApp app;
+        app.argv = r.strings();
+        app.env = r.strings();
+        app.wdir = r.str();
+        app.maxprocs = r.u32();
+        app.host = r.str();
+        app.hostfile = r.str();
+        app.add_host = r.str();
+        m.apps.push_back(std::move(app));
+      }
+      m.map_by = r.str();
+      return m;
+    }
+    case MsgType::SpawnReply: {
+      SpawnReply m;
+      m.status = r.i32();
+      m.nspace = r.str();
+      return m;
+    }
+    case MsgType::ChildJob: {
+      ChildJob m;
+      m.spec = get_job_spec(r);
+      m.job_number = r.u32();
+      m.first_index = r.u32();
+      m.parent_nspace = r.str();
+      m.parent_rank = r.u32();
+      return m;
+    }
     case MsgType::NodeStacks: {
       NodeStacks m;
       const std::uint32_t n = r.u32();
@@ -371,7 +434,7 @@ Message get(Reader& r, MsgType type) {
 
 bool is_known(std::uint16_t type) {
   return type >= static_cast<std::uint16_t>(MsgType::LauncherHello) &&
-         type <= static_cast<std::uint16_t>(MsgType::NodeStacks);
+         type <= static_cast<std::uint16_t>(MsgType::ChildJob);
 }
 
 std::uint32_t read_u32(std::span<const std::byte> in, std::size_t at) {

@@ -18,7 +18,7 @@
 
 namespace mpilaunch::protocol {
 
-inline constexpr std::uint16_t kProtocolVersion = 12;
+inline constexpr std::uint16_t kProtocolVersion = 13;
 inline constexpr std::size_t kHeaderBytes = 16;  // version, type: u16; id, refers_to, size: u32
 inline constexpr std::uint32_t kMaxBodyBytes = 16u << 20;
 
@@ -44,6 +44,9 @@ enum class MsgType : std::uint16_t {
   StdinCredit = 19,
   CollectStacks = 20,
   NodeStacks = 21,
+  SpawnRequest = 22,
+  SpawnReply = 23,
+  ChildJob = 24,
 };
 
 /// JobSpec::stdin_rank: no rank reads the launcher's stdin (every rank gets /dev/null), or all.
@@ -269,10 +272,54 @@ struct NodeStacks {
   friend bool operator==(const NodeStacks&, const NodeStacks&) = default;
 };
 
-using Message = std::variant<LauncherHello, AgentHello, JobSpec, Spawn, RankStarted, RankOutput,
-                             FenceContribute, FenceRelease, DmodexRequest, DmodexReply, RankExited,
-                             SpawnFailed, Kill, Shutdown, AgentError, AgentBye, RankConnected,
-                             StdinData, StdinCredit, CollectStacks, NodeStacks>;
+/// One application context of a PMIx_Spawn (MPI_Comm_spawn's command, MPI_Comm_spawn_multiple's
+/// each) with the info keys Open MPI 4.1 passes per context.
+struct SpawnApp {
+  std::vector<std::string> argv;  // command and its arguments
+  std::vector<std::string> env;   // NAME=value for these processes (OMPI_PARENT_PORT, info "env")
+  std::string wdir;               // info "wdir" (Open MPI sends the parent's directory otherwise)
+  std::uint32_t maxprocs = 0;
+  std::string host;      // info "host": comma-separated node names
+  std::string hostfile;  // info "hostfile"
+  std::string add_host;  // info "add-host"
+  friend bool operator==(const SpawnApp&, const SpawnApp&) = default;
+};
+
+/// agent -> launcher, a request (its id): a rank called PMIx_Spawn. Answered by SpawnReply.
+struct SpawnRequest {
+  std::string nspace;  // the parent's namespace and rank
+  std::uint32_t rank = 0;
+  std::vector<SpawnApp> apps;
+  std::string map_by;  // job info "map_by" (PMIX_MAPBY); empty: the launcher's mapping
+  friend bool operator==(const SpawnRequest&, const SpawnRequest&) = default;
+};
+
+/// launcher -> agent, the answer to SpawnRequest (refers_to its id): a PMIx status and, on
+/// success, the new namespace, registered on every agent and started before this reply.
+struct SpawnReply {
+  std::int32_t status = 0;
+  std::string nspace;
+  friend bool operator==(const SpawnReply&, const SpawnReply&) = default;
+};
+
+/// launcher -> every agent: a spawned job. Each agent registers `spec.nspace` with its PMIx
+/// server and forks its ranks of it (spec.nodes[node_index]). The launcher numbers every
+/// process of the run: child rank R is `first_index + R` in RankStarted, RankOutput,
+/// RankConnected, RankExited, SpawnFailed and the stream channel.
+struct ChildJob {
+  JobSpec spec;
+  std::uint32_t job_number = 2;  // mpirun's JOB in [JOB,RANK]
+  std::uint32_t first_index = 0;
+  std::string parent_nspace;
+  std::uint32_t parent_rank = 0;
+  friend bool operator==(const ChildJob&, const ChildJob&) = default;
+};
+
+using Message =
+    std::variant<LauncherHello, AgentHello, JobSpec, Spawn, RankStarted, RankOutput,
+                 FenceContribute, FenceRelease, DmodexRequest, DmodexReply, RankExited, SpawnFailed,
+                 Kill, Shutdown, AgentError, AgentBye, RankConnected, StdinData, StdinCredit,
+                 CollectStacks, NodeStacks, SpawnRequest, SpawnReply, ChildJob>;
 
 struct Header {
   std::uint16_t version = kProtocolVersion;

@@ -21,7 +21,19 @@ Result<std::set<int>> FenceRelay::participants(const std::string& procs) const {
         std::from_chars(item.data() + colon + 1, item.data() + item.size(), rank).ec != std::errc())
       return Error{.kind = ErrorKind::MalformedFrame,
                    .detail = mpilaunch::format("fence participant '{}' is not nspace:rank", item)};
-    if (rank == kWildcardRank) {
+    if (const auto spawned = namespaces_.find(item.substr(0, colon));
+        spawned != namespaces_.end()) {
+      const std::vector<int>& node_of = spawned->second;
+      if (rank == kWildcardRank) {
+        nodes.insert(node_of.begin(), node_of.end());
+      } else if (rank < node_of.size()) {
+        nodes.insert(node_of[rank]);
+      } else {
+        return Error{.kind = ErrorKind::MalformedFrame,
+                     .detail = mpilaunch::format("fence names rank {} of a {}-rank spawned job",
+                                                 rank, node_of.size())};
+      }
+    } else if (rank == kWildcardRank) {
       for (int n = 0; n < map_->node_count(); ++n) nodes.insert(n);
     } else if (rank < static_cast<std::uint32_t>(map_->size())) {
       nodes.insert(map_->node_of(static_cast<int>(rank)));

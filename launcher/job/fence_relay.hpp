@@ -28,6 +28,11 @@ class FenceRelay {
 
   explicit FenceRelay(const JobMap& map) : map_(&map) {}
 
+  /// The ranks of spawned namespace `nspace` (issue 24) are on these nodes, in rank order; other
+  /// namespaces are the job's (the map).
+  void add_namespace(std::string nspace, std::vector<int> node_of_rank) {
+    namespaces_[std::move(nspace)] = std::move(node_of_rank);
+  }
   /// Records node `node`'s contribution. Returns the release once the fence is complete.
   /// Errors: MalformedFrame for a contribution that names ranks outside the job or repeats.
   Result<std::optional<Release>> contribute(int node, const protocol::FenceContribute& c);
@@ -47,6 +52,7 @@ class FenceRelay {
   };
   using Key = std::tuple<std::string, std::string, std::uint32_t>;  // nspace, procs, seq
   const JobMap* map_;
+  std::map<std::string, std::vector<int>, std::less<>> namespaces_;  // add_namespace()
   std::map<Key, Pending> fences_;
 };
 

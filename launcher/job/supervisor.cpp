@@ -259,9 +259,15 @@ void Supervisor::spawn_ranks() {
   spec.universe_size = static_cast<std::uint32_t>(plan.universe_size);
   spec.stdin_rank = stdin_ ? config_.stdin_rank : protocol::kStdinNone;
   spec.rank_stdout_pty = config_.rank_stdout_pty;
-  // A fresh attempt: new namespace, nothing carried over but the agents.
+  // A fresh attempt: new namespace, nothing carried over but the agents (its spawned jobs go).
   streams_.close_all();
   output_.hold();
+  output_.forget_names();
+  std::map<std::string, int> spawned_on;  // the previous attempt's spawned processes per node
+  for (const ChildJobRecord& job : child_jobs_)
+    for (int n : job.node_of_rank) ++spawned_on[plan.map.node_name(n)];
+  child_jobs_.clear();
+  ranks_.resize(initial_size());
   for (RankStatus& r : ranks_) r = RankStatus{RankPhase::Spawning, -1};
   relay_ = FenceRelay(plan.map);
   dmodex_.clear();
@@ -271,10 +277,12 @@ void Supervisor::spawn_ranks() {
   attempt_started_ = clock_.now();
   if (config_.restart.max_restarts > 0) output_.set_attempt(static_cast<int>(attempt_));
   for (auto& [name, counts] : status_.nodes)
-    counts =
-        RankCounts{counts.pending + counts.running + counts.succeeded + counts.failed, 0, 0, 0};
+    counts = RankCounts{
+        counts.pending + counts.running + counts.succeeded + counts.failed - spawned_on[name], 0, 0,
+        0};
   status_.attempt = static_cast<int>(attempt_);
   events_.write("attempt-start", {{"attempt", attempt_}, {"nspace", spec.nspace}});
+  spec_ = spec;
   for (const auto& link : links_) {
     link->stream.send(spec);
     link->stream.send(protocol::Spawn{spec.nspace});

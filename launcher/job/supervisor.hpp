@@ -67,7 +67,28 @@ class Supervisor {
     bool connected = false;
   };
 
+  /// A spawned job (issue 24): its processes are numbered after every earlier process of the
+  /// attempt (ranks_, the agents' RankStarted/RankExited), from `first_index`.
+  struct ChildJobRecord {
+    std::string nspace;
+    std::uint32_t job_number = 2;
+    std::uint32_t first_index = 0;
+    std::vector<int> node_of_rank;
+    std::vector<std::string> program_of_rank;
+  };
+
   void feed(JobEvent event);
+  /// A rank called MPI_Comm_spawn (supervisor_spawn.cpp): places the new job's processes,
+  /// registers and starts it on every agent, answers the parent's agent.
+  void on_spawn_request(Link& link, std::uint32_t id, const protocol::SpawnRequest& m);
+  /// The spawned job that process `index` belongs to; null for the initial job's ranks.
+  const ChildJobRecord* child_of(std::uint32_t index) const;
+  /// The node of rank `rank` of namespace `nspace` (the job's or a spawned one); -1: none.
+  int node_of(const std::string& nspace, std::uint32_t rank) const;
+  /// The number of the initial job's ranks (the first processes of ranks_).
+  std::uint32_t initial_size() const { return static_cast<std::uint32_t>(config_.plan.map.size()); }
+  /// Names a spawned process in `error` (its rank in its job, its namespace, its program).
+  void name_child(Error& error, std::uint32_t index) const;
   void execute(Action action);
   void start_agents();
   void start_agent(int node);
@@ -191,7 +212,9 @@ class Supervisor {
   TimePoint next_start_{};
   bool spawn_when_ready_ = false;
   bool transport_reported_ = false;
-  std::optional<JobBindings> bindings_;  // place_ranks()
+  std::optional<JobBindings> bindings_;     // place_ranks()
+  protocol::JobSpec spec_;                  // the current attempt's (spawn_ranks())
+  std::vector<ChildJobRecord> child_jobs_;  // this attempt's spawned jobs, in order
   JobStatus status_;
   int interrupts_ = 0;
   bool finishing_ = false;

@@ -77,6 +77,15 @@ void Supervisor::on_link_message(Link& link, protocol::Envelope envelope) {
                    RankCounts& counts = status_.nodes[link.host.name];
                    --counts.pending;
                    ++counts.running;
+                   if (const ChildJobRecord* child = child_of(m.rank)) {
+                     events_.write("rank-start", {{"rank", m.rank - child->first_index},
+                                                  {"job", child->job_number},
+                                                  {"nspace", child->nspace},
+                                                  {"host", link.host.name},
+                                                  {"pid", m.pid},
+                                                  {"attempt", attempt_}});
+                     return update_status();
+                   }
                    events_.write("rank-start", {{"rank", m.rank},
                                                 {"host", link.host.name},
                                                 {"pid", m.pid},
@@ -91,6 +100,7 @@ void Supervisor::on_link_message(Link& link, protocol::Envelope envelope) {
                  },
                  [&](const RankOutput& m) { on_rank_output(m.rank, m.stream, m.data); },
                  [&](const RankConnected& m) { on_rank_connected(m.rank); },
+                 [&](const SpawnRequest& m) { on_spawn_request(link, id, m); },
                  [&](const StdinCredit& m) {
                    if (stdin_) stdin_->credit(link.node, m.bytes);
                  },
@@ -100,14 +110,17 @@ void Supervisor::on_link_message(Link& link, protocol::Envelope envelope) {
                    streams_.after_drain(m.rank, [this, l = &link, m] { on_rank_exited(*l, m); });
                  },
                  [&](const SpawnFailed& m) {
+                   Error error = m.error;
                    if (m.error.rank && *m.error.rank >= 0 &&
                        static_cast<std::size_t>(*m.error.rank) < ranks_.size()) {
-                     ranks_[static_cast<std::size_t>(*m.error.rank)].phase = RankPhase::Ended;
+                     const auto index = static_cast<std::uint32_t>(*m.error.rank);
+                     ranks_[index].phase = RankPhase::Ended;
                      RankCounts& counts = status_.nodes[link.host.name];
                      --counts.pending;
                      ++counts.failed;
+                     name_child(error, index);  // a spawned process: its job, rank, program
                    }
-                   fail(m.error, JobEvent::RankFailed);
+                   fail(std::move(error), JobEvent::RankFailed);
                    check_ranks();
                  },
                  [&](const FenceContribute& m) { on_fence(link, m); },
@@ -175,9 +188,15 @@ void Supervisor::on_rank_exited(Link& link, const protocol::RankExited& m) {
   if (m.rank >= ranks_.size()) return;
   ranks_[m.rank].phase = RankPhase::Ended;
   output_.rank_done(m.rank);
+  const ChildJobRecord* child = child_of(m.rank);
   nlohmann::json fields = {
       {"rank", m.rank},           {"host", link.host.name},   {"pid", m.pid},
       {"connected", m.connected}, {"finalized", m.finalized}, {"attempt", attempt_}};
+  if (child != nullptr) {
+    fields["rank"] = m.rank - child->first_index;
+    fields["job"] = child->job_number;
+    fields["nspace"] = child->nspace;
+  }
   if (const auto* exited = std::get_if<Exited>(&m.reason)) {
     fields["exit_code"] = exited->code;
   } else {
@@ -186,14 +205,19 @@ void Supervisor::on_rank_exited(Link& link, const protocol::RankExited& m) {
   if (m.abort_status) fields["abort_status"] = *m.abort_status;
   events_.write("rank-exit", std::move(fields));
   auto error = classify_rank_exit(m, link.host.name);
-  if (!error) error = singleton_error(m, link.host.name, config_.plan.pmi, ranks_.size());
+  if (!error && child == nullptr)
+    error = singleton_error(m, link.host.name, config_.plan.pmi, initial_size());
   RankCounts& counts = status_.nodes[link.host.name];
   --counts.running;
   ++(error ? counts.failed : counts.succeeded);
   update_status();
   if (error) {
-    const PlanApp& app = app_of_rank(config_.plan, static_cast<int>(m.rank));
-    error->executable = app.argv.empty() ? "" : app.argv[0];
+    if (child != nullptr) {
+      name_child(*error, m.rank);
+    } else {
+      const PlanApp& app = app_of_rank(config_.plan, static_cast<int>(m.rank));
+      error->executable = app.argv.empty() ? "" : app.argv[0];
+    }
     Error diagnosed = diagnose_rank_failure(*error, stderr_tails_[m.rank]);
     if (state_ != JobState::TearingDown) {
       fail(std::move(diagnosed), JobEvent::RankFailed, m);
@@ -217,13 +241,14 @@ void Supervisor::on_fence(Link& link, const protocol::FenceContribute& m) {
 }
 
 void Supervisor::on_dmodex_request(Link& link, std::uint32_t id, const protocol::DmodexRequest& m) {
-  if (m.rank >= static_cast<std::uint32_t>(config_.plan.map.size())) {
+  const int node = node_of(m.nspace, m.rank);
+  if (node < 0) {
     link.stream.send(protocol::DmodexReply{kPmixErrNotFound, {}}, 0, id);
     return;
   }
   const std::uint32_t ours = next_id_++;
   dmodex_[ours] = {link.node, id};
-  send_to(config_.plan.map.node_of(static_cast<int>(m.rank)), m, ours);
+  send_to(node, m, ours);
 }
 
 void Supervisor::on_dmodex_reply(std::uint32_t refers_to, const protocol::DmodexReply& m) {

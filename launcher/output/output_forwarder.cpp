@@ -258,8 +258,8 @@ OutputForwarder::File& OutputForwarder::file_for(const Key& key) {
   const auto [it, added] = files_.try_emplace(file_key);
   File& file = it->second;
   if (!added) return file;
-  const std::string dir =
-      mpilaunch::format("{}/{}/rank.{}", config_.directory, config_.job_tag, key.first);
+  const auto [job, rank] = job_rank(key.first);
+  const std::string dir = mpilaunch::format("{}/{}/rank.{}", config_.directory, job, rank);
   file.path = mpilaunch::format("{}/{}", dir, stream_name(file_key.second));
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -366,7 +366,10 @@ void OutputForwarder::emit(const Key& key, std::string_view text, bool complete_
   // mpirun's order: the time, the [job,rank] tag, then the stream (which the time alone gets
   // too), then the line with no space between.
   std::string prefix = config_.timestamp ? ctime_prefix(std::time(nullptr)) : std::string();
-  if (config_.tag) prefix += mpilaunch::format("[{},{}]", config_.job_tag, key.first);
+  if (config_.tag) {
+    const auto [job, rank] = job_rank(key.first);
+    prefix += mpilaunch::format("[{},{}]", job, rank);
+  }
   prefix += mpilaunch::format("<{}>:", stream_name(key.second));
   std::size_t start = 0;
   while (start < text.size()) {

@@ -19,6 +19,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -85,6 +86,13 @@ class OutputForwarder {
   void write(std::uint32_t rank, protocol::Stream stream, std::span<const std::byte> data);
   /// From now on per-rank files go to DIR/attempt-N/1/rank.R (used when restarts are enabled).
   void set_attempt(int attempt);
+  /// Process `index` (a spawned job's, issue 24) is rank `rank` of mpirun's job `job`: its tag
+  /// is [job,rank] and its files DIR/job/rank.R. Others are rank `index` of job_tag.
+  void name_process(std::uint32_t index, std::uint32_t job, std::uint32_t rank) {
+    names_[index] = {std::to_string(job), rank};
+  }
+  /// Forgets every name_process() (a new attempt).
+  void forget_names() { names_.clear(); }
   /// The rank ended: writes any unterminated last line.
   void rank_done(std::uint32_t rank);
   void flush_all();
@@ -95,6 +103,13 @@ class OutputForwarder {
 
  private:
   using Key = std::pair<std::uint32_t, protocol::Stream>;
+  /// The [JOB,RANK] of process `index`.
+  std::pair<std::string_view, std::uint32_t> job_rank(std::uint32_t index) const {
+    const auto it = names_.find(index);
+    if (it == names_.end()) return {config_.job_tag, index};
+    return {it->second.first, it->second.second};
+  }
+  std::map<std::uint32_t, std::pair<std::string, std::uint32_t>> names_;  // name_process()
   struct File {
     int fd = -1;
     std::string path;

@@ -127,6 +127,22 @@ TEST_CASE("every message type round-trips") {
       NodeStacks{},
       NodeStacks{{{0, 17667, "gdb", "Thread 1 (LWP 17667):\n#0  main ()\n", ""},
                   {3, 17668, "", "", "did not answer within 5 s"}}},
+      SpawnRequest{},
+      SpawnRequest{"mpilaunch-j-1",
+                   0,
+                   {{{"./dynamic", "child"}, {"OMPI_PARENT_PORT=x:1"}, "/tmp", 2, "n1,n2", "", ""},
+                    {{"./worker"}, {}, "", 1, "", "hosts", "n3"}},
+                   "slot"},
+      SpawnReply{0, "mpilaunch-j-1-job2"},
+      SpawnReply{-29, ""},
+      ChildJob{},
+      ChildJob{JobSpec{.job_id = "j",
+                       .nspace = "mpilaunch-j-1-job2",
+                       .nodes = {{"n1", {0, 1}, 2, {}}, {"n2", {}, 2, {}}},
+                       .apps = {{{"./dynamic", "child"}, {"A=1"}, "/tmp", 2}},
+                       .env = {"OMPI_MCA_x=1"},
+                       .tmpdir = "/tmp/j"},
+               2, 4, "mpilaunch-j-1", 0},
   };
   for (const Message& m : messages) {
     CAPTURE(static_cast<int>(type_of(m)));

@@ -79,3 +79,20 @@ TEST_CASE("failing all pending fences releases every waiting node with the statu
   CHECK(released[0].nodes == std::vector<int>{0, 1});
   CHECK(relay.pending() == 0);
 }
+
+TEST_CASE("a spawned namespace's fence waits for the nodes of its own ranks only") {
+  const JobMap map({"a", "b", "c"}, {0, 1, 2});
+  FenceRelay relay(map);
+  relay.add_namespace("ns-job2", {1, 2, 2});
+  const std::string all = "ns-job2:4294967294;";
+  CHECK(relay.participants(all).value() == std::set<int>{1, 2});
+  CHECK(relay.participants("ns-job2:0;").value() == std::set<int>{1});
+  CHECK(relay.participants("ns:0;ns-job2:2;").value() == std::set<int>{0, 2});
+  CHECK_FALSE(relay.participants("ns-job2:3;").has_value());
+  CHECK_FALSE(
+      relay.contribute(2, FenceContribute{"ns-job2", all, 1, 0, true, b("C")}).value().has_value());
+  auto r = relay.contribute(1, FenceContribute{"ns-job2", all, 1, 0, true, b("B")});
+  REQUIRE(r.value().has_value());
+  CHECK(r.value()->message.data == b("BC"));
+  CHECK(r.value()->nodes == std::vector<int>{1, 2});
+}

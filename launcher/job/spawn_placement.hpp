@@ -1,0 +1,27 @@
+#pragma once
+/// Where the processes of an MPI_Comm_spawn go (issue 24), as mpirun 4.1 places a spawned job:
+/// on the job's nodes, free slots first, node after node (by slot), a node's slots counting the
+/// processes still running there; beyond the free slots only with --oversubscribe, then one
+/// per node in turn. The "host" info key restricts the nodes.
+
+#include <string>
+#include <vector>
+
+#include "common/result.hpp"
+
+namespace mpilaunch::launcher {
+
+struct SpawnNode {
+  std::string name;
+  int slots = 0;  // 0: unknown (counts as 1)
+  int used = 0;   // processes of the run that are still there
+};
+
+/// Places `count` processes: the node index of each, in rank order; `nodes[i].used` grows by
+/// what went there. `hosts` is the info key "host" (comma-separated node names, "name:N" taken
+/// as name) or empty for every node. Errors: UnknownHost (a name that is not a node of the
+/// job), NotEnoughSlots (no --oversubscribe and too few free slots; nothing is placed then).
+Result<std::vector<int>> place_spawn(std::vector<SpawnNode>& nodes, const std::string& hosts,
+                                     int count, bool oversubscribe);
+
+}  // namespace mpilaunch::launcher

@@ -1,0 +1,132 @@
+// Supervisor: dynamic processes (issue 24). A rank's MPI_Comm_spawn reaches the launcher as a
+// SpawnRequest; the new job is placed on the job's nodes (launcher/job/spawn_placement.hpp),
+// sent to every agent as a ChildJob (each registers its namespace and forks its share), and the
+// parent's agent is answered with the new namespace. The children are processes of the attempt
+// like its ranks: numbered after them, tagged [J,R], torn down with them, waited for at the end.
+
+#include "common/text_format.hpp"
+
+#include "launcher/job/spawn_placement.hpp"
+#include "launcher/job/supervisor_link.hpp"
+
+namespace mpilaunch::launcher {
+namespace {
+constexpr std::int32_t kPmixError = -1;              // PMIX_ERROR
+constexpr std::int32_t kPmixErrOutOfResource = -29;  // PMIX_ERR_OUT_OF_RESOURCE
+constexpr std::int32_t kPmixErrBadParam = -27;       // PMIX_ERR_BAD_PARAM
+}  // namespace
+
+const Supervisor::ChildJobRecord* Supervisor::child_of(std::uint32_t index) const {
+  for (const ChildJobRecord& job : child_jobs_)
+    if (index >= job.first_index && index - job.first_index < job.node_of_rank.size()) return &job;
+  return nullptr;
+}
+
+int Supervisor::node_of(const std::string& nspace, std::uint32_t rank) const {
+  if (nspace == spec_.nspace)
+    return rank < initial_size() ? config_.plan.map.node_of(static_cast<int>(rank)) : -1;
+  for (const ChildJobRecord& job : child_jobs_)
+    if (job.nspace == nspace) return rank < job.node_of_rank.size() ? job.node_of_rank[rank] : -1;
+  return -1;
+}
+
+void Supervisor::name_child(Error& error, std::uint32_t index) const {
+  const ChildJobRecord* job = child_of(index);
+  if (job == nullptr) return;
+  const std::uint32_t rank = index - job->first_index;
+  error.rank = static_cast<int>(rank);
+  error.executable = job->program_of_rank[rank];
+  error.detail = mpilaunch::format("spawned job {} ({}), rank {}: {}", job->job_number, job->nspace,
+                                   rank, error.detail);
+}
+
+void Supervisor::on_spawn_request(Link& link, std::uint32_t id, const protocol::SpawnRequest& m) {
+  const auto refuse = [&](std::int32_t status) {
+    link.stream.send(protocol::SpawnReply{status, {}}, 0, id);
+  };
+  if ((state_ != JobState::Running && state_ != JobState::SpawningRanks) || error_ ||
+      m.nspace != spec_.nspace || m.apps.empty())
+    return refuse(kPmixError);
+  const LaunchPlan& plan = config_.plan;
+  // Every node's slots and what still runs there, the children of earlier spawns included.
+  std::vector<SpawnNode> nodes;
+  for (int n = 0; n < plan.map.node_count(); ++n)
+    nodes.push_back({plan.map.node_name(n), plan.nodes[static_cast<std::size_t>(n)].slots, 0});
+  for (std::uint32_t i = 0; i < ranks_.size(); ++i) {
+    if (ranks_[i].phase == RankPhase::Ended) continue;
+    const ChildJobRecord* job = child_of(i);
+    const int n = job != nullptr ? job->node_of_rank[i - job->first_index]
+                                 : plan.map.node_of(static_cast<int>(i));
+    if (n >= 0) ++nodes[static_cast<std::size_t>(n)].used;
+  }
+  ChildJobRecord record;
+  record.job_number = static_cast<std::uint32_t>(child_jobs_.size()) + 2;
+  record.nspace = mpilaunch::format("{}-job{}", spec_.nspace, record.job_number);
+  record.first_index = static_cast<std::uint32_t>(ranks_.size());
+  protocol::JobSpec spec = spec_;
+  spec.nspace = record.nspace;
+  spec.apps.clear();
+  spec.stdin_rank = protocol::kStdinNone;
+  spec.serve_pmi = false;
+  for (protocol::NodeRanks& node : spec.nodes) {
+    node.ranks.clear();
+    node.cpus.clear();
+  }
+  for (const protocol::SpawnApp& app : m.apps) {
+    auto placed =
+        place_spawn(nodes, app.host, static_cast<int>(app.maxprocs), plan.request.oversubscribe);
+    if (!placed || app.argv.empty() || !app.hostfile.empty() || !app.add_host.empty()) {
+      Error e = placed
+                    ? Error{.kind = ErrorKind::BadOption,
+                            .phase = "spawn",
+                            .detail = app.argv.empty()
+                                          ? "MPI_Comm_spawn without a command"
+                                          : "MPI_Comm_spawn's info keys hostfile and "
+                                            "add-host are not served (docs/dynamic-processes.md)"}
+                    : placed.error();
+      e.executable = app.argv.empty() ? std::string() : app.argv.front();
+      e.detail =
+          mpilaunch::format("rank {} of {} called MPI_Comm_spawn: {}", m.rank, m.nspace, e.detail);
+      refuse(e.kind == ErrorKind::NotEnoughSlots ? kPmixErrOutOfResource : kPmixErrBadParam);
+      events_.write("spawn-refused", {{"nspace", m.nspace},
+                                      {"rank", m.rank},
+                                      {"kind", std::string(kind_name(e.kind))},
+                                      {"detail", e.detail}});
+      return fail(std::move(e), JobEvent::RankFailed);
+    }
+    for (int n : placed.value()) {
+      const auto rank = static_cast<std::uint32_t>(record.node_of_rank.size());
+      spec.nodes[static_cast<std::size_t>(n)].ranks.push_back(rank);
+      record.node_of_rank.push_back(n);
+      record.program_of_rank.push_back(app.argv.front());
+    }
+    spec.apps.push_back({app.argv, app.env, app.wdir, app.maxprocs});
+  }
+  const auto count = static_cast<std::uint32_t>(record.node_of_rank.size());
+  ranks_.resize(ranks_.size() + count, RankStatus{RankPhase::Spawning, -1});
+  for (std::uint32_t r = 0; r < count; ++r) {
+    output_.name_process(record.first_index + r, record.job_number, r);
+    ++status_.nodes[plan.map.node_name(record.node_of_rank[r])].pending;
+  }
+  relay_.add_namespace(record.nspace, record.node_of_rank);
+  nlohmann::json hosts = nlohmann::json::array();
+  for (int n : record.node_of_rank) hosts.push_back(plan.map.node_name(n));
+  events_.write("spawn", {{"job", record.job_number},
+                          {"nspace", record.nspace},
+                          {"parent_nspace", m.nspace},
+                          {"parent_rank", m.rank},
+                          {"np", count},
+                          {"hosts", std::move(hosts)},
+                          {"attempt", attempt_}});
+  protocol::ChildJob child{std::move(spec), record.job_number, record.first_index, m.nspace,
+                           m.rank};
+  child_jobs_.push_back(std::move(record));
+  // Each agent reads its frames in order: the parent's agent has registered the namespace and
+  // forked its share before it reads the reply.
+  for (const auto& l : links_)
+    if (l && !l->closed) l->stream.send(child);
+  link.stream.send(protocol::SpawnReply{0, child.spec.nspace}, 0, id);
+  update_status();
+}
+
+}  // namespace mpilaunch::launcher
