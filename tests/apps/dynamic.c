@@ -2,6 +2,7 @@
  * accept/connect, one mode per run.
  *   dynamic spawn N        rank 0 of the world spawns N copies of this program, which get 42
  *                          through the intercommunicator and print it, then all disconnect
+ *   dynamic spawn-missing  rank 0 spawns a program that does not exist
  *   dynamic publish        rank 0 publishes a service name
  *   dynamic port-accept    rank 0 opens a port, sends its name to the others in MPI_COMM_WORLD,
  *                          accepts on its own; the others connect as a group
@@ -60,6 +61,11 @@ int main(int argc, char** argv) {
     MPI_Bcast(&v, 1, MPI_INT, rank == 0 ? MPI_ROOT : MPI_PROC_NULL, inter);
     MPI_Comm_disconnect(&inter);
     printf("parent %d spawned %d\n", rank, n);
+  } else if (strcmp(mode, "spawn-missing") == 0) {
+    MPI_Comm inter;
+    MPI_Comm_spawn("./mpilaunch-no-such-program", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0,
+                   MPI_COMM_WORLD, &inter, MPI_ERRCODES_IGNORE);
+    MPI_Comm_disconnect(&inter);
   } else if (strcmp(mode, "publish") == 0) {
     if (rank == 0) MPI_Publish_name("mpilaunch-dynamic", MPI_INFO_NULL, "port");
   } else if (strcmp(mode, "port-accept") == 0) {

@@ -93,6 +93,20 @@ TEST_CASE("dynamic: MPI_Comm_spawn beyond the slots is refused with not-enough-s
   check_nothing_left(job, o);
 }
 
+TEST_CASE("dynamic: a spawned program that does not exist is a typed error naming job 2") {
+  Job job;
+  const Outcome o =
+      job.launch({"--oversubscribe", "-n", "1", app("dynamic"), "spawn-missing"}, Millis{120'000});
+  CHECK_MESSAGE(!o.timed_out, o.summary());
+  const Json error = check_job_failed(job, "executable-not-found", o.status());
+  CHECK(o.status() != 0);
+  CHECK_MESSAGE(error.value("detail", std::string()).find("spawned job 2") != std::string::npos,
+                error.dump());
+  CHECK_MESSAGE(error.value("executable", std::string()) == "./mpilaunch-no-such-program",
+                error.dump());
+  check_nothing_left(job, o);
+}
+
 TEST_CASE("dynamic: MPI_Comm_spawn beyond the slots runs with --oversubscribe") {
   Job job;
   const Outcome o =
