@@ -77,9 +77,14 @@ Status parse_map_by(const std::string& value, PlacementPolicy& p) {
     next = 3;
   } else if (const auto level = parse_level(base)) {
     p.map_level = *level;
-  } else if (base == "seq" || base == "dist" || base == "rankfile") {
+  } else if (base == "seq") {
+    // The host order comes from -H or the host file (launch_plan.cpp); the binding is the
+    // default one, as mpirun 4.1.4's SEQUENTIAL policy binds (core up to 2 ranks, else NUMA).
+    p.seq = true;
+    p.map_given = false;
+  } else if (base == "dist" || base == "rankfile") {
     return bad(mpilaunch::format(
-        "--map-by {}: not supported by mpilaunch yet; use slot, node, an object ({}) or "
+        "--map-by {}: not supported by mpilaunch yet; use slot, node, seq, an object ({}) or "
         "ppr:N:OBJECT",
         value, kObjects));
   } else {

@@ -68,6 +68,9 @@ struct PlacementPolicy {
   /// -rf/--rankfile: each rank's slot, by rank (empty: no rankfile). Binds each rank to its
   /// slot's CPUs, whatever --map-by and --bind-to say (except --bind-to none).
   std::vector<RankSlot> rankfile;
+  /// --map-by seq (or --mca rmaps seq): rank i runs on the host of the i-th -H word or host file
+  /// line; binding as mpirun's default (the launcher places the ranks, launch_plan.cpp).
+  bool seq = false;
 };
 
 /// Errors: BadOption naming the option, the value and what is accepted.

@@ -155,6 +155,12 @@ std::vector<std::string_view> split_words(std::string_view line) {
   return words;
 }
 
+std::string host_text(const HostEntry& entry) {
+  const std::string name =
+      entry.name.find(':') != std::string::npos ? "[" + entry.name + "]" : entry.name;
+  return entry.user.empty() ? name : entry.user + "@" + name;
+}
+
 std::string_view trim_blanks(std::string_view text) {
   const auto first = text.find_first_not_of(" \t\r");
   if (first == std::string_view::npos) return {};

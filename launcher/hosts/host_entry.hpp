@@ -43,6 +43,9 @@ struct HostList {
   std::string source;
   std::vector<RankfileLine> rankfile;  // -rf: which host and CPUs each rank gets
   std::string rankfile_path;
+  /// The host of each -H word or host file line, in order ("user@name", "[v6]"): the seq
+  /// mapper's order. Empty when the hosts came from elsewhere or from both -H and a host file.
+  std::vector<std::string> host_lines;
 };
 
 /// Bounds that keep every host parser's output small whatever the input.
@@ -83,6 +86,9 @@ std::optional<std::string> read_user_and_name(std::string_view text, HostEntry& 
 /// Words of a host file or rankfile line, split at blanks; '=' is a word of its own, so that
 /// "slots = 4" and "slots=4" ("rank 0 = a" and "rank 0=a") read alike.
 std::vector<std::string_view> split_words(std::string_view line);
+
+/// The entry's host as read_user_and_name reads it back: "name", "user@name", "[v6]".
+std::string host_text(const HostEntry& entry);
 
 /// `text` without leading and trailing blanks (space, tab, CR).
 std::string_view trim_blanks(std::string_view text);

@@ -60,7 +60,7 @@ Result<HostList> select_hosts(const HostRequest& request, const EnvLookup& env,
   if (!request.hostfile.empty()) {
     auto text = read(request.hostfile);
     if (!text) return text.error();
-    auto hosts = parse_hostfile(text.value(), request.hostfile);
+    auto hosts = parse_hostfile(text.value(), request.hostfile, &list.host_lines);
     if (!hosts) return hosts.error();
     from_file = std::move(hosts).value();
     list.source = "hostfile " + request.hostfile;
@@ -70,10 +70,20 @@ Result<HostList> select_hosts(const HostRequest& request, const EnvLookup& env,
     if (!hosts) return hosts.error();
     const std::string dash_h = mpilaunch::format("-H {}", fmt::join(request.host_values, " -H "));
     if (request.hostfile.empty()) {
+      // The seq mapper's order: each -H word is a line ("-H a:2" is one).
+      for (const std::string& value : request.host_values)
+        for (std::size_t start = 0; start <= value.size();) {
+          const std::size_t end = std::min(value.find(',', start), value.size());
+          HostEntry entry;
+          if (!read_host_item(trim_blanks(value.substr(start, end - start)), entry))
+            list.host_lines.push_back(host_text(entry));
+          start = end + 1;
+        }
       list.hosts = std::move(hosts).value();
       list.source = dash_h;
       return list;
     }
+    list.host_lines.clear();  // -H picking out of a host file: no one order
     auto picked = pick_from_hostfile(hosts.value(), from_file, request.hostfile);
     if (!picked) return picked.error();
     list.hosts = std::move(picked).value();

@@ -157,7 +157,8 @@ std::optional<std::string> read_line(std::string_view line, HostEntry& entry) {
 
 }  // namespace
 
-Result<std::vector<HostEntry>> parse_hostfile(std::string_view text, std::string_view path) {
+Result<std::vector<HostEntry>> parse_hostfile(std::string_view text, std::string_view path,
+                                              std::vector<std::string>* line_hosts) {
   int line_no = 0;
   auto fail = [&](const std::string& what) {
     return Error{.kind = ErrorKind::HostfileError,
@@ -175,6 +176,7 @@ Result<std::vector<HostEntry>> parse_hostfile(std::string_view text, std::string
     HostEntry entry;
     if (auto why = read_line(line, entry)) return fail(*why);
     entry.count_cores = !entry.slots_given;
+    if (line_hosts != nullptr) line_hosts->push_back(host_text(entry));
     if (const auto earlier = hosts.index_of(entry)) {
       const HostEntry& before = hosts.hosts()[*earlier];
       if (before.slots_given || entry.slots_given)

@@ -16,6 +16,8 @@ namespace mpilaunch::launcher {
 /// boards/sockets/cores are checked and ignored. '#' starts a comment; blank lines and CRLF are
 /// fine. A host on several lines without slots gets one slot per line; with slots on one of
 /// them it is an error, as in Open MPI. Errors are HostfileError, detail "path:line: ...".
-Result<std::vector<HostEntry>> parse_hostfile(std::string_view text, std::string_view path);
+/// `line_hosts`, when given, gets each line's host in order ("user@name", "[v6]").
+Result<std::vector<HostEntry>> parse_hostfile(std::string_view text, std::string_view path,
+                                              std::vector<std::string>* line_hosts = nullptr);
 
 }  // namespace mpilaunch::launcher

@@ -89,19 +89,40 @@ Result<JobMap> map_contexts(const std::vector<NodeSlots>& hosts, const MapReques
   return JobMap(std::move(nodes), std::move(node_of_rank));
 }
 
-// -rf: every rank where its line puts it; the CPUs are bound once the agents have reported
-// their nodes (common/placement.hpp). mpirun 4.1.4 needs a line for every rank of the job.
-// With several application contexts (MPMD), each needs -n and the ranks follow one another
-// through the file; a context's own -H would be a second placement, and is refused.
-Status place_by_rankfile(const HostList& hosts, std::vector<HostEntry> entries,
-                         std::vector<AppOptions>& contexts, LaunchPlan& plan) {
-  const std::vector<RankfileLine>& lines = hosts.rankfile;
+// Ranks placed by lines that each name a host: a rankfile's (rank N=HOST slot=CPUS) or, for the
+// seq mapper, the -H words or host file lines in order (rank i on line i). `what` names the
+// source in errors.
+struct PlacementLines {
+  std::vector<RankfileLine> lines;
+  std::string what;
+  bool rankfile = false;  // a rankfile: each rank also keeps its line's CPUs
+};
+
+// Every rank where its line puts it; the CPUs are bound once the agents have reported their
+// nodes (common/placement.hpp). mpirun 4.1.4 needs a line for every rank of the job. With
+// several application contexts (MPMD), each needs -n and the ranks follow one another through
+// the lines; a context's own -H would be a second placement, and is refused.
+Status place_by_lines(const PlacementLines& by, std::vector<HostEntry> entries,
+                      std::vector<AppOptions>& contexts, LaunchPlan& plan) {
+  const std::vector<RankfileLine>& lines = by.lines;
   int np = 0;
   if (contexts.size() == 1) {
     if (contexts[0].np.value_or(0) > 0) {
       np = *contexts[0].np;
-    } else {
+    } else if (by.rankfile) {
       for (const RankfileLine& l : lines) np = std::max(np, l.rank + 1);
+    } else {
+      // mpirun's seq mapper without -n asks for every slot of the hosts.
+      for (const HostEntry& e : entries) {
+        if (e.count_cores)
+          return Error{.kind = ErrorKind::BadOption,
+                       .detail = mpilaunch::format(
+                           "{} without -n: mpirun runs a process per slot, and {}'s slots are "
+                           "its cores, more than its one line on a multi-core node; give -n "
+                           "(at most {}, one process per line)",
+                           by.what, e.name, lines.size())};
+        np += e.slots;
+      }
     }
     contexts[0].np = np;
   } else {
@@ -109,9 +130,9 @@ Status place_by_rankfile(const HostList& hosts, std::vector<HostEntry> entries,
       if (!contexts[c].np || !contexts[c].hosts.empty())
         return Error{.kind = ErrorKind::BadOption,
                      .detail = mpilaunch::format(
-                         "--rankfile {} with several application contexts: context {} needs -n "
-                         "and no -H of its own (the rankfile places every rank)",
-                         hosts.rankfile_path, c + 1)};
+                         "{} with several application contexts: context {} needs -n and no -H "
+                         "of its own ({} places every rank)",
+                         by.what, c + 1, by.rankfile ? "the rankfile" : "the host order")};
       np += *contexts[c].np;
     }
   }
@@ -120,11 +141,19 @@ Status place_by_rankfile(const HostList& hosts, std::vector<HostEntry> entries,
     if (l.rank < np) line_of[static_cast<std::size_t>(l.rank)] = &l;
   for (int r = 0; r < np; ++r)
     if (line_of[static_cast<std::size_t>(r)] == nullptr)
-      return Error{.kind = ErrorKind::BadOption,
-                   .detail = mpilaunch::format(
-                       "--rankfile {}: rank {} has no line; every process of the job ({}) needs "
-                       "one, 'rank {}=HOST slot=CPUS'",
-                       hosts.rankfile_path, r, np, r)};
+      return Error{
+          .kind = ErrorKind::BadOption,
+          .detail =
+              by.rankfile
+                  ? mpilaunch::format(
+                        "{}: rank {} has no line; every process of the job ({}) needs "
+                        "one, 'rank {}=HOST slot=CPUS'",
+                        by.what, r, np, r)
+                  : mpilaunch::format(
+                        "{}: {} processes but {} host line{}; the sequential mapper runs "
+                        "one process per line, in order: ask for at most {} (-n) or add "
+                        "lines",
+                        by.what, np, lines.size(), lines.size() == 1 ? "" : "s", lines.size())};
   std::vector<int> host_of(static_cast<std::size_t>(np), -1);
   std::vector<int> count(entries.size(), 0);
   for (int r = 0; r < np; ++r) {
@@ -135,15 +164,14 @@ Status place_by_rankfile(const HostList& hosts, std::vector<HostEntry> entries,
         host_of[static_cast<std::size_t>(r)] = static_cast<int>(h);
     if (host_of[static_cast<std::size_t>(r)] < 0)
       return Error{.kind = ErrorKind::BadOption,
-                   .detail = mpilaunch::format("--rankfile {}: rank {}'s host {} is not a host "
-                                               "of the job",
-                                               hosts.rankfile_path, r, want.name)};
+                   .detail = mpilaunch::format("{}: rank {}'s host {} is not a host of the job",
+                                               by.what, r, want.name)};
     ++count[static_cast<std::size_t>(host_of[static_cast<std::size_t>(r)])];
   }
   plan.universe_size = 0;
   for (std::size_t h = 0; h < entries.size(); ++h) {
     HostEntry& e = entries[h];
-    if (e.count_cores) {  // the rankfile says how many run there
+    if (e.count_cores) {  // the lines say how many run there
       e.slots = std::max(1, count[h]);
       e.count_cores = false;
     }
@@ -151,9 +179,9 @@ Status place_by_rankfile(const HostList& hosts, std::vector<HostEntry> entries,
     if (count[h] > e.slots && !plan.request.oversubscribe)
       return Error{.kind = ErrorKind::NotEnoughSlots,
                    .detail = mpilaunch::format(
-                       "--rankfile {} puts {} processes on {}, which has {} slot{}; give it more "
-                       "slots or pass --oversubscribe",
-                       hosts.rankfile_path, count[h], e.name, e.slots, e.slots == 1 ? "" : "s")};
+                       "{} puts {} processes on {}, which has {} slot{}; give it more slots or "
+                       "pass --oversubscribe",
+                       by.what, count[h], e.name, e.slots, e.slots == 1 ? "" : "s")};
   }
   // The hosts with ranks, in host order.
   std::vector<int> node_of_host(entries.size(), -1);
@@ -170,9 +198,25 @@ Status place_by_rankfile(const HostList& hosts, std::vector<HostEntry> entries,
   plan.map = JobMap(std::move(names), std::move(node_of_rank));
   plan.slots_from_agents = false;
   plan.request.np = np;
-  for (int r = 0; r < np; ++r)
-    plan.placement.rankfile.push_back(line_of[static_cast<std::size_t>(r)]->slot);
+  if (by.rankfile)
+    for (int r = 0; r < np; ++r)
+      plan.placement.rankfile.push_back(line_of[static_cast<std::size_t>(r)]->slot);
   return {};
+}
+
+// The seq mapper's lines: rank i on the i-th -H word or host file line.
+Result<PlacementLines> seq_lines(const HostList& hosts) {
+  if (hosts.host_lines.empty())
+    return Error{.kind = ErrorKind::BadOption,
+                 .detail = mpilaunch::format(
+                     "--map-by seq puts rank i on the i-th host of -H or of --hostfile (one of "
+                     "them, not both); the hosts here come from {}, which gives no such order",
+                     hosts.source.empty() ? "this machine alone" : hosts.source)};
+  PlacementLines by{.what = mpilaunch::format("--map-by seq ({})", hosts.source)};
+  for (std::size_t i = 0; i < hosts.host_lines.size(); ++i)
+    by.lines.push_back(
+        {static_cast<int>(i), hosts.host_lines[i], RankSlot{}, static_cast<int>(i) + 1});
+  return by;
 }
 
 }  // namespace
@@ -262,8 +306,9 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
       placement_options.use_hwthread_cpus || truthy(mca("hwloc_base_use_hwthreads_as_cpus"));
   // Open MPI's mappers: round_robin and ppr are what --map-by selects; seq, rank_file, mindist
   // and resilient are not here yet, and are refused by name rather than ignored.
-  if (const auto rmaps = mca("rmaps"); rmaps && !rmaps->empty() && !rmaps->starts_with('^') &&
-                                       *rmaps != "round_robin" && *rmaps != "ppr")
+  const std::optional<std::string> rmaps = mca("rmaps");
+  if (rmaps && !rmaps->empty() && !rmaps->starts_with('^') && *rmaps != "round_robin" &&
+      *rmaps != "ppr" && *rmaps != "seq")
     return Error{
         .kind = ErrorKind::BadOption,
         .detail = mpilaunch::format("--mca rmaps {}: mpilaunch does not have this mapper yet; "
@@ -272,6 +317,12 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
   auto placement = parse_placement(placement_options);
   if (!placement) return placement.error();
   plan.placement = placement.value();
+  // --mca rmaps seq: the sequential mapper, which mpirun 4.1.4 runs with binding NONE (unlike
+  // --map-by seq, which binds as by default) unless a binding is asked for.
+  if (rmaps && *rmaps == "seq") {
+    plan.placement.seq = true;
+    if (!plan.placement.bind_given && plan.placement.pe == 1) plan.placement.bind_none = true;
+  }
   bool oversubscribe = o.oversubscribe || truthy(mca("rmaps_base_oversubscribe"));
   if (plan.placement.oversubscribe) oversubscribe = *plan.placement.oversubscribe;
   plan.placement.oversubscribe = oversubscribe;
@@ -284,7 +335,8 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
   plan.request = request;
   std::vector<AppOptions> contexts = o.contexts;
   if (contexts.empty()) contexts.push_back({o.np, o.hosts, o.exports, o.wdir, o.program});
-  if (plan.slots_from_agents && contexts.size() > 1 && hosts.rankfile.empty()) {
+  if (plan.slots_from_agents && contexts.size() > 1 && hosts.rankfile.empty() &&
+      !plan.placement.seq) {
     // Each context is mapped over the slots the ones before it left, so every host's slots are
     // needed before the agents start; a line without slots= is known only once its agent has
     // counted the node's cores.
@@ -302,8 +354,17 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
                      "its agent runs; give every line slots=N for MPMD",
                      hosts.source, host)};
   }
-  if (!hosts.rankfile.empty()) {
-    auto placed = place_by_rankfile(hosts, entries, contexts, plan);
+  if (!hosts.rankfile.empty() || plan.placement.seq) {
+    if (!hosts.rankfile.empty() && plan.placement.seq)
+      return Error{.kind = ErrorKind::BadOption,
+                   .detail =
+                       "--rankfile and --map-by seq (or --mca rmaps seq) each place every "
+                       "rank; give one of them"};
+    auto by = hosts.rankfile.empty()
+                  ? seq_lines(hosts)
+                  : Result<PlacementLines>(
+                        PlacementLines{hosts.rankfile, "--rankfile " + hosts.rankfile_path, true});
+    Status placed = by ? place_by_lines(by.value(), entries, contexts, plan) : Status(by.error());
     if (!placed) {
       Error e = placed.error();
       if (!o.program.empty()) e.executable = o.program[0];

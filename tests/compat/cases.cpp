@@ -433,10 +433,25 @@ std::vector<Case> table() {
          .env = {"OMPI_MCA_rmaps_base_mapping_policy=node"},
          .source = "issue 20 item 6: OMPI_MCA_rmaps_base_mapping_policy=node"});
   vnode({.name = "vn-rmaps-seq",
-         .args = {"-mca", "rmaps", "seq", "--hostfile", "hf", "-n", "3", "@probe"},
-         .pending = kMca,
+         .args = {"-mca", "rmaps", "seq", "--hostfile", "hf", "-n", "3", "--report-bindings",
+                  "@probe"},
+         .pending = kBinding,
          .files = {{"hf", "node2\nnode1\nnode2\n"}},
          .source = "issue 20 item 6: -mca rmaps seq places ranks in hostfile line order"});
+  vnode({.name = "vn-map-by-seq",
+         .args = {"--map-by", "seq", "--hostfile", "hf", "-n", "3", "--report-bindings", "@probe"},
+         .pending = kBinding,
+         .files = {{"hf", "node2\nnode1\nnode2\n"}},
+         .source = "mpirun(1): --map-by seq, hostfile line order, bound as by default"});
+  vnode({.name = "vn-map-by-seq-dash-h",
+         .args = {"--map-by", "seq", "-H", "node1,node2,node2", "-n", "3", "@probe"},
+         .source = "mpirun(1): --map-by seq over -H words (3 ranks: NUMA-bound, the whole "
+                   "machine, on both launchers)"});
+  vnode({.name = "vn-map-by-seq-too-many",
+         .args = {"--map-by", "seq", "--hostfile", "hf", "-n", "4", "--oversubscribe", "@probe"},
+         .checks = kRefusal,
+         .files = {{"hf", "node2\nnode1\nnode2\n"}},
+         .source = "mpirun 4.1.4: the seq mapper runs one process per line"});
   vnode({.name = "vn-map-by-slot",
          .args = {"-H", "node1:2,node2:2", "--map-by", "slot", "-n", "3", "@probe"},
          .source = "mpirun(1): --map-by slot"});

@@ -187,7 +187,7 @@ TEST_CASE("placement: option values are checked, with what is accepted") {
         PlacementOptions{.map_by = "ppr:2"}, PlacementOptions{.map_by = "core:PE=0"},
         PlacementOptions{.map_by = "core:WHAT"}, PlacementOptions{.rank_by = "sideways"},
         PlacementOptions{.bind_to = "cpu"}, PlacementOptions{.bind_to = "core:maybe"},
-        PlacementOptions{.map_by = "seq"},
+        PlacementOptions{.map_by = "dist"},
         PlacementOptions{.bind_to = "none", .cpus_per_proc = 2}}) {
     CAPTURE(bad.map_by);
     CAPTURE(bad.bind_to);
@@ -228,4 +228,12 @@ TEST_CASE("placement: mpirun's --report-bindings and --display-map text") {
   b = bind_ranks(one_node(3), {{2, vm}}, policy({}), false);
   CHECK(report_bindings_text(one_node(3), nodes, *b).empty());
   CHECK(display_map_text("77", 2, one_node(3), nodes, *b).find("Bound: N/A") != std::string::npos);
+}
+
+TEST_CASE("placement: --map-by seq is the sequential mapper, bound as by default") {
+  const PlacementPolicy p = policy({.map_by = "seq"});
+  CHECK(p.seq);
+  CHECK_FALSE(p.map_given);  // mpirun 4.1.4: SEQUENTIAL maps, the default binding binds
+  CHECK_FALSE(p.bind_none);
+  CHECK_FALSE(policy({.map_by = "slot"}).seq);
 }

@@ -311,3 +311,18 @@ TEST_CASE("host sources: errors say which variable or file, what is wrong and th
     CHECK_MESSAGE(r.error().detail.find(c.detail) == 0, r.error().detail);
   }
 }
+
+TEST_CASE("host sources: each -H word or host file line in order, for the seq mapper") {
+  FakeSystem sys;
+  sys.files["hf"] = "# order\nn2\nme@n1 slots=2\n\nn2\n[::1]\n";
+  const auto file = sys.select({.hostfile = "hf"});
+  REQUIRE_MESSAGE(file.has_value(), file.error().detail);
+  CHECK(file->host_lines == std::vector<std::string>{"n2", "me@n1", "n2", "[::1]"});
+  const auto dash_h = sys.select({.host_values = {"n1:2,n2", "n1"}});
+  REQUIRE(dash_h.has_value());
+  CHECK(dash_h->host_lines == std::vector<std::string>{"n1", "n2", "n1"});
+  // -H picking out of a host file has no single order.
+  const auto both = sys.select({.host_values = {"n2"}, .hostfile = "hf"});
+  REQUIRE(both.has_value());
+  CHECK(both->host_lines.empty());
+}

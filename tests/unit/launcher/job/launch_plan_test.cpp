@@ -125,8 +125,9 @@ TEST_CASE("placement from mpirun's MCA parameters; the command line wins") {
                   kMachine, mca_env)
             .error()
             .kind == ErrorKind::NotEnoughSlots);
-  CHECK(make_plan(opts({"--mca", "rmaps", "seq", "./a"}), HostList{}, kMachine, env).error().kind ==
-        ErrorKind::BadOption);
+  CHECK(make_plan(opts({"--mca", "rmaps", "nosuch", "./a"}), HostList{}, kMachine, env)
+            .error()
+            .kind == ErrorKind::BadOption);
 }
 
 TEST_CASE("mpmd: contexts are mapped in turn, ranks numbered context by context") {
@@ -318,4 +319,51 @@ TEST_CASE("-rf: each rank on its line's host, its slot kept for binding") {
       make_plan(opts({"--launcher=local", "-n", "1", "./a", ":", "./b"}), hosts, kMachine, env);
   REQUIRE_FALSE(no_n.has_value());
   CHECK(no_n.error().detail.find("context 2 needs -n") != std::string::npos);
+}
+
+// mpirun 4.1.4 (mpirun-facts.md): one rank per line in line order; without -n every slot;
+// more ranks than lines refused; --mca rmaps seq unbound, --map-by seq bound as by default.
+TEST_CASE("seq: rank i on the host of the i-th line") {
+  HostList hosts{{{.name = "n2", .slots = 2}, {.name = "n1", .slots = 1, .count_cores = true}},
+                 "hostfile hf"};
+  hosts.host_lines = {"n2", "n1", "n2"};
+  auto plan = make_plan(opts({"--launcher=local", "--map-by", "seq", "-n", "3", "./a"}), hosts,
+                        kMachine, env);
+  REQUIRE_MESSAGE(plan.has_value(), plan.error().detail);
+  CHECK(plan->map.nodes() == std::vector<std::string>{"n2", "n1"});
+  CHECK(plan->map.node_of(0) == 0);
+  CHECK(plan->map.node_of(1) == 1);
+  CHECK(plan->map.node_of(2) == 0);
+  CHECK(plan->placement.seq);
+  CHECK_FALSE(plan->placement.bind_none);
+  CHECK(plan->placement.rankfile.empty());
+  REQUIRE(plan->apps.size() == 1);
+  CHECK(plan->apps[0].num_procs == 3);
+  const auto mca = make_plan(opts({"--launcher=local", "--mca", "rmaps", "seq", "-n", "2", "./a"}),
+                             hosts, kMachine, env);
+  REQUIRE(mca.has_value());
+  CHECK(mca->map.size() == 2);
+  CHECK(mca->placement.bind_none);
+  // More ranks than lines, even with --oversubscribe.
+  const auto four =
+      make_plan(opts({"--launcher=local", "--map-by", "seq", "--oversubscribe", "-n", "4", "./a"}),
+                hosts, kMachine, env);
+  REQUIRE_FALSE(four.has_value());
+  CHECK(four.error().kind == ErrorKind::BadOption);
+  CHECK(four.error().detail.find("4 processes but 3 host lines") != std::string::npos);
+  // Without -n: every slot, unknown while a line without slots= counts its node's cores.
+  const auto all =
+      make_plan(opts({"--launcher=local", "--map-by", "seq", "./a"}), hosts, kMachine, env);
+  REQUIRE_FALSE(all.has_value());
+  CHECK(all.error().detail.find("n1's slots are its cores") != std::string::npos);
+  hosts.hosts[1].count_cores = false;
+  const auto every =
+      make_plan(opts({"--launcher=local", "--map-by", "seq", "./a"}), hosts, kMachine, env);
+  REQUIRE_MESSAGE(every.has_value(), every.error().detail);
+  CHECK(every->map.size() == 3);
+  // No order to follow: the hosts of an allocation, or this machine alone.
+  const auto none =
+      make_plan(opts({"--map-by", "seq", "-n", "1", "./a"}), HostList{}, kMachine, env);
+  REQUIRE_FALSE(none.has_value());
+  CHECK(none.error().detail.find("gives no such order") != std::string::npos);
 }
