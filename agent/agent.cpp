@@ -361,6 +361,7 @@ std::optional<SpawnRequest> Agent::prepare_rank(const protocol::JobSpec& job, st
                                ? cpus[static_cast<std::size_t>(local_rank)]
                                : std::string();
   input.bound = !bind.empty();
+  input.prefix = job.prefix;
   return SpawnRequest{index,
                       app.argv,
                       build_rank_env(input),

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <string_view>
+#include <utility>
 
 #include "agent/topology_key.hpp"
 
@@ -32,6 +34,12 @@ class EnvBuilder {
     if (!index_.contains(name)) set(name, value);
   }
   bool has(const std::string& name) const { return index_.contains(name); }
+  /// The value of `name`, or nothing when it is not set.
+  std::optional<std::string> get(const std::string& name) const {
+    const auto it = index_.find(name);
+    if (it == index_.end()) return std::nullopt;
+    return entries_[it->second].substr(name.size() + 1);
+  }
   std::vector<std::string> take() { return std::move(entries_); }
 
  private:
@@ -135,6 +143,21 @@ std::vector<std::string> build_rank_env(const RankEnvInput& in) {
   if (!in.ompi_tmpdir.empty()) env.set("OMPI_MCA_orte_tmpdir_base", in.ompi_tmpdir);
 
   for (const std::string& entry : in.job) env.set(entry);
+  if (!in.prefix.empty()) {
+    for (const auto& [name, sub] :
+         {std::pair{"PATH", "/bin"}, std::pair{"LD_LIBRARY_PATH", "/lib"}}) {
+      const std::string dir = in.prefix + sub;
+      const std::string assignment = std::string(name) + "=";
+      const bool from_job = std::any_of(in.job.begin(), in.job.end(), [&](const std::string& e) {
+        return starts_with(e, assignment);
+      });
+      const std::optional<std::string> value = env.get(name);
+      if (from_job)
+        env.set(name, dir + ":" + value.value_or(""));
+      else
+        env.set(name, dir + ":" + dir + (value ? ":" + *value : ""));
+    }
+  }
   // Ranks that all run on one machine (virtual nodes of it, or a job whose every rank is on
   // this node) reach each other over loopback, unless the user chose interfaces (an include
   // and an exclude list together are an error to Open MPI). Besides keeping such traffic off

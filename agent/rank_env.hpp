@@ -41,6 +41,11 @@ struct RankEnvInput {
   int pmi_fd = -1;              // the rank's PMI socket (MPICH): PMI_FD, PMI_RANK, PMI_SIZE
   std::string topology_xml;     // this machine's topology, complete (agent/topology_cache.hpp)
   bool bound = false;           // the agent binds the rank to CPUs before exec
+  /// --prefix DIR (absolute, no trailing '/'; empty: none): DIR/bin and DIR/lib go in front of
+  /// PATH and LD_LIBRARY_PATH as mpirun 4.1.4 puts them: twice in front of the agent's value
+  /// (orterun and its daemon each add them; with the value unset, just the two), once in front
+  /// of a value `job` sets (-x).
+  std::string prefix;
 };
 
 /// The final environment as NAME=value strings, each name once (later sources win).

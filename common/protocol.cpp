@@ -98,6 +98,7 @@ void put(Writer& w, const JobSpec& m) {
   w.u32(m.universe_size);
   w.i32(m.stdin_rank);
   w.boolean(m.rank_stdout_pty);
+  w.str(m.prefix);
 }
 void put(Writer& w, const SpawnRequest& m) {
   w.str(m.nspace);
@@ -248,6 +249,7 @@ JobSpec get_job_spec(Reader& r) {
   m.universe_size = r.u32();
   m.stdin_rank = r.i32();
   m.rank_stdout_pty = r.boolean();
+  m.prefix = r.str();
   return m;
 }
 

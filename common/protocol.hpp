@@ -18,7 +18,7 @@
 
 namespace mpilaunch::protocol {
 
-inline constexpr std::uint16_t kProtocolVersion = 13;
+inline constexpr std::uint16_t kProtocolVersion = 14;
 inline constexpr std::size_t kHeaderBytes = 16;  // version, type: u16; id, refers_to, size: u32
 inline constexpr std::uint32_t kMaxBodyBytes = 16u << 20;
 
@@ -123,6 +123,10 @@ struct JobSpec {
   /// Each rank's stdout is a pseudo-terminal (as under mpirun; C stdio line-buffers it), else a
   /// pipe (--rank-stdout). stderr is a pipe either way.
   bool rank_stdout_pty = true;
+  /// --prefix: an install prefix DIR (absolute, no trailing '/'), whose bin and lib the ranks
+  /// get in front of PATH and LD_LIBRARY_PATH as mpirun gives them (agent/rank_env.hpp).
+  /// Empty: none.
+  std::string prefix;
   friend bool operator==(const JobSpec&, const JobSpec&) = default;
 };
 

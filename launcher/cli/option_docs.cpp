@@ -131,6 +131,13 @@ constexpr OptionDoc kDocs[] = {
      "libmpi.so.40 or libpmix mean PMIx; a script or a program linked to neither gets both. "
      "--dry-run says what was chosen and why (docs/pmi.md)."},
     {"--wdir", "Environment", "DIR", "working directory of the ranks", "the current directory", ""},
+    {"--prefix", "Environment", "DIR",
+     "DIR/bin and DIR/lib first in the ranks' PATH and LD_LIBRARY_PATH", "",
+     "As mpirun 4.1.4 sets them, on every node: DIR/bin:DIR/bin:$PATH and "
+     "DIR/lib:DIR/lib:$LD_LIBRARY_PATH (mpirun adds each twice), or DIR/bin:VALUE when -x gives "
+     "the variable. One for the whole job, given before the first program; DIR absolute. "
+     "OPAL_PREFIX is left as it is, as mpirun leaves it. It does not say where mpilaunch's "
+     "agent is (--agent-path)."},
     {"--app", "Environment", "FILE", "run the application contexts of an appfile (MPMD)", "",
      "One context per line: mpirun's options and a program with its arguments, split at blanks "
      "(no quoting, as mpirun reads it), '#' starts a comment. The contexts form one "

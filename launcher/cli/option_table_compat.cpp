@@ -9,7 +9,9 @@ void add_compat_options(std::vector<OptionSpec>& t) {
   // Accepted without effect.
   t.push_back(ignored({"-v", "--verbose", "-verbose"}, 0,
                       "mpirun's verbose flag has no output of its own; --events records the job"));
-  t.push_back(ignored({"--noprefix", "-noprefix"}, 0, "mpilaunch never adds an install prefix"));
+  t.push_back(ignored({"--noprefix", "-noprefix"}, 0,
+                      "mpilaunch adds an install prefix only when --prefix gives one (which "
+                      "--noprefix does not cancel, as in mpirun 4.1.4)"));
   t.push_back(ignored({"--novm", "-novm"}, 0,
                       "agents start only on hosts that run ranks, which is what --novm asks"));
   t.push_back(ignored({"--use-regexp", "-use-regexp"}, 0,
@@ -34,10 +36,6 @@ void add_compat_options(std::vector<OptionSpec>& t) {
   t.push_back(ignored({"--personality", "-personality"}, 1,
                       "the only personality of Open MPI 4.1 is 'ompi'"));
   // Refused by name.
-  t.push_back(refused({"--prefix", "-prefix"}, 1,
-                      "mpilaunch does not set the ranks' PATH and LD_LIBRARY_PATH from an "
-                      "install prefix yet; use -x PATH=DIR/bin:$PATH -x "
-                      "LD_LIBRARY_PATH=DIR/lib:$LD_LIBRARY_PATH"));
   t.push_back(refused({"--launch-agent", "-launch-agent"}, 1,
                       "mpilaunch starts its own agent; --agent-path says where it is"));
   t.push_back(refused({"--path", "-path"}, 1,

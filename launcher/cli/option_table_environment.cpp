@@ -1,4 +1,7 @@
 // What the ranks see: exported variables, MCA parameters, the PMI interface, the directory.
+#include <string>
+#include <utility>
+
 #include "common/text_format.hpp"
 
 #include "launcher/cli/option_table.hpp"
@@ -33,6 +36,29 @@ void add_environment_options(std::vector<OptionSpec>& t) {
          }
          return {};
        }});
+  // mpirun's install prefix: the ranks' PATH and LD_LIBRARY_PATH (agent/rank_env.hpp). One for
+  // the whole job, as mpirun 4.1.4 uses only the first.
+  t.push_back({{"--prefix", "-prefix"}, 1, [](Options& o, const Values& v) -> Status {
+                 std::string dir(v[0]);
+                 if (dir.empty() || dir[0] != '/')
+                   return bad_option(mpilaunch::format(
+                       "--prefix '{}': give the install prefix as an absolute directory "
+                       "(mpirun 4.1.4 reads a relative one against two different directories)",
+                       v[0]));
+                 while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+                 if (dir == "/")
+                   return bad_option(mpilaunch::format(
+                       "--prefix {}: a prefix of slashes only names no install (mpirun refuses "
+                       "it too)",
+                       v[0]));
+                 if (!o.prefix.empty() && o.prefix != dir)
+                   return bad_option(mpilaunch::format(
+                       "--prefix is given twice ({} and {}): mpirun 4.1.4 uses the first and "
+                       "ignores the other; give one",
+                       o.prefix, dir));
+                 o.prefix = std::move(dir);
+                 return {};
+               }});
   // MPMD: one application context per line of the file (apply_appfile, read by run()).
   t.push_back({{"--app", "-app"}, 1, [](Options& o, const Values& v) -> Status {
                  if (v[0].empty()) return bad_option("--app needs the name of an appfile");

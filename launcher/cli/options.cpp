@@ -223,6 +223,18 @@ void set_first_context(Options& o, std::vector<AppOptions> contexts) {
     o.hosts.insert(o.hosts.end(), app.hosts.begin(), app.hosts.end());
 }
 
+// mpirun 4.1.4 takes --prefix from the first application context (or the command line before an
+// appfile) for every context and ignores one given with a later context: refused here instead.
+Status prefix_of_later_context(const Options& o, const std::string& first_prefix,
+                               std::size_t context) {
+  if (o.prefix == first_prefix) return {};
+  return bad_option(mpilaunch::format(
+      "--prefix {} is given with application context {}: mpirun 4.1.4 uses the first context's "
+      "--prefix (or none) for every context and ignores it there; give one --prefix before the "
+      "first program",
+      o.prefix, context + 1));
+}
+
 void finish(Options& o) {
   if (o.hostfile.empty()) o.hostfile = o.default_hostfile;
   if (o.disable_recovery) o.max_restarts = 0;
@@ -233,11 +245,15 @@ void finish(Options& o) {
 Result<Options> parse_options(const std::vector<std::string>& args) {
   Options o;
   std::vector<AppOptions> contexts;
+  std::string first_prefix;
   std::size_t i = 0;
   for (;;) {
     auto start = parse_option_words(o, args, i);
     if (!start) return start.error();
     if (o.help) return o;
+    if (contexts.empty()) first_prefix = o.prefix;
+    if (Status st = prefix_of_later_context(o, first_prefix, contexts.size()); !st)
+      return st.error();
     // mpirun reads a lone ':' as the start of another application context (MPMD).
     const auto colon = std::find(args.begin() + static_cast<std::ptrdiff_t>(start.value()),
                                  args.end(), std::string(":"));
@@ -278,6 +294,7 @@ Result<Options> apply_appfile(const Options& command_line, std::string_view text
   const std::vector<std::string> command_line_hosts = o.hosts;
   o.hosts.clear();
   std::vector<AppOptions> contexts;
+  std::string first_prefix;
   int line_number = 0;
   while (!text.empty()) {
     const std::size_t end = text.find('\n');
@@ -304,6 +321,9 @@ Result<Options> apply_appfile(const Options& command_line, std::string_view text
       return bad_option(mpilaunch::format(
           "--app {}, line {}: --help, --version and --app do not belong in an appfile", path,
           line_number));
+    if (contexts.empty()) first_prefix = o.prefix;
+    if (Status st = prefix_of_later_context(o, first_prefix, contexts.size()); !st)
+      return where(st.error());
     std::vector<std::string> program(words.begin() + static_cast<std::ptrdiff_t>(start.value()),
                                      words.end());
     if (std::find(program.begin(), program.end(), ":") != program.end())

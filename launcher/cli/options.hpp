@@ -77,6 +77,7 @@ struct Options {
   std::vector<std::string> exports;  // -x NAME or NAME=value
   std::vector<std::pair<std::string, std::string>> mca;
   std::string wdir;
+  std::string prefix;  // --prefix DIR: absolute, without trailing '/' (one for the whole job)
   PmiKind pmi = PmiKind::Auto;
   // Output
   bool tag_output = false;

@@ -428,6 +428,7 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
   }
   for (const auto& [key, value] : o.mca)
     plan.env.push_back(mpilaunch::format("OMPI_MCA_{}={}", key, value));
+  plan.prefix = o.prefix;
   return plan;
 }
 
@@ -529,6 +530,9 @@ std::string render_plan(const LaunchPlan& plan, const std::string& agent_command
   if (plan.apps.size() == 1)
     for (const std::string& e : plan.apps[0].env) out += mpilaunch::format("  env: {}\n", e);
   for (const std::string& e : plan.env) out += mpilaunch::format("  env: {}\n", e);
+  if (!plan.prefix.empty())
+    out += mpilaunch::format("  prefix: {0}/bin and {0}/lib first in PATH and LD_LIBRARY_PATH\n",
+                             plan.prefix);
   for (const std::string& w : plan.warnings) out += mpilaunch::format("warning: {}\n", w);
   return out;
 }

@@ -47,6 +47,7 @@ struct LaunchPlan {
   MapRequest request;            // what `map` was (or will be) made from
   PlacementPolicy placement;     // mapping, ranking, binding (common/placement.hpp)
   std::vector<std::string> env;  // NAME=value for every rank (--mca)
+  std::string prefix;            // --prefix DIR: the ranks' PATH and LD_LIBRARY_PATH (JobSpec)
   std::vector<PlanApp> apps;     // every application context, in rank order; at least one
   PmiChoice pmi;                 // filled in by run() from --pmi and the program's libraries
   std::vector<std::string> warnings;

@@ -259,6 +259,7 @@ void Supervisor::spawn_ranks() {
   spec.universe_size = static_cast<std::uint32_t>(plan.universe_size);
   spec.stdin_rank = stdin_ ? config_.stdin_rank : protocol::kStdinNone;
   spec.rank_stdout_pty = config_.rank_stdout_pty;
+  spec.prefix = plan.prefix;
   // A fresh attempt: new namespace, nothing carried over but the agents (its spawned jobs go).
   streams_.close_all();
   output_.hold();

@@ -25,6 +25,12 @@ constexpr const char* kBinding = "issue 21: mapping, ranking and binding";
 constexpr const char* kOversubscribedRemote =
     "deliberate: oversubscribed remote (docs/mpirun-compat.md)";
 
+// mpirun 4.1.4 puts --prefix's DIR/bin and DIR/lib in front of PATH and LD_LIBRARY_PATH a third
+// time for ranks its orteds start (the orted's own environment has them once); mpilaunch puts
+// them twice on every node, as mpirun does on its own.
+constexpr const char* kPrefixRemote =
+    "deliberate: --prefix on remote nodes (docs/mpirun-compat.md)";
+
 constexpr unsigned kAll = Report | Stdout | Stderr;
 constexpr unsigned kRefusal = ExitNonzero | Framed;
 
@@ -165,10 +171,20 @@ std::vector<Case> table() {
        .args = {"--allow-run-as-root", "-n", "2", "@probe"},
        .source = "mpirun(1): --allow-run-as-root (container entrypoints)"});
   add({.name = "quiet", .args = {"-q", "-n", "2", "@probe"}, .source = "mpirun(1): -q, --quiet"});
+  // --prefix: DIR/bin and DIR/lib twice in front of PATH and LD_LIBRARY_PATH, once in front of a
+  // -x value; OPAL_PREFIX untouched.
   add({.name = "prefix",
        .args = {"--prefix", "/usr", "-n", "2", "@probe"},
-       .pending = kOptions,
+       .env = {"PROBE_ENV=PATH,LD_LIBRARY_PATH,OPAL_PREFIX", "LD_LIBRARY_PATH=/opt/lib"},
        .source = "mpirun(1): --prefix <dir>"});
+  add({.name = "prefix-x",
+       .args = {"-prefix", "/opt/ompi/", "-x", "LD_LIBRARY_PATH=/opt/lib", "-n", "1", "@probe"},
+       .env = {"PROBE_ENV=PATH,LD_LIBRARY_PATH,OPAL_PREFIX"},
+       .source = "mpirun(1): --prefix with -x LD_LIBRARY_PATH"});
+  add({.name = "prefix-slashes-only",
+       .args = {"--prefix", "/", "-n", "1", "@probe"},
+       .checks = kRefusal,
+       .source = "mpirun(1): --prefix <dir> (a prefix of slashes only)"});
   add({.name = "bind-to-none",
        .args = {"--bind-to", "none", "-n", "2", "@probe"},
        .source = "Horovod, T9k MPIJob: -bind-to none"});
@@ -421,6 +437,12 @@ std::vector<Case> table() {
          .pending = kOversubscribedRemote,
          .pending_on = Report,
          .source = "mpirun(1): --oversubscribe across nodes"});
+  vnode({.name = "vn-prefix",
+         .args = {"-H", "node1:1,node2:1", "--prefix", "/usr", "-n", "2", "@probe"},
+         .pending = kPrefixRemote,
+         .pending_on = Report,
+         .env = {"PROBE_ENV=PATH,LD_LIBRARY_PATH"},
+         .source = "mpirun(1): --prefix <dir> on remote nodes"});
   vnode({.name = "vn-too-many",
          .args = {"-H", "node1:1,node2:1", "-n", "3", "@probe"},
          .checks = kRefusal,

@@ -120,6 +120,29 @@ TEST_CASE("ssh: 50 MB of stdin reach rank 0 byte for byte; rank 1 reads /dev/nul
   CHECK(wait_until_gone(mark, 3s).empty());
 }
 
+// --prefix DIR on remote nodes: the ranks' PATH and LD_LIBRARY_PATH start with DIR/bin and
+// DIR/lib as mpirun 4.1.4 puts them (twice in front of the remote value; once in front of a -x
+// value), applied by the remote agent to its own environment.
+TEST_CASE("ssh: --prefix puts DIR/bin and DIR/lib first in the remote ranks' search paths") {
+  const std::string mark = new_mark();
+  const std::string show = "echo \"P=$PATH\"; echo \"L=${LD_LIBRARY_PATH-unset}\"";
+  const Run run = run_launcher(
+      ssh_args(mark, {"--prefix", "/opt/px/", "-H", "node2:1", "-n", "1", "/bin/sh", "-c", show}));
+  INFO("stderr: " << run.err);
+  INFO("stdout: " << run.out);
+  CHECK(run.exit_code == 0);
+  CHECK(run.out.find("P=/opt/px/bin:/opt/px/bin:") != std::string::npos);
+  CHECK(run.out.find("P=/opt/px/bin:/opt/px/bin:/opt/px/bin") == std::string::npos);
+  CHECK(run.out.find("L=/opt/px/lib:/opt/px/lib") != std::string::npos);
+  const Run with_x =
+      run_launcher(ssh_args(mark, {"--prefix", "/opt/px", "-x", "LD_LIBRARY_PATH=/y", "-H",
+                                   "node1:1", "-n", "1", "/bin/sh", "-c", show}));
+  INFO("stderr: " << with_x.err);
+  CHECK(with_x.exit_code == 0);
+  CHECK(with_x.out.find("L=/opt/px/lib:/y\n") != std::string::npos);
+  CHECK(wait_until_gone(mark, 3s).empty());
+}
+
 // Rank stdout on a remote node is a pseudo-terminal read by that node's agent (issue 20 item
 // 8): a C stdio line is out while the rank runs (it waits for a file the test creates only after
 // seeing the line), stderr stays a pipe, and binary output arrives byte for byte.

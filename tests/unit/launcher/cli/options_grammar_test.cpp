@@ -119,7 +119,8 @@ const Spelling kMpirun[] = {
     {"--xterm", 1, R},
     {"-path", 1, R},
     {"--path", 1, R},
-    {"--prefix", 1, R},
+    {"-prefix", 1, W},
+    {"--prefix", 1, W},
     {"--noprefix", 0, I},
     {"-s", 0, R},
     {"--preload-binary", 0, R},
@@ -213,6 +214,7 @@ std::string value_for(std::string_view name) {
   if (name == "--stdin" || name == "-stdin") return "none";
   if (name == "--map-by" || name == "-map-by") return "node";
   if (name == "--report-pid" || name == "-report-pid") return "+";
+  if (name == "--prefix" || name == "-prefix") return "/opt/ompi";
   return "2";
 }
 

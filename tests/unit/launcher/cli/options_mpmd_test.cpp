@@ -146,3 +146,61 @@ TEST_CASE("appfile: errors name the file and the line") {
     CHECK(o.error().detail.starts_with(c.expected));
   }
 }
+
+// mpirun 4.1.4 takes --prefix from the command line or the first context for the whole job and
+// ignores one given later (or a second one): refused here rather than ignored.
+TEST_CASE("--prefix: one for the whole job, absolute, given before the first program") {
+  struct Row {
+    Words args;
+    const char* prefix;  // nullptr: refused, with `error` in the detail
+    const char* error;
+  };
+  const Row rows[] = {
+      {{"--prefix", "/opt/ompi", "./a"}, "/opt/ompi", ""},
+      {{"-prefix", "/opt/ompi//", "./a"}, "/opt/ompi", ""},
+      {{"--prefix=//x//", "./a"}, "//x", ""},
+      {{"--prefix", "/o", "-n", "1", "./a", ":", "--prefix", "/o", "-n", "1", "./b"}, "/o", ""},
+      {{"--prefix", "/o", "-n", "1", "./a", ":", "-n", "1", "./b"}, "/o", ""},
+      {{"--prefix", "opt", "./a"},
+       nullptr,
+       "--prefix 'opt': give the install prefix as an absolute"},
+      {{"--prefix", "", "./a"}, nullptr, "--prefix '': give the install prefix as an absolute"},
+      {{"--prefix", "//", "./a"}, nullptr, "--prefix //: a prefix of slashes only"},
+      {{"--prefix", "/a", "--prefix", "/b", "./a"}, nullptr, "--prefix is given twice (/a and /b)"},
+      {{"-n", "1", "./a", ":", "--prefix", "/b", "-n", "1", "./b"},
+       nullptr,
+       "--prefix /b is given with application context 2"},
+      {{"--prefix", "/a", "./a", ":", "--prefix", "/b", "./b"},
+       nullptr,
+       "--prefix is given twice (/a and /b)"},
+  };
+  for (const Row& row : rows) {
+    CAPTURE(row.args);
+    const auto o = parse_options(row.args);
+    if (row.prefix == nullptr) {
+      REQUIRE_FALSE(o);
+      CAPTURE(o.error().detail);
+      CHECK(o.error().kind == ErrorKind::BadOption);
+      CHECK(o.error().detail.starts_with(row.error));
+    } else {
+      REQUIRE(o);
+      CHECK(o->prefix == row.prefix);
+    }
+  }
+  // An appfile: the command line's --prefix, or the first line's, for every line.
+  const auto cl = parse_options({"--prefix", "/o", "--app", "f"});
+  REQUIRE(cl);
+  auto o = apply_appfile(*cl, "-n 1 ./a\n--prefix /o -n 1 ./b\n", "f");
+  REQUIRE(o);
+  CHECK(o->prefix == "/o");
+  const auto bare = parse_options({"--app", "f"});
+  REQUIRE(bare);
+  o = apply_appfile(*bare, "--prefix /p -n 1 ./a\n-n 1 ./b\n", "f");
+  REQUIRE(o);
+  CHECK(o->prefix == "/p");
+  o = apply_appfile(*bare, "-n 1 ./a\n--prefix /p -n 1 ./b\n", "f");
+  REQUIRE_FALSE(o);
+  CHECK(
+      o.error().detail.starts_with("--app f, line 2: --prefix /p is given with application "
+                                   "context 2"));
+}
