@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <memory>
 #include <system_error>
+#include <utility>
 
 #include "common/text_format.hpp"
 
@@ -95,6 +96,13 @@ void Agent::on_message(protocol::Envelope envelope) {
             if (it == pending_dmodex_.end()) return;
             it->second(m.status, m.data);
             pending_dmodex_.erase(it);
+          },
+          [&](const NameReply& m) {
+            const auto it = pending_names_.find(refers_to);
+            if (it == pending_names_.end()) return;
+            NameDone done = std::move(it->second);
+            pending_names_.erase(it);
+            done(m);
           },
           [&](const auto& m) {
             fail(Error{.kind = ErrorKind::MalformedFrame,
@@ -635,6 +643,14 @@ void Agent::on_log(const std::string& nspace, std::optional<std::uint32_t> rank,
   }
 }
 
+void Agent::on_name_request(protocol::Message request, NameDone done) {
+  if (finished_ || launcher_gone_)
+    return done(protocol::NameReply{protocol::NameStatus::JobEnded, {}});
+  const std::uint32_t id = next_request_id_++;
+  pending_names_[id] = std::move(done);
+  frames_.send(request, id);
+}
+
 void Agent::on_unsupported(const std::string& nspace, std::optional<std::uint32_t> rank,
                            std::string call) {
   // Once per call and namespace: each rank of a spawn or connect asks, the first says it all.
@@ -676,6 +692,8 @@ void Agent::finish() {
   pending_dmodex_.clear();
   for (auto& [id, done] : pending_spawns_) done(-1, {});  // PMIX_ERROR
   pending_spawns_.clear();
+  for (auto& [id, done] : std::exchange(pending_names_, {}))
+    done(protocol::NameReply{protocol::NameStatus::JobEnded, {}});
   remove_job_files();
   if (launcher_gone_) return close_pmix_and_stop();
   // The bye goes before the PMIx server's teardown, which has no one waiting for it: every

@@ -78,6 +78,7 @@ class Agent final : public FrameSink, public PmixEvents, public PmiEvents {
   void on_unsupported(const std::string& nspace, std::optional<std::uint32_t> rank,
                       std::string call) override;
   void on_spawn(protocol::SpawnRequest request, SpawnDone done) override;
+  void on_name_request(protocol::Message request, NameDone done) override;
 
   // PmiEvents (MPICH ranks)
   void on_pmi_connected(std::uint32_t rank) override;
@@ -157,6 +158,7 @@ class Agent final : public FrameSink, public PmixEvents, public PmiEvents {
   std::map<std::uint32_t, ModexDone> pending_dmodex_;
   std::map<std::uint32_t, SpawnDone> pending_spawns_;     // request id -> the rank's answer
   std::map<std::string, protocol::ChildJob> child_jobs_;  // spawned namespaces of this attempt
+  std::map<std::uint32_t, NameDone> pending_names_;  // name requests the launcher has not answered
   std::uint32_t next_request_id_ = 1;
   bool shutting_down_ = false;
   bool kill_seen_ = false;  // this attempt's first Kill came: ranks running then were marked

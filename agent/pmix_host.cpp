@@ -14,6 +14,7 @@
 #include "common/text_format.hpp"
 
 #include "agent/peer_sockets.hpp"
+#include "agent/pmix_names.hpp"
 #include "agent/rank_env.hpp"
 #include "agent/topology_cache.hpp"
 
@@ -196,7 +197,7 @@ void on_log(const pmix_proc_t* client, const pmix_info_t data[], size_t ndata, c
   });
 }
 
-// The dynamic-process services (issue 24) are not served yet. Each upcall answers at once with
+// Spawn and connect (issue 24) are not served yet. Each upcall answers at once with
 // PMIX_ERR_NOT_SUPPORTED (what libpmix says when the field is NULL) and tells the agent, so
 // that the launcher can name the MPI call and end the job: a rank told "not supported" may
 // otherwise wait forever for peers that went on (accept/connect on a subset of the ranks).
@@ -212,41 +213,19 @@ void report_unsupported(const pmix_proc_t* proc, std::string call) {
   });
 }
 
-// Open MPI 4.1's accept/connect exchanges its side's address through publish and lookup under
-// the key "<port>:accept" (published by MPI_Comm_accept, looked up by MPI_Comm_connect) or
-// "<port>:connect" (the other way round); MPI_Publish_name's keys are the service names.
-const char* accept_connect_call(std::string_view key, bool published) {
-  if (key.ends_with(":accept")) return published ? "MPI_Comm_accept" : "MPI_Comm_connect";
-  if (key.ends_with(":connect")) return published ? "MPI_Comm_connect" : "MPI_Comm_accept";
-  return nullptr;
-}
-
 pmix_status_t on_publish(const pmix_proc_t* proc, const pmix_info_t info[], size_t ninfo,
-                         pmix_op_cbfunc_t, void*) {
-  for (size_t i = 0; i < ninfo; ++i)
-    if (const char* call = accept_connect_call(info[i].key, true)) {
-      report_unsupported(proc, mpilaunch::format("{} (PMIx_Publish)", call));
-      return PMIX_ERR_NOT_SUPPORTED;
-    }
-  report_unsupported(proc, "MPI_Publish_name (PMIx_Publish)");
-  return PMIX_ERR_NOT_SUPPORTED;
+                         pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  return serve_publish(*g_host, proc, info, ninfo, cbfunc, cbdata);
 }
 
-pmix_status_t on_lookup(const pmix_proc_t* proc, char** keys, const pmix_info_t[], size_t,
-                        pmix_lookup_cbfunc_t, void*) {
-  for (char** k = keys; k != nullptr && *k != nullptr; ++k)
-    if (const char* call = accept_connect_call(*k, false)) {
-      report_unsupported(proc, mpilaunch::format("{} (PMIx_Lookup)", call));
-      return PMIX_ERR_NOT_SUPPORTED;
-    }
-  report_unsupported(proc, "MPI_Lookup_name (PMIx_Lookup)");
-  return PMIX_ERR_NOT_SUPPORTED;
+pmix_status_t on_lookup(const pmix_proc_t* proc, char** keys, const pmix_info_t info[],
+                        size_t ninfo, pmix_lookup_cbfunc_t cbfunc, void* cbdata) {
+  return serve_lookup(*g_host, proc, keys, info, ninfo, cbfunc, cbdata);
 }
 
-pmix_status_t on_unpublish(const pmix_proc_t* proc, char**, const pmix_info_t[], size_t,
-                           pmix_op_cbfunc_t, void*) {
-  report_unsupported(proc, "MPI_Unpublish_name (PMIx_Unpublish)");
-  return PMIX_ERR_NOT_SUPPORTED;
+pmix_status_t on_unpublish(const pmix_proc_t* proc, char** keys, const pmix_info_t info[],
+                           size_t ninfo, pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  return serve_unpublish(*g_host, proc, keys, info, ninfo, cbfunc, cbdata);
 }
 
 // PMIx_Spawn (MPI_Comm_spawn, MPI_Comm_spawn_multiple): the request goes to the launcher,

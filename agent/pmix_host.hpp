@@ -29,6 +29,8 @@ namespace mpilaunch::agent {
 using ModexDone = std::function<void(int status, std::span<const std::byte> data)>;
 /// Completes a PMIx_Spawn: a PMIx status and, on success, the new namespace.
 using SpawnDone = std::function<void(int status, const std::string& nspace)>;
+/// Completes a name-service request with the launcher's answer.
+using NameDone = std::function<void(const protocol::NameReply& reply)>;
 
 class PmixEvents {
  public:
@@ -48,6 +50,9 @@ class PmixEvents {
   /// A rank called PMIx_Spawn (MPI_Comm_spawn, MPI_Comm_spawn_multiple): `request` holds the
   /// parent, the contexts and their info keys; `done` answers the rank.
   virtual void on_spawn(protocol::SpawnRequest request, SpawnDone done) = 0;
+  /// A rank published, looked up or withdrew names (`request` is a NamePublish, NameLookup or
+  /// NameUnpublish): the launcher's name service answers; `done` must be called exactly once.
+  virtual void on_name_request(protocol::Message request, NameDone done) = 0;
   /// A rank asked for a service the agent does not serve (spawn, publish, connect, ...): the
   /// request was already answered PMIX_ERR_NOT_SUPPORTED. `call` names the MPI call(s) behind
   /// it and the PMIx call ("MPI_Comm_spawn (PMIx_Spawn)"); `rank` is empty when PMIx does not

@@ -1,5 +1,7 @@
 #include "common/protocol.hpp"
 
+#include <algorithm>
+
 #include "common/text_format.hpp"
 
 #include "common/codec.hpp"
@@ -253,6 +255,58 @@ JobSpec get_job_spec(Reader& r) {
   return m;
 }
 
+void put(Writer& w, const NameEntry& e) {
+  w.str(e.key);
+  w.u8(static_cast<std::uint8_t>(e.format));
+  w.bytes(e.value);
+}
+void put(Writer& w, const NamePublish& m) {
+  w.str(m.nspace);
+  w.u32(m.rank);
+  w.u8(static_cast<std::uint8_t>(m.range));
+  w.u8(static_cast<std::uint8_t>(m.persistence));
+  w.u32(static_cast<std::uint32_t>(m.entries.size()));
+  for (const NameEntry& e : m.entries) put(w, e);
+}
+void put(Writer& w, const NameLookup& m) {
+  w.str(m.nspace);
+  w.u32(m.rank);
+  w.u8(static_cast<std::uint8_t>(m.range));
+  w.strings(m.keys);
+  w.u32(m.wait);
+  w.u32(m.timeout_ms);
+}
+void put(Writer& w, const NameUnpublish& m) {
+  w.str(m.nspace);
+  w.u32(m.rank);
+  w.u8(static_cast<std::uint8_t>(m.range));
+  w.strings(m.keys);
+}
+void put(Writer& w, const NameReply& m) {
+  w.u8(static_cast<std::uint8_t>(m.status));
+  w.u32(static_cast<std::uint32_t>(m.found.size()));
+  for (const NameFound& f : m.found) {
+    w.str(f.nspace);
+    w.u32(f.rank);
+    put(w, f.entry);
+  }
+}
+
+// The name service's enums: a value past the last one is malformed.
+template <class Enum>
+Enum get_enum(Reader& r, Enum last) {
+  const std::uint8_t v = r.u8();
+  if (v > static_cast<std::uint8_t>(last)) r.reject();
+  return r.ok() ? static_cast<Enum>(v) : Enum{};
+}
+NameEntry get_name_entry(Reader& r) {
+  NameEntry e;
+  e.key = r.str();
+  e.format = get_enum(r, NameFormat::PmixValue);
+  e.value = r.bytes();
+  return e;
+}
+
 // One decode function per message type.
 Message get(Reader& r, MsgType type) {
   switch (type) {
@@ -430,13 +484,64 @@ Message get(Reader& r, MsgType type) {
       }
       return m;
     }
+    case MsgType::NamePublish: {
+      NamePublish m;
+      m.nspace = r.str();
+      m.rank = r.u32();
+      m.range = get_enum(r, NameRange::Process);
+      m.persistence = get_enum(r, NamePersistence::FirstRead);
+      const std::uint32_t n = r.u32();
+      // Each entry needs at least 9 bytes.
+      if (n > r.remaining() / 9) {
+        r.reject();
+        return m;
+      }
+      for (std::uint32_t i = 0; i < n && r.ok(); ++i) m.entries.push_back(get_name_entry(r));
+      return m;
+    }
+    case MsgType::NameLookup: {
+      NameLookup m;
+      m.nspace = r.str();
+      m.rank = r.u32();
+      m.range = get_enum(r, NameRange::Process);
+      m.keys = r.strings();
+      m.wait = r.u32();
+      m.timeout_ms = r.u32();
+      return m;
+    }
+    case MsgType::NameUnpublish: {
+      NameUnpublish m;
+      m.nspace = r.str();
+      m.rank = r.u32();
+      m.range = get_enum(r, NameRange::Process);
+      m.keys = r.strings();
+      return m;
+    }
+    case MsgType::NameReply: {
+      NameReply m;
+      m.status = get_enum(r, NameStatus::BadRequest);
+      const std::uint32_t n = r.u32();
+      // Each entry needs at least 17 bytes.
+      if (n > r.remaining() / 17) {
+        r.reject();
+        return m;
+      }
+      for (std::uint32_t i = 0; i < n && r.ok(); ++i) {
+        NameFound f;
+        f.nspace = r.str();
+        f.rank = r.u32();
+        f.entry = get_name_entry(r);
+        m.found.push_back(std::move(f));
+      }
+      return m;
+    }
   }
   return AgentBye{};
 }
 
 bool is_known(std::uint16_t type) {
-  return type >= static_cast<std::uint16_t>(MsgType::LauncherHello) &&
-         type <= static_cast<std::uint16_t>(MsgType::ChildJob);
+  return std::ranges::any_of(kMessageTypes,
+                             [type](MsgType t) { return static_cast<std::uint16_t>(t) == type; });
 }
 
 std::uint32_t read_u32(std::span<const std::byte> in, std::size_t at) {
@@ -449,7 +554,7 @@ std::uint32_t read_u32(std::span<const std::byte> in, std::size_t at) {
 }  // namespace
 
 MsgType type_of(const Message& message) {
-  return static_cast<MsgType>(message.index() + 1);
+  return kMessageTypes[message.index()];
 }
 
 namespace {

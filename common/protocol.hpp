@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <span>
 #include <string>
@@ -18,7 +19,7 @@
 
 namespace mpilaunch::protocol {
 
-inline constexpr std::uint16_t kProtocolVersion = 14;
+inline constexpr std::uint16_t kProtocolVersion = 15;
 inline constexpr std::size_t kHeaderBytes = 16;  // version, type: u16; id, refers_to, size: u32
 inline constexpr std::uint32_t kMaxBodyBytes = 16u << 20;
 
@@ -47,6 +48,11 @@ enum class MsgType : std::uint16_t {
   SpawnRequest = 22,
   SpawnReply = 23,
   ChildJob = 24,
+  // 25-37: reserved for other messages (mapping, ...)
+  NamePublish = 38,
+  NameLookup = 39,
+  NameUnpublish = 40,
+  NameReply = 41,
 };
 
 /// JobSpec::stdin_rank: no rank reads the launcher's stdin (every rank gets /dev/null), or all.
@@ -319,11 +325,110 @@ struct ChildJob {
   friend bool operator==(const ChildJob&, const ChildJob&) = default;
 };
 
+/// Who may look a published name up (PMIx data ranges, as mpirun 4.1's data servers read them:
+/// node-local names live apart from the job's, docs/dynamic-processes.md).
+enum class NameRange : std::uint8_t {
+  Session = 0,    // every process of the job, all its namespaces (PMIx session, global, undef)
+  Namespace = 1,  // processes of the publisher's namespace
+  Node = 2,       // processes on the publisher's node (PMIx local)
+  Process = 3,    // the publisher itself (PMIx proc-local)
+};
+/// How long a published name lives (PMIx persistence).
+enum class NamePersistence : std::uint8_t {
+  Session = 0,    // until the job (this attempt) ends (PMIx session, indefinite)
+  App = 1,        // until the publisher's namespace ends (mpirun 4.1's default)
+  Proc = 2,       // until the publishing process ends
+  FirstRead = 3,  // until the first lookup that returns it
+};
+/// How a NameEntry's value is written.
+enum class NameFormat : std::uint8_t {
+  Text = 0,       // a string (MPI_Publish_name's port, PMI's value, a PMIx string)
+  PmixValue = 1,  // a pmix_value_t of another type, packed by libpmix (PMIx_Data_pack)
+};
+/// The answer to a name request.
+enum class NameStatus : std::uint8_t {
+  Ok = 0,
+  NotFound = 1,    // a lookup found none of its keys (without waiting)
+  TimedOut = 2,    // a waiting lookup's deadline passed first
+  JobEnded = 3,    // the job (this attempt) ended while the lookup waited
+  BadRequest = 4,  // a request the service cannot serve (no keys, ...)
+};
+
+struct NameEntry {
+  std::string key;
+  NameFormat format = NameFormat::Text;
+  std::vector<std::byte> value;
+  friend bool operator==(const NameEntry&, const NameEntry&) = default;
+};
+
+/// agent -> launcher, a request (its id): rank `rank` of `nspace` published `entries`
+/// (PMIx_Publish, PMI publish_name). Answered by NameReply.
+struct NamePublish {
+  std::string nspace;
+  std::uint32_t rank = 0;
+  NameRange range = NameRange::Session;
+  NamePersistence persistence = NamePersistence::App;
+  std::vector<NameEntry> entries;
+  friend bool operator==(const NamePublish&, const NamePublish&) = default;
+};
+
+/// agent -> launcher, a request (its id): look `keys` up for rank `rank` of `nspace`
+/// (PMIx_Lookup, PMI lookup_name). `wait`: 0 answers at once; N waits until N of the keys are
+/// published, at most `timeout_ms` (0: the service's own deadline). Answered by NameReply.
+struct NameLookup {
+  std::string nspace;
+  std::uint32_t rank = 0;
+  NameRange range = NameRange::Session;
+  std::vector<std::string> keys;
+  std::uint32_t wait = 0;
+  std::uint32_t timeout_ms = 0;
+  friend bool operator==(const NameLookup&, const NameLookup&) = default;
+};
+
+/// agent -> launcher, a request (its id): withdraw the caller's `keys` published with `range`
+/// (empty: all the caller's names). Answered by NameReply.
+struct NameUnpublish {
+  std::string nspace;
+  std::uint32_t rank = 0;
+  NameRange range = NameRange::Session;
+  std::vector<std::string> keys;
+  friend bool operator==(const NameUnpublish&, const NameUnpublish&) = default;
+};
+
+/// One name a lookup found, with its publisher.
+struct NameFound {
+  std::string nspace;
+  std::uint32_t rank = 0;
+  NameEntry entry;
+  friend bool operator==(const NameFound&, const NameFound&) = default;
+};
+
+/// launcher -> agent, the answer to NamePublish, NameLookup or NameUnpublish (refers_to its id).
+struct NameReply {
+  NameStatus status = NameStatus::Ok;
+  std::vector<NameFound> found;  // lookups only
+  friend bool operator==(const NameReply&, const NameReply&) = default;
+};
+
 using Message =
     std::variant<LauncherHello, AgentHello, JobSpec, Spawn, RankStarted, RankOutput,
                  FenceContribute, FenceRelease, DmodexRequest, DmodexReply, RankExited, SpawnFailed,
                  Kill, Shutdown, AgentError, AgentBye, RankConnected, StdinData, StdinCredit,
-                 CollectStacks, NodeStacks, SpawnRequest, SpawnReply, ChildJob>;
+                 CollectStacks, NodeStacks, SpawnRequest, SpawnReply, ChildJob, NamePublish,
+                 NameLookup, NameUnpublish, NameReply>;
+
+/// Each alternative's MsgType, in the variant's order (the numbers have gaps: ranges are
+/// reserved for messages other branches add).
+inline constexpr MsgType kMessageTypes[] = {
+    MsgType::LauncherHello, MsgType::AgentHello,   MsgType::JobSpec,         MsgType::Spawn,
+    MsgType::RankStarted,   MsgType::RankOutput,   MsgType::FenceContribute, MsgType::FenceRelease,
+    MsgType::DmodexRequest, MsgType::DmodexReply,  MsgType::RankExited,      MsgType::SpawnFailed,
+    MsgType::Kill,          MsgType::Shutdown,     MsgType::AgentError,      MsgType::AgentBye,
+    MsgType::RankConnected, MsgType::StdinData,    MsgType::StdinCredit,     MsgType::CollectStacks,
+    MsgType::NodeStacks,    MsgType::SpawnRequest, MsgType::SpawnReply,      MsgType::ChildJob,
+    MsgType::NamePublish,   MsgType::NameLookup,   MsgType::NameUnpublish,   MsgType::NameReply,
+};
+static_assert(std::size(kMessageTypes) == std::variant_size_v<Message>);
 
 struct Header {
   std::uint16_t version = kProtocolVersion;

@@ -79,7 +79,8 @@ Supervisor::Supervisor(asio::io_context& io, JobConfig config, AgentStarter& sta
       backoff_timer_(io),
       wireup_timer_(io),
       teardown_timer_(io),
-      stacks_timer_(io) {
+      stacks_timer_(io),
+      names_timer_(io) {
   signals_.add(SIGUSR1);
   signals_.add(SIGUSR2);
   output_.on_failure([this](const OutputFailure& f) { on_output_failure(f); });
@@ -477,6 +478,7 @@ void Supervisor::tear_down() {
   wireup_timer_.cancel();
   for (const auto& release : relay_.fail_all(kPmixErrLostConnection))
     for (int node : release.nodes) send_to(node, release.message);
+  end_names();
   kill_ranks(SIGTERM);
   kill_timer_.expires_after(seconds(config_.kill_grace_seconds));
   kill_timer_.async_wait([this](const boost::system::error_code& ec) {

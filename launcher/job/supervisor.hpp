@@ -21,6 +21,7 @@
 #include "launcher/job/job_state.hpp"
 #include "launcher/job/job_status.hpp"
 #include "launcher/job/launch_plan.hpp"
+#include "launcher/job/name_service.hpp"
 #include "launcher/job/restart_policy.hpp"
 #include "launcher/job/stdin_forwarder.hpp"
 #include "launcher/output/event_log.hpp"
@@ -160,6 +161,16 @@ class Supervisor {
   void on_fence(Link& link, const protocol::FenceContribute& m);
   void on_dmodex_request(Link& link, std::uint32_t id, const protocol::DmodexRequest& m);
   void on_dmodex_reply(std::uint32_t refers_to, const protocol::DmodexReply& m);
+  /// The name service's requests (supervisor_names.cpp): answered at once, or when the name
+  /// comes, its deadline passes or the attempt ends (end_names()).
+  void on_name_publish(Link& link, std::uint32_t id, const protocol::NamePublish& m);
+  void on_name_lookup(Link& link, std::uint32_t id, const protocol::NameLookup& m);
+  void on_name_unpublish(Link& link, std::uint32_t id, const protocol::NameUnpublish& m);
+  void send_name_answers(const std::vector<NameService::Answer>& answers);
+  /// Runs names_timer_ to the earliest deadline of a waiting lookup.
+  void arm_names_timer();
+  /// The attempt ends: every waiting lookup is answered, every name forgotten.
+  void end_names();
   void send_to(int node, const protocol::Message& m, std::uint32_t id = 0,
                std::uint32_t refers_to = 0);
   void kill_ranks(int signal);
@@ -235,6 +246,8 @@ class Supervisor {
   asio::steady_timer wireup_timer_;
   asio::steady_timer teardown_timer_;  // close_unresponsive_links()
   asio::steady_timer stacks_timer_;
+  NameService names_;                       // what the job's ranks published (supervisor_names.cpp)
+  asio::steady_timer names_timer_;          // the earliest deadline of a waiting lookup
   std::unique_ptr<ControlSocket> control_;  // `mpilaunch stacks` requests
   struct StacksRequest {
     std::vector<StacksDone> done;

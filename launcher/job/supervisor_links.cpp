@@ -126,6 +126,9 @@ void Supervisor::on_link_message(Link& link, protocol::Envelope envelope) {
                  [&](const FenceContribute& m) { on_fence(link, m); },
                  [&](const DmodexRequest& m) { on_dmodex_request(link, id, m); },
                  [&](const DmodexReply& m) { on_dmodex_reply(refers_to, m); },
+                 [&](const NamePublish& m) { on_name_publish(link, id, m); },
+                 [&](const NameLookup& m) { on_name_lookup(link, id, m); },
+                 [&](const NameUnpublish& m) { on_name_unpublish(link, id, m); },
                  [&](const AgentError& m) { fail(m.error, JobEvent::AgentFailed); },
                  [&](const NodeStacks& m) { on_node_stacks(link, refers_to, m); },
                  [&](const AgentBye&) {
@@ -189,6 +192,11 @@ void Supervisor::on_rank_exited(Link& link, const protocol::RankExited& m) {
   ranks_[m.rank].phase = RankPhase::Ended;
   output_.rank_done(m.rank);
   const ChildJobRecord* child = child_of(m.rank);
+  // The process's names of persistence proc go with it (the rank in its own namespace).
+  if (child != nullptr)
+    names_.proc_ended(child->nspace, m.rank - child->first_index);
+  else
+    names_.proc_ended(mpilaunch::format("mpilaunch-{}-{}", config_.job_id, attempt_), m.rank);
   nlohmann::json fields = {
       {"rank", m.rank},           {"host", link.host.name},   {"pid", m.pid},
       {"connected", m.connected}, {"finalized", m.finalized}, {"attempt", attempt_}};
@@ -267,6 +275,7 @@ void Supervisor::on_link_closed(Link& link, std::optional<Error> why) {
   if (link.closed) return;
   link.closed = true;
   if (stdin_ && !link.surplus) stdin_->node_lost(link.node);
+  names_.node_lost(link.node);
   link.stream.close();
   if (link.channel) {
     boost::system::error_code ignored;

@@ -4,6 +4,9 @@
  *                          through the intercommunicator and print it, then all disconnect
  *   dynamic spawn-missing  rank 0 spawns a program that does not exist
  *   dynamic publish        rank 0 publishes a service name
+ *   dynamic names          rank 0 publishes a service name, the others look it up and print
+ *                          what they found; after rank 0 unpublished it, and for a name nobody
+ *                          published, each prints "gone" (errors return, not abort)
  *   dynamic port-accept    rank 0 opens a port, sends its name to the others in MPI_COMM_WORLD,
  *                          accepts on its own; the others connect as a group
  *   dynamic name-accept    the same through MPI_Publish_name / MPI_Lookup_name */
@@ -19,6 +22,28 @@ static void child(MPI_Comm parent) {
   MPI_Bcast(&v, 1, MPI_INT, 0, parent);
   printf("child %d of %d got %d\n", rank, size, v);
   MPI_Comm_disconnect(&parent);
+}
+
+static void names(int rank) {
+  char port[MPI_MAX_PORT_NAME];
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  if (rank == 0 && MPI_Publish_name("mpilaunch-names", MPI_INFO_NULL, "port-of-rank-0") != 0)
+    printf("rank 0 could not publish\n");
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank != 0) {
+    int rc = MPI_Lookup_name("mpilaunch-names", MPI_INFO_NULL, port);
+    printf("rank %d found %s\n", rank, rc == MPI_SUCCESS ? port : "gone");
+    rc = MPI_Lookup_name("mpilaunch-nobody", MPI_INFO_NULL, port);
+    printf("rank %d unpublished name: %s\n", rank, rc == MPI_SUCCESS ? port : "gone");
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0 && MPI_Unpublish_name("mpilaunch-names", MPI_INFO_NULL, "port-of-rank-0") != 0)
+    printf("rank 0 could not unpublish\n");
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank != 0) {
+    int rc = MPI_Lookup_name("mpilaunch-names", MPI_INFO_NULL, port);
+    printf("rank %d after unpublish: %s\n", rank, rc == MPI_SUCCESS ? port : "gone");
+  }
 }
 
 static void accept_or_connect(int rank, int by_name) {
@@ -68,6 +93,8 @@ int main(int argc, char** argv) {
     MPI_Comm_disconnect(&inter);
   } else if (strcmp(mode, "publish") == 0) {
     if (rank == 0) MPI_Publish_name("mpilaunch-dynamic", MPI_INFO_NULL, "port");
+  } else if (strcmp(mode, "names") == 0) {
+    names(rank);
   } else if (strcmp(mode, "port-accept") == 0) {
     accept_or_connect(rank, 0);
   } else if (strcmp(mode, "name-accept") == 0) {

@@ -157,6 +157,19 @@ TEST_CASE("every message type round-trips") {
                        .env = {"OMPI_MCA_x=1"},
                        .tmpdir = "/tmp/j"},
                2, 4, "mpilaunch-j-1", 0},
+      NamePublish{"ns",
+                  0,
+                  NameRange::Session,
+                  NamePersistence::FirstRead,
+                  {{"port:accept", NameFormat::Text, bytes("addr")},
+                   {"n", NameFormat::PmixValue, bytes("\x01\x02")}}},
+      NamePublish{"ns", 3, NameRange::Node, NamePersistence::App, {}},
+      NameLookup{"ns", 1, NameRange::Namespace, {"port:connect", "b"}, 1, 600'000},
+      NameLookup{},
+      NameUnpublish{"ns", 2, NameRange::Process, {"svc"}},
+      NameUnpublish{},
+      NameReply{NameStatus::TimedOut, {}},
+      NameReply{NameStatus::Ok, {{"ns", 4, {"svc", NameFormat::Text, bytes("p")}}}},
   };
   for (const Message& m : messages) {
     CAPTURE(static_cast<int>(type_of(m)));
@@ -174,6 +187,27 @@ TEST_CASE("a NodeStacks count beyond its body is malformed, not an allocation") 
   REQUIRE(frame.has_value());
   REQUIRE(frame.value().has_value());
   CHECK_FALSE(decode_message(*frame.value()).has_value());
+}
+
+TEST_CASE("name messages: a range, persistence or status past the last is malformed") {
+  auto check_bad = [](std::vector<std::byte> wire, std::size_t at) {
+    wire[at] = std::byte{0x09};
+    auto frame = decode_frame(wire);
+    REQUIRE(frame.has_value());
+    REQUIRE(frame.value().has_value());
+    CHECK_FALSE(decode_message(*frame.value()).has_value());
+  };
+  // Bodies: nspace "n" (4 + 1 bytes), rank (4), then the range byte; a reply starts with status.
+  check_bad(encode(NamePublish{"n", 0, NameRange::Session, NamePersistence::App, {}}),
+            kHeaderBytes + 9);
+  check_bad(encode(NamePublish{"n", 0, NameRange::Session, NamePersistence::App, {}}),
+            kHeaderBytes + 10);
+  check_bad(encode(NameLookup{"n", 0, NameRange::Session, {"k"}, 0, 0}), kHeaderBytes + 9);
+  check_bad(encode(NameReply{}), kHeaderBytes);
+  // Types in the reserved gap (22-37) are unknown.
+  auto wire = encode(NameReply{});
+  wire[2] = std::byte{30};
+  CHECK_FALSE(decode_frame(wire).has_value());
 }
 
 TEST_CASE("a partial frame asks for more bytes, byte by byte") {

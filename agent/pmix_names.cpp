@@ -1,0 +1,242 @@
+#include "agent/pmix_names.hpp"
+
+#include <pmix.h>
+
+#include <cstring>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace mpilaunch::agent {
+namespace {
+
+using protocol::NameEntry;
+using protocol::NameFormat;
+using protocol::NamePersistence;
+using protocol::NameRange;
+using protocol::NameReply;
+using protocol::NameStatus;
+
+// An integer directive, whichever integer type the caller loaded it as (Open MPI 4.1 passes
+// ranges and timeouts as int, the PMIx standard as pmix_data_range_t and so on).
+std::optional<long long> number_of(const pmix_value_t& v) {
+  switch (v.type) {
+    case PMIX_BOOL:
+      return v.data.flag ? 1 : 0;
+    case PMIX_INT:
+      return v.data.integer;
+    case PMIX_UINT:
+      return v.data.uint;
+    case PMIX_INT8:
+      return v.data.int8;
+    case PMIX_UINT8:
+      return v.data.uint8;
+    case PMIX_INT16:
+      return v.data.int16;
+    case PMIX_UINT16:
+      return v.data.uint16;
+    case PMIX_INT32:
+      return v.data.int32;
+    case PMIX_UINT32:
+      return v.data.uint32;
+    case PMIX_DATA_RANGE:
+      return v.data.range;
+    case PMIX_PERSIST:
+      return v.data.persist;
+    default:
+      return std::nullopt;
+  }
+}
+
+NameRange range_of(const pmix_value_t& v) {
+  switch (number_of(v).value_or(PMIX_RANGE_SESSION)) {
+    case PMIX_RANGE_LOCAL:
+      return NameRange::Node;
+    case PMIX_RANGE_PROC_LOCAL:
+      return NameRange::Process;
+    case PMIX_RANGE_NAMESPACE:
+      return NameRange::Namespace;
+    default:  // undef, rm, session, global, custom: the whole job
+      return NameRange::Session;
+  }
+}
+
+NamePersistence persistence_of(const pmix_value_t& v) {
+  switch (number_of(v).value_or(PMIX_PERSIST_APP)) {
+    case PMIX_PERSIST_FIRST_READ:
+      return NamePersistence::FirstRead;
+    case PMIX_PERSIST_PROC:
+      return NamePersistence::Proc;
+    case PMIX_PERSIST_INDEF:
+    case PMIX_PERSIST_SESSION:
+      return NamePersistence::Session;
+    default:
+      return NamePersistence::App;
+  }
+}
+
+pmix_status_t status_of(NameStatus status) {
+  switch (status) {
+    case NameStatus::Ok:
+      return PMIX_SUCCESS;
+    case NameStatus::NotFound:
+      return PMIX_ERR_NOT_FOUND;
+    case NameStatus::TimedOut:
+      return PMIX_ERR_TIMEOUT;
+    case NameStatus::JobEnded:
+      return PMIX_ERR_LOST_CONNECTION;
+    case NameStatus::BadRequest:
+      return PMIX_ERR_BAD_PARAM;
+  }
+  return PMIX_ERROR;
+}
+
+// A string travels as text; any other value packed by libpmix, as it would cross its own wire.
+std::optional<NameEntry> entry_of(const pmix_info_t& info) {
+  NameEntry e{.key = info.key};
+  if (info.value.type == PMIX_STRING) {
+    const char* s = info.value.data.string == nullptr ? "" : info.value.data.string;
+    const auto* p = reinterpret_cast<const std::byte*>(s);
+    e.value.assign(p, p + std::strlen(s));
+    return e;
+  }
+  pmix_data_buffer_t buffer;
+  PMIX_DATA_BUFFER_CONSTRUCT(&buffer);
+  const pmix_status_t rc =
+      PMIx_Data_pack(nullptr, &buffer, const_cast<pmix_value_t*>(&info.value), 1, PMIX_VALUE);
+  if (rc == PMIX_SUCCESS) {
+    const auto* p = reinterpret_cast<const std::byte*>(buffer.base_ptr);
+    e.format = NameFormat::PmixValue;
+    e.value.assign(p, p + buffer.bytes_used);
+  }
+  PMIX_DATA_BUFFER_DESTRUCT(&buffer);
+  if (rc != PMIX_SUCCESS) return std::nullopt;
+  return e;
+}
+
+// Fills `out` (constructed) with the entry's value; false when it does not unpack.
+bool load_value(const NameEntry& e, pmix_value_t& out) {
+  if (e.format == NameFormat::Text) {
+    const std::string text(reinterpret_cast<const char*>(e.value.data()), e.value.size());
+    return PMIx_Value_load(&out, text.c_str(), PMIX_STRING) == PMIX_SUCCESS;
+  }
+  pmix_data_buffer_t buffer;
+  PMIX_DATA_BUFFER_CONSTRUCT(&buffer);
+  pmix_byte_object_t bytes{
+      .bytes = const_cast<char*>(reinterpret_cast<const char*>(e.value.data())),
+      .size = e.value.size()};
+  bool ok = PMIx_Data_embed(&buffer, &bytes) == PMIX_SUCCESS;
+  pmix_value_t value;
+  std::memset(&value, 0, sizeof(value));
+  std::int32_t count = 1;
+  ok = ok && PMIx_Data_unpack(nullptr, &buffer, &value, &count, PMIX_VALUE) == PMIX_SUCCESS;
+  if (ok) {
+    ok = PMIx_Value_xfer(&out, &value) == PMIX_SUCCESS;
+    PMIx_Value_destruct(&value);
+  }
+  PMIX_DATA_BUFFER_DESTRUCT(&buffer);
+  return ok;
+}
+
+// What libpmix and the caller add to a publish besides the names themselves.
+bool is_directive(const pmix_info_t& info) {
+  return PMIX_CHECK_KEY(&info, PMIX_USERID) || PMIX_CHECK_KEY(&info, PMIX_GRPID) ||
+         PMIX_CHECK_KEY(&info, PMIX_TIMEOUT) || PMIX_CHECK_KEY(&info, PMIX_WAIT);
+}
+
+std::vector<std::string> keys_of(char** keys) {
+  std::vector<std::string> out;
+  for (char** k = keys; k != nullptr && *k != nullptr; ++k) out.emplace_back(*k);
+  return out;
+}
+
+void post(PmixHost& host, protocol::Message request, NameDone done) {
+  asio::post(host.io(), [&host, request = std::move(request), done = std::move(done)]() mutable {
+    host.events().on_name_request(std::move(request), std::move(done));
+  });
+}
+
+}  // namespace
+
+pmix_status_t serve_publish(PmixHost& host, const pmix_proc_t* proc, const pmix_info_t info[],
+                            size_t ninfo, pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  if (proc == nullptr) return PMIX_ERR_BAD_PARAM;
+  protocol::NamePublish request{.nspace = proc->nspace, .rank = proc->rank};
+  for (size_t i = 0; i < ninfo; ++i) {
+    if (PMIX_CHECK_KEY(&info[i], PMIX_RANGE)) {
+      request.range = range_of(info[i].value);
+    } else if (PMIX_CHECK_KEY(&info[i], PMIX_PERSISTENCE)) {
+      request.persistence = persistence_of(info[i].value);
+    } else if (!is_directive(info[i])) {
+      auto entry = entry_of(info[i]);
+      if (!entry) return PMIX_ERR_BAD_PARAM;
+      request.entries.push_back(std::move(*entry));
+    }
+  }
+  if (request.entries.empty()) return PMIX_ERR_BAD_PARAM;
+  post(host, std::move(request), [cbfunc, cbdata](const NameReply& reply) {
+    if (cbfunc != nullptr) cbfunc(status_of(reply.status), cbdata);
+  });
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t serve_lookup(PmixHost& host, const pmix_proc_t* proc, char** keys,
+                           const pmix_info_t info[], size_t ninfo, pmix_lookup_cbfunc_t cbfunc,
+                           void* cbdata) {
+  if (proc == nullptr) return PMIX_ERR_BAD_PARAM;
+  protocol::NameLookup request{.nspace = proc->nspace, .rank = proc->rank, .keys = keys_of(keys)};
+  if (request.keys.empty()) return PMIX_ERR_BAD_PARAM;
+  for (size_t i = 0; i < ninfo; ++i) {
+    const pmix_value_t& v = info[i].value;
+    if (PMIX_CHECK_KEY(&info[i], PMIX_RANGE)) {
+      request.range = range_of(v);
+    } else if (PMIX_CHECK_KEY(&info[i], PMIX_WAIT)) {
+      // Open MPI passes a bool (mpirun 4.1's server then answers once any key is there); the
+      // PMIx standard an int, the number of keys to wait for, 0 meaning all of them.
+      const long long n = number_of(v).value_or(0);
+      if (v.type == PMIX_BOOL)
+        request.wait = n != 0 ? 1 : 0;
+      else
+        request.wait =
+            n > 0 ? static_cast<std::uint32_t>(n) : static_cast<std::uint32_t>(request.keys.size());
+    } else if (PMIX_CHECK_KEY(&info[i], PMIX_TIMEOUT)) {
+      const long long seconds = number_of(v).value_or(0);
+      if (seconds > 0 && seconds < 4'000'000)
+        request.timeout_ms = static_cast<std::uint32_t>(seconds * 1000);
+    }
+  }
+  post(host, std::move(request), [cbfunc, cbdata](const NameReply& reply) {
+    if (cbfunc == nullptr) return;
+    pmix_status_t status = status_of(reply.status);
+    std::vector<pmix_pdata_t> data(reply.found.size());
+    std::size_t n = 0;
+    for (const protocol::NameFound& f : reply.found) {
+      pmix_pdata_t& d = data[n];
+      PMIX_PDATA_CONSTRUCT(&d);
+      PMIX_LOAD_PROCID(&d.proc, f.nspace.c_str(), f.rank);
+      PMIX_LOAD_KEY(d.key, f.entry.key.c_str());
+      ++n;
+      if (!load_value(f.entry, d.value)) status = PMIX_ERR_UNPACK_FAILURE;
+    }
+    cbfunc(status, status == PMIX_SUCCESS && n > 0 ? data.data() : nullptr,
+           status == PMIX_SUCCESS ? n : 0, cbdata);
+    for (std::size_t i = 0; i < n; ++i) PMIX_PDATA_DESTRUCT(&data[i]);
+  });
+  return PMIX_SUCCESS;
+}
+
+pmix_status_t serve_unpublish(PmixHost& host, const pmix_proc_t* proc, char** keys,
+                              const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc,
+                              void* cbdata) {
+  if (proc == nullptr) return PMIX_ERR_BAD_PARAM;
+  protocol::NameUnpublish request{
+      .nspace = proc->nspace, .rank = proc->rank, .keys = keys_of(keys)};
+  for (size_t i = 0; i < ninfo; ++i)
+    if (PMIX_CHECK_KEY(&info[i], PMIX_RANGE)) request.range = range_of(info[i].value);
+  post(host, std::move(request), [cbfunc, cbdata](const NameReply& reply) {
+    if (cbfunc != nullptr) cbfunc(status_of(reply.status), cbdata);
+  });
+  return PMIX_SUCCESS;
+}
+
+}  // namespace mpilaunch::agent
