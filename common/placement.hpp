@@ -4,7 +4,7 @@
 /// every node's topology (common/node_topology.hpp). Pure: the launcher calls it once every
 /// agent has reported its node; the agents bind to the result.
 ///
-/// mpirun 4.1.4's defaults, measured on this machine (/work/coord/mpirun-facts.md):
+/// mpirun 4.1.4's defaults, measured with it (docs/placement.md):
 /// at most 2 ranks: map by core, bind to core (hwthread with --use-hwthread-cpus); more:
 /// map by NUMA, bind to NUMA. --map-by OBJECT binds to that object. A default binding that
 /// would put more ranks on an object than it has CPUs (cores, or hwthreads) is dropped for the

@@ -100,8 +100,8 @@ TEST_CASE("binding: ranks get the CPUs mpirun 4.1.4 gives them") {
   }
 }
 
-// -rf/--rankfile (facts in /work/coord/mpirun-facts.md): each rank on its line's CPUs, a rank
-// per line without -n; slot=C, slot=S:C and ranges; two ranks may share a slot.
+// -rf/--rankfile (measured with mpirun 4.1.4; docs/placement.md): each rank on its line's CPUs, a
+// rank per line without -n; slot=C, slot=S:C and ranges; two ranks may share a slot.
 TEST_CASE("binding: a rankfile places ranks as mpirun 4.1.4 does") {
   if (MPILAUNCH_E2E_OMPI_MAJOR >= 5) {
     MESSAGE("mpirun here is Open MPI 5, not the 4.1 specification: comparison skipped");
@@ -123,7 +123,7 @@ TEST_CASE("binding: a rankfile places ranks as mpirun 4.1.4 does") {
   }
 }
 
-// The seq mapper (facts in /work/coord/mpirun-facts.md): mpirun 4.1.4 wants the node's own
+// The seq mapper (measured with mpirun 4.1.4; docs/placement.md): mpirun 4.1.4 wants the node's own
 // name in the host file (it refuses "localhost" there); --map-by seq binds as by default,
 // --mca rmaps seq leaves the ranks unbound.
 TEST_CASE("binding: the seq mapper binds as mpirun 4.1.4 does") {

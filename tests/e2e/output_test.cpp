@@ -1,6 +1,6 @@
 // Rank output: floods arrive whole and in order per rank on stdout and stderr; --tag-output,
-// --output-filename and --timestamp-output in mpirun 4.1.4's formats (measured here:
-// /work/coord/mpirun-facts.md, "Rank I/O").
+// --output-filename and --timestamp-output in mpirun 4.1.4's formats
+// (docs/mpirun-compat.md).
 #include <doctest/doctest.h>
 
 #include <cstdlib>

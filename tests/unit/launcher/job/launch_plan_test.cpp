@@ -321,7 +321,7 @@ TEST_CASE("-rf: each rank on its line's host, its slot kept for binding") {
   CHECK(no_n.error().detail.find("context 2 needs -n") != std::string::npos);
 }
 
-// mpirun 4.1.4 (mpirun-facts.md): one rank per line in line order; without -n every slot;
+// mpirun 4.1.4 (docs/placement.md): one rank per line in line order; without -n every slot;
 // more ranks than lines refused; --mca rmaps seq unbound, --map-by seq bound as by default.
 TEST_CASE("seq: rank i on the host of the i-th line") {
   HostList hosts{{{.name = "n2", .slots = 2}, {.name = "n1", .slots = 1, .count_cores = true}},
