@@ -20,32 +20,23 @@ using protocol::NameStatus;
 // An integer directive, whichever integer type the caller loaded it as (Open MPI 4.1 passes
 // ranges and timeouts as int, the PMIx standard as pmix_data_range_t and so on).
 std::optional<long long> number_of(const pmix_value_t& v) {
+  // libpmix's PMIX_VALUE_GET_NUMBER covers the integer and floating types; the enumerations a
+  // publish or lookup carries (range, persistence) and Open MPI's boolean PMIX_WAIT it does not.
   switch (v.type) {
     case PMIX_BOOL:
       return v.data.flag ? 1 : 0;
-    case PMIX_INT:
-      return v.data.integer;
-    case PMIX_UINT:
-      return v.data.uint;
-    case PMIX_INT8:
-      return v.data.int8;
-    case PMIX_UINT8:
-      return v.data.uint8;
-    case PMIX_INT16:
-      return v.data.int16;
-    case PMIX_UINT16:
-      return v.data.uint16;
-    case PMIX_INT32:
-      return v.data.int32;
-    case PMIX_UINT32:
-      return v.data.uint32;
     case PMIX_DATA_RANGE:
       return v.data.range;
     case PMIX_PERSIST:
       return v.data.persist;
     default:
-      return std::nullopt;
+      break;
   }
+  pmix_status_t status = PMIX_SUCCESS;
+  long long n = 0;
+  PMIX_VALUE_GET_NUMBER(status, &v, n, long long);
+  if (status != PMIX_SUCCESS) return std::nullopt;
+  return n;
 }
 
 NameRange range_of(const pmix_value_t& v) {
