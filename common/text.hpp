@@ -2,6 +2,7 @@
 /// Small text helpers shared by the parsers of both programs. Pure.
 
 #include <string_view>
+#include <vector>
 
 namespace mpilaunch {
 
@@ -11,6 +12,29 @@ constexpr std::string_view trim(std::string_view s) {
   const std::size_t first = s.find_first_not_of(kSpace);
   if (first == std::string_view::npos) return {};
   return s.substr(first, s.find_last_not_of(kSpace) - first + 1);
+}
+
+/// One line of a file that has something on it once its comment is gone.
+struct ContentLine {
+  int number = 0;         // from 1, counting every line of the file
+  std::string_view text;  // without its comment and the white space around it; never empty
+};
+
+/// The lines of `text` (split at '\n', so CRLF reads alike) that are not blank once '#' and
+/// what follows it on the line are removed and the rest is trimmed: host files, rankfiles,
+/// appfiles and config files all read their lines so.
+inline std::vector<ContentLine> content_lines(std::string_view text) {
+  std::vector<ContentLine> out;
+  int number = 0;
+  while (!text.empty()) {
+    const std::size_t end = text.find('\n');
+    const std::string_view line = text.substr(0, end);
+    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+    ++number;
+    const std::string_view content = trim(line.substr(0, line.find('#')));
+    if (!content.empty()) out.push_back({number, content});
+  }
+  return out;
 }
 
 }  // namespace mpilaunch

@@ -1,5 +1,6 @@
 #include "launcher/cli/options.hpp"
 
+#include "common/text.hpp"
 #include "common/text_format.hpp"
 
 #include <algorithm>
@@ -295,13 +296,9 @@ Result<Options> apply_appfile(const Options& command_line, std::string_view text
   o.hosts.clear();
   std::vector<AppOptions> contexts;
   std::string first_prefix;
-  int line_number = 0;
-  while (!text.empty()) {
-    const std::size_t end = text.find('\n');
-    std::string_view line = text.substr(0, end);
-    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
-    ++line_number;
-    line = line.substr(0, line.find('#'));
+  for (const ContentLine& content : content_lines(text)) {
+    const int line_number = content.number;
+    const std::string_view line = content.text;
     std::vector<std::string> words;
     std::size_t at = 0;
     while (at < line.size()) {
@@ -311,7 +308,6 @@ Result<Options> apply_appfile(const Options& command_line, std::string_view text
       words.emplace_back(line.substr(from, to - from));
       at = to;
     }
-    if (words.empty()) continue;
     auto where = [&](const Error& e) {
       return bad_option(mpilaunch::format("--app {}, line {}: {}", path, line_number, e.detail));
     };

@@ -108,17 +108,9 @@ std::set<int> command_line_options(const std::vector<OptionInfo>& infos,
 Result<std::vector<Setting>> parse_config(std::string_view text, std::string_view path) {
   const std::vector<OptionInfo> infos = option_infos();
   std::vector<Setting> out;
-  int lineno = 0;
-  while (!text.empty()) {
-    ++lineno;
-    const std::size_t nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
-    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
-    if (const std::size_t hash = line.find('#'); hash != std::string_view::npos)
-      line = line.substr(0, hash);
-    line = trim(line);
-    if (line.empty()) continue;
-    const std::string origin = mpilaunch::format("{}:{}", path, lineno);
+  for (const ContentLine& content : content_lines(text)) {
+    const std::string_view line = content.text;
+    const std::string origin = mpilaunch::format("{}:{}", path, content.number);
     const std::size_t eq = line.find('=');
     std::string key(trim(line.substr(0, eq)));
     const std::string_view value = eq == std::string_view::npos ? "" : trim(line.substr(eq + 1));

@@ -1,5 +1,6 @@
 #include "launcher/hosts/hostfile.hpp"
 
+#include "common/text.hpp"
 #include "common/text_format.hpp"
 
 #include <algorithm>
@@ -166,15 +167,10 @@ Result<std::vector<HostEntry>> parse_hostfile(std::string_view text, std::string
   };
   HostListBuilder hosts;
   std::vector<int> first_line;  // per host: the line that named it first
-  for (std::size_t start = 0; start < text.size();) {
-    const std::size_t end = std::min(text.find('\n', start), text.size());
-    std::string_view line = text.substr(start, end - start);
-    start = end + 1;
-    ++line_no;
-    line = trim_blanks(line.substr(0, line.find('#')));
-    if (line.empty()) continue;
+  for (const ContentLine& line : content_lines(text)) {
+    line_no = line.number;
     HostEntry entry;
-    if (auto why = read_line(line, entry)) return fail(*why);
+    if (auto why = read_line(line.text, entry)) return fail(*why);
     entry.count_cores = !entry.slots_given;
     if (line_hosts != nullptr) line_hosts->push_back(host_text(entry));
     if (const auto earlier = hosts.index_of(entry)) {

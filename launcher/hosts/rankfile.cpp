@@ -1,5 +1,6 @@
 #include "launcher/hosts/rankfile.hpp"
 
+#include "common/text.hpp"
 #include "common/text_format.hpp"
 
 #include <algorithm>
@@ -46,15 +47,10 @@ Result<std::vector<RankfileLine>> parse_rankfile(std::string_view text, std::str
     return Error{.kind = ErrorKind::BadOption,
                  .detail = mpilaunch::format("--rankfile {}:{}: {}", path, line_no, what)};
   };
-  for (std::size_t start = 0; start < text.size();) {
-    const std::size_t end = std::min(text.find('\n', start), text.size());
-    std::string_view line = text.substr(start, end - start);
-    start = end + 1;
-    ++line_no;
-    line = trim_blanks(line.substr(0, line.find('#')));
-    if (line.empty()) continue;
+  for (const ContentLine& line : content_lines(text)) {
+    line_no = line.number;
     RankfileLine entry;
-    if (auto why = read_line(line, entry)) return fail(*why);
+    if (auto why = read_line(line.text, entry)) return fail(*why);
     entry.line = line_no;
     if (const auto [it, fresh] = line_of_rank.try_emplace(entry.rank, line_no); !fresh)
       return fail(mpilaunch::format("rank {} is also on line {}; give each rank one line",

@@ -148,7 +148,8 @@ TEST_CASE("rankfile slots: logical cores of the node or of a socket, on saved ma
 }
 
 TEST_CASE("rankfile slots: what is not a slot is refused with the accepted forms") {
-  for (const char* bad : {"", "x", "1-", "2-1", "a:1", "0:", "1:x", "-1", "0,,1"}) {
+  for (const char* bad : {"", "x", "1-", "2-1", "a:1", "0:", "1:x", "-1", "0,,1", "0x3", "3a",
+                          "1 2", "2-1,5", "1-2-3", ",", "1048577"}) {
     INFO(bad);
     const auto slot = parse_rank_slot(bad);
     REQUIRE_FALSE(slot.has_value());
@@ -158,4 +159,5 @@ TEST_CASE("rankfile slots: what is not a slot is refused with the accepted forms
   CHECK(parse_rank_slot("1:0-2")->cpus == std::vector<int>{0, 1, 2});
   CHECK(parse_rank_slot("3,1,1-2")->cpus == std::vector<int>{1, 2, 3});
   CHECK_FALSE(parse_rank_slot("3")->socket);
+  CHECK(parse_rank_slot("010")->cpus == std::vector<int>{10});  // decimal, as mpirun's atoi
 }
