@@ -197,22 +197,6 @@ void on_log(const pmix_proc_t* client, const pmix_info_t data[], size_t ndata, c
   });
 }
 
-// Spawn and connect (issue 24) are not served yet. Each upcall answers at once with
-// PMIX_ERR_NOT_SUPPORTED (what libpmix says when the field is NULL) and tells the agent, so
-// that the launcher can name the MPI call and end the job: a rank told "not supported" may
-// otherwise wait forever for peers that went on (accept/connect on a subset of the ranks).
-void report_unsupported(const pmix_proc_t* proc, std::string call) {
-  std::string nspace;
-  std::optional<std::uint32_t> rank;
-  if (proc != nullptr) {
-    nspace = proc->nspace;
-    if (proc->rank != PMIX_RANK_WILDCARD && proc->rank != PMIX_RANK_UNDEF) rank = proc->rank;
-  }
-  asio::post(g_host->io(), [nspace = std::move(nspace), rank, what = std::move(call)]() mutable {
-    g_host->events().on_unsupported(nspace, rank, std::move(what));
-  });
-}
-
 pmix_status_t on_publish(const pmix_proc_t* proc, const pmix_info_t info[], size_t ninfo,
                          pmix_op_cbfunc_t cbfunc, void* cbdata) {
   return serve_publish(*g_host, proc, info, ninfo, cbfunc, cbdata);
@@ -275,17 +259,40 @@ pmix_status_t on_spawn(const pmix_proc_t* proc, const pmix_info_t job_info[], si
   return PMIX_SUCCESS;
 }
 
+// PMIx_Connect and PMIx_Disconnect (MPI_Comm_accept/connect, MPI_Comm_disconnect, the end of
+// MPI_Comm_spawn) are collectives over the processes named. libpmix calls the host once every
+// local participant has called (a node-local one it completes itself); the agents complete it
+// together through the launcher as a fence without data, under a name of its own so that it
+// never counts with a fence over the same processes: the proc set sorted (the two sides of an
+// accept/connect list the same processes in different orders), and the namespace field
+// "#connect" or "#disconnect" (docs/protocol.md).
+pmix_status_t collective(const char* kind, const pmix_proc_t procs[], size_t nprocs,
+                         pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  if (nprocs == 0) return PMIX_ERR_BAD_PARAM;
+  std::vector<std::string> items;
+  for (size_t i = 0; i < nprocs; ++i)
+    items.push_back(mpilaunch::format("{}:{};", procs[i].nspace, procs[i].rank));
+  std::sort(items.begin(), items.end());
+  items.erase(std::unique(items.begin(), items.end()), items.end());
+  std::string signature;
+  for (const std::string& item : items) signature += item;
+  asio::post(g_host->io(), [kind, signature = std::move(signature), cbfunc, cbdata] {
+    g_host->events().on_fence(kind, signature, false, PMIX_SUCCESS, {},
+                              [cbfunc, cbdata](int status, std::span<const std::byte>) {
+                                if (cbfunc != nullptr) cbfunc(status, cbdata);
+                              });
+  });
+  return PMIX_SUCCESS;
+}
+
 pmix_status_t on_connect(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t[], size_t,
-                         pmix_op_cbfunc_t, void*) {
-  report_unsupported(nprocs > 0 ? &procs[0] : nullptr,
-                     "MPI_Comm_connect/MPI_Comm_accept (PMIx_Connect)");
-  return PMIX_ERR_NOT_SUPPORTED;
+                         pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  return collective("#connect", procs, nprocs, cbfunc, cbdata);
 }
 
 pmix_status_t on_disconnect(const pmix_proc_t procs[], size_t nprocs, const pmix_info_t[], size_t,
-                            pmix_op_cbfunc_t, void*) {
-  report_unsupported(nprocs > 0 ? &procs[0] : nullptr, "MPI_Comm_disconnect (PMIx_Disconnect)");
-  return PMIX_ERR_NOT_SUPPORTED;
+                            pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  return collective("#disconnect", procs, nprocs, cbfunc, cbdata);
 }
 
 pmix_server_module_t make_module() {
