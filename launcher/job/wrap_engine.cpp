@@ -7,9 +7,12 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <optional>
 #include <random>
 #include <regex>
 #include <string_view>
@@ -26,6 +29,7 @@
 #include "launcher/job/wrap_options.hpp"
 #include "launcher/output/event_log.hpp"
 #include "launcher/output/output_forwarder.hpp"
+#include "launcher/output/terminal_writer.hpp"
 
 extern char** environ;
 
@@ -101,9 +105,60 @@ bool has_any(const std::vector<std::string>& args, std::initializer_list<const c
   });
 }
 
+// Our stdout and stderr, written from run_attempt()'s loop without ever blocking it.
+struct WrapOutput {
+  TerminalWriter terminal[2] = {TerminalWriter(1), TerminalWriter(2)};
+  std::optional<Error> error;  // a terminal that failed: the job ends (EPIPE: as by SIGPIPE)
+
+  std::size_t most_pending() const {
+    return std::max(terminal[0].pending(), terminal[1].pending());
+  }
+};
+
+// A stalled reader gets this long, after the job ended, to take what is queued for it; and
+// mpirun this long to end after the SIGTERM that a failed terminal sends it.
+constexpr auto kReaderGrace = std::chrono::seconds(5);
+constexpr auto kMpirunGrace = std::chrono::seconds(5);
+constexpr int kPollMillis = 200;  // how soon a signal is seen when none interrupts poll()
+
+// Writes `text` to our stderr unless its reader stalled before, waiting kReaderGrace at most.
+void final_stderr(WrapOutput& output, const std::string& text) {
+  TerminalWriter& err = output.terminal[1];
+  if (err.abandoned() || err.error() != 0) return;
+  err.write(text);
+  const auto deadline = std::chrono::steady_clock::now() + kReaderGrace;
+  while (err.poll_fd() >= 0 && std::chrono::steady_clock::now() < deadline) {
+    pollfd p{.fd = err.poll_fd(), .events = POLLOUT, .revents = 0};
+    if (::poll(&p, 1, kPollMillis) > 0) err.flush();
+  }
+  err.abandon();
+}
+
+// One output-lost event per terminal that did not take everything.
+void report_losses(EventLog& events, const WrapOutput& output) {
+  for (int s = 0; s < 2; ++s) {
+    const TerminalWriter& t = output.terminal[s];
+    if (t.lost() == 0) continue;
+    const int error = t.error();
+    events.write("output-lost",
+                 {{"stream", s == 0 ? "stdout" : "stderr"},
+                  {"destination", s == 0 ? "stdout" : "stderr"},
+                  {"error", error != 0 ? std::string(std::strerror(error))
+                                       : "the reader took nothing more before the job ended"},
+                  {"errno", error},
+                  {"written_bytes", t.written()},
+                  {"lost_bytes", t.lost()}});
+  }
+}
+
 // Runs one attempt: mpirun's output goes through unchanged, and a copy to the parser's thread.
+// The loop never blocks on our stdout or stderr: while their reader is slow, mpirun's pipes are
+// not read (mpirun and its ranks then wait in their writes, and nothing is lost); once the job
+// is ending (a signal, a failed terminal) they are read on and what cannot be queued is counted
+// as lost. A reader that went away ends the job: mpirun gets SIGTERM, then SIGKILL.
 int run_attempt(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-                ParseWorker& parser) {
+                ParseWorker& parser, WrapOutput& output) {
+  using Clock = std::chrono::steady_clock;
   int out[2], err[2];
   if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) return 71;
   std::vector<char*> a, e;
@@ -121,29 +176,91 @@ int run_attempt(const std::vector<std::string>& argv, const std::vector<std::str
   g_child = pid;
   ::close(out[1]);
   ::close(err[1]);
-  pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
+  int source[2] = {out[0], err[0]};
   std::vector<char> buffer(64 * 1024);
-  int open = 2;
-  while (open > 0) {
-    if (::poll(fds, 2, -1) < 0) {
+  bool paused = false;  // backpressure: mpirun's pipes are not read
+  constexpr Clock::time_point kNever = Clock::time_point::max();
+  Clock::time_point give_up = kNever;  // the job ended: when a stalled reader is dropped
+  Clock::time_point kill_at = kNever;  // a terminal failed: when mpirun gets SIGKILL
+  for (;;) {
+    const bool ending = g_interrupt != 0 || output.error.has_value();
+    if (output.most_pending() > kHighWater)
+      paused = true;
+    else if (output.most_pending() <= kLowWater)
+      paused = false;
+    const bool sources_open = source[0] >= 0 || source[1] >= 0;
+    if (!sources_open) {
+      if (output.most_pending() == 0) break;
+      if (ending && give_up == kNever) give_up = Clock::now() + kReaderGrace;
+      if (Clock::now() >= give_up) {
+        for (TerminalWriter& t : output.terminal) t.abandon();
+        break;
+      }
+    }
+    if (Clock::now() >= kill_at) {
+      ::kill(pid, SIGKILL);
+      kill_at = kNever;
+    }
+    pollfd fds[4];
+    int streams[4];
+    nfds_t n = 0;
+    for (int s = 0; s < 2; ++s) {
+      if (source[s] >= 0 && (ending || !paused)) {
+        fds[n] = {source[s], POLLIN, 0};
+        streams[n++] = s;
+      }
+    }
+    for (int s = 0; s < 2; ++s) {
+      if (output.terminal[s].poll_fd() >= 0) {
+        fds[n] = {output.terminal[s].poll_fd(), POLLOUT, 0};
+        streams[n++] = 2 + s;
+      }
+    }
+    if (::poll(fds, n, kPollMillis) < 0) {
       if (errno == EINTR) continue;
       break;
     }
-    for (int s = 0; s < 2; ++s) {
-      if (fds[s].fd < 0 || fds[s].revents == 0) continue;
-      const ssize_t n = ::read(fds[s].fd, buffer.data(), buffer.size());
-      if (n <= 0) {
-        if (n < 0 && errno == EINTR) continue;
-        ::close(fds[s].fd);
-        fds[s].fd = -1;
-        --open;
+    for (nfds_t i = 0; i < n; ++i) {
+      if (fds[i].revents == 0) continue;
+      if (streams[i] >= 2) {
+        output.terminal[streams[i] - 2].flush();
+        continue;
+      }
+      const int s = streams[i];
+      const ssize_t got = ::read(source[s], buffer.data(), buffer.size());
+      if (got <= 0) {
+        if (got < 0 && errno == EINTR) continue;
+        ::close(source[s]);
+        source[s] = -1;
         parser.close(s);
         continue;
       }
-      const std::string_view chunk(buffer.data(), static_cast<std::size_t>(n));
-      write_all(s == 0 ? 1 : 2, chunk);  // unchanged and in real time
+      const std::string_view chunk(buffer.data(), static_cast<std::size_t>(got));
+      TerminalWriter& terminal = output.terminal[s];
+      if (ending && terminal.pending() > kMaxQueued)
+        terminal.discard(chunk.size());
+      else
+        terminal.write(chunk);  // unchanged and in real time
       parser.push(s, chunk);
     }
+    for (int s = 0; s < 2 && !output.error; ++s) {
+      const int error = output.terminal[s].error();
+      if (error == 0) continue;
+      // Nothing more can reach the user: the job ends now, as mpirun's does when its stdout
+      // closes; a reader that went away is what a Unix tool dies of by SIGPIPE.
+      output.error =
+          Error{.kind = ErrorKind::OutputError,
+                .detail = mpilaunch::format("mpilaunch's {}: {}", s == 0 ? "stdout" : "stderr",
+                                            std::strerror(error))};
+      if (error == EPIPE) output.error->signal = SIGPIPE;
+      ::kill(pid, SIGTERM);
+      kill_at = Clock::now() + kMpirunGrace;
+    }
+  }
+  for (int& fd : source) {
+    if (fd < 0) continue;
+    ::close(fd);
+    fd = -1;
   }
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
@@ -237,6 +354,7 @@ int run_wrapped(const std::vector<std::string>& args) {
                              {"open_mpi", major},
                              {"argv", argv},
                              {"max_restarts", w.restart.max_restarts}});
+  WrapOutput output;
   RestartPolicy policy(w.restart);
   SteadyClock clock;
   std::random_device rd;
@@ -247,7 +365,7 @@ int run_wrapped(const std::vector<std::string>& args) {
     events.write("attempt-start", {{"attempt", attempt}});
     ParseWorker parser;
     const TimePoint started = clock.now();
-    const int rc = run_attempt(argv, attempt_env, parser);
+    const int rc = run_attempt(argv, attempt_env, parser, output);
     const Explanation explained = parser.finish(rc);
     if (rc == 0 && !explained.error) {
       events.write("job-end", {{"exit_code", 0}, {"status", "succeeded"}, {"attempts", attempt}});
@@ -264,6 +382,8 @@ int run_wrapped(const std::vector<std::string>& args) {
       error.kind = ErrorKind::ExecutableNotFound;
     if (g_interrupt != 0)
       error = Error{.kind = ErrorKind::Interrupted, .signal = static_cast<int>(g_interrupt)};
+    else if (output.error)
+      error = *output.error;
     events.write("job-failed", {{"error", error_to_json(error)},
                                 {"attempt", attempt},
                                 {"rc", rc},
@@ -281,7 +401,8 @@ int run_wrapped(const std::vector<std::string>& args) {
                                     {"error", error_to_json(error)},
                                     {"decision", "give-up"},
                                     {"reason", reason_name(std::get<GiveUp>(decision).reason)}});
-    std::fputs(render_framed(error).c_str(), stderr);
+    report_losses(events, output);
+    final_stderr(output, render_framed(error));
     // A rank's own failure keeps mpirun's code (its exit code or 128+signal); everything else
     // follows mpilaunch's contract.
     const int code = exit_codes::for_error(error);

@@ -16,6 +16,7 @@
 #include "common/text_format.hpp"
 
 #include "launcher/output/event_log.hpp"
+#include "launcher/output/terminal_writer.hpp"
 
 namespace mpilaunch::launcher {
 namespace {
@@ -93,31 +94,20 @@ void OutputForwarder::attach(asio::io_context& io) {
   for (int index : {0, 1}) {
     Terminal& t = terminals_[index];
     if (t.nonblocking) continue;
-    const int fd = index + 1;
-    t.fd = fd;
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) continue;
-    if (S_ISSOCK(st.st_mode)) {
-      t.socket = true;
+    const NonblockingTerminal own = open_nonblocking_terminal(index + 1);
+    t.fd = own.fd;
+    t.owned = own.owned;
+    t.socket = own.socket;
+    if (!own.nonblocking) continue;  // a file or /dev/null: a write does not wait for a reader
+    if (own.socket) {
       t.retry = std::make_unique<asio::steady_timer>(io);
       t.nonblocking = true;
       continue;
-    } else if (S_ISFIFO(st.st_mode) || (S_ISCHR(st.st_mode) && ::isatty(fd) == 1)) {
-      // A description of our own, so that O_NONBLOCK does not reach the others that share
-      // this pipe or terminal (our local agents' stderr, the shell after us). Where it cannot
-      // be opened (another user's pipe, no /proc) writes block, as before.
-      const std::string self = mpilaunch::format("/proc/self/fd/{}", fd);
-      const int own = ::open(self.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-      if (own < 0) continue;
-      t.fd = own;
-      t.owned = true;
-    } else {
-      continue;  // a file or /dev/null: a write does not wait for a reader
     }
     const int watched = ::fcntl(t.fd, F_DUPFD_CLOEXEC, 3);
     if (watched < 0) {
       if (t.owned) ::close(t.fd);
-      t.fd = fd;
+      t.fd = index + 1;
       t.owned = t.socket = false;
       continue;
     }

@@ -2,8 +2,8 @@
 // left alone, a stuck log collector) never blocks the launcher's loop: SIGINT and --timeout still
 // end the job at once, and what the reader never took is counted (output-lost). A reader that
 // goes away (`| head -c 10`) ends the job as SIGPIPE ends a Unix tool: output-error, 141. Either
-// way every rank and agent is gone. The launcher's stdout is a pipe the test holds the read end
-// of.
+// way every rank and agent is gone. The same holds in wrap mode (--engine=ompi: the real mpirun
+// under mpilaunch). The launcher's stdout is a pipe the test holds the read end of.
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -105,13 +105,16 @@ class PipedLauncher {
 
 }  // namespace
 
-TEST_CASE("reader gone: | head -c 10 ends the job with 141 (output-error), nothing left") {
+namespace {
+
+// Ranks that write forever: only the reader going away can end this job. `engine` comes first
+// on the command line (nothing, or wrap mode's --engine=ompi).
+void check_reader_gone_ends(const std::vector<std::string>& engine) {
   Job job;
   const std::string err_path = job.dir().file("stderr");
-  // Ranks that write forever: only the reader going away can end this job.
-  PipedLauncher launcher(
-      job.command({"--events", job.events_path(), "-n", "2", "/usr/bin/yes", "rank output"}),
-      err_path);
+  std::vector<std::string> all = engine;
+  all.insert(all.end(), {"--events", job.events_path(), "-n", "2", "/usr/bin/yes", "rank output"});
+  PipedLauncher launcher(job.command(all), err_path);
   CHECK(launcher.read(10).size() == 10);
   launcher.close_reader();
   const std::optional<int> status = launcher.wait(Millis{60'000});
@@ -123,16 +126,28 @@ TEST_CASE("reader gone: | head -c 10 ends the job with 141 (output-error), nothi
   check_nothing_left(job, o);
 }
 
+}  // namespace
+
+TEST_CASE("reader gone: | head -c 10 ends the job with 141 (output-error), nothing left") {
+  check_reader_gone_ends({});
+}
+
+TEST_CASE("wrap mode, reader gone: | head -c 10 ends mpirun's job with 141, nothing left") {
+  check_reader_gone_ends({"--engine=ompi", "--oversubscribe"});
+}
+
 namespace {
 
 // A job of ranks that write forever behind a reader that reads nothing: once the pipe is full,
 // `end` (a signal, or nothing when --timeout is among `args`) must end it within a minute with
 // `status`, nothing left, and the bytes the reader never took in output-lost events.
-void check_stalled_reader_ends(const std::vector<std::string>& args, int signal, int status,
+void check_stalled_reader_ends(const std::vector<std::string>& engine,
+                               const std::vector<std::string>& args, int signal, int status,
                                const std::string& kind) {
   Job job;
   const std::string err_path = job.dir().file("stderr");
-  std::vector<std::string> all = {"--events", job.events_path()};
+  std::vector<std::string> all = engine;
+  all.insert(all.end(), {"--events", job.events_path()});
   all.insert(all.end(), args.begin(), args.end());
   all.insert(all.end(), {"-n", "2", "/usr/bin/yes", "rank output"});
   PipedLauncher launcher(job.command(all, Millis{120'000}), err_path);
@@ -162,11 +177,15 @@ void check_stalled_reader_ends(const std::vector<std::string>& args, int signal,
 }  // namespace
 
 TEST_CASE("stalled reader: SIGINT still ends the job at once (130), nothing left") {
-  check_stalled_reader_ends({}, SIGINT, 130, "interrupted");
+  check_stalled_reader_ends({}, {}, SIGINT, 130, "interrupted");
+}
+
+TEST_CASE("wrap mode, stalled reader: SIGINT still ends mpirun's job at once (130)") {
+  check_stalled_reader_ends({"--engine=ompi", "--oversubscribe"}, {}, SIGINT, 130, "interrupted");
 }
 
 TEST_CASE("stalled reader: --timeout still ends the job at once (124), nothing left") {
-  check_stalled_reader_ends({"--timeout", "20"}, 0, 124, "timeout");
+  check_stalled_reader_ends({}, {"--timeout", "20"}, 0, 124, "timeout");
 }
 
 }  // namespace mpilaunch::e2e
