@@ -160,6 +160,8 @@ const std::array kClues = {
     Clue{Runtime::Orte4, StartsWith, "with errorcode"},
     Clue{Runtime::Orte4, Contains, "is the Open MPI term for"},
     Clue{Runtime::Orte4, Contains, "use the --oversubscribe option"},
+    // --get-stack-traces: ORTE names a process [[JOB,1],RANK]; PRRTE [prterun-HOST-PID@1,RANK].
+    Clue{Runtime::Orte4, StartsWith, "STACK TRACE FOR PROC [["},
 };
 
 bool clue_matches(const Clue& clue, std::string_view text) {

@@ -2,6 +2,9 @@
 
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "launcher/diagnose/console_parser.hpp"
@@ -146,6 +149,19 @@ TEST_CASE("parser: huge lines and endless output keep memory bounded") {
   CHECK(x.error->kind == ErrorKind::RankSignaled);
   CHECK(x.secondary.size() < kMaxFindings);
   CHECK(x.error->evidence.size() <= kMaxEvidenceLines);
+}
+
+TEST_CASE("parser: Open MPI 4.1's --get-stack-traces dump is told by its process names") {
+  // Saved from mpirun 4.1.4 --timeout 3 --get-stack-traces: the timeout text names no runtime.
+  std::ifstream in(std::filesystem::path(MPILAUNCH_TEST_DATA_DIR) / "stacks" / "ompi_dump.txt",
+                   std::ios::binary);
+  REQUIRE(in.good());
+  std::ostringstream text;
+  text << in.rdbuf();
+  const Explanation x = explain_text(text.str(), 1);
+  CHECK(x.runtime == "orte-4");
+  REQUIRE(x.error);
+  CHECK(x.error->kind == ErrorKind::Timeout);
 }
 
 TEST_CASE("parser: mpilaunch's own console block and events file") {
