@@ -606,6 +606,11 @@ void Agent::on_pmi_error(std::uint32_t rank, std::string text) {
   on_log(job_ ? job_->nspace : std::string(), rank, "mpilaunch-agent: " + text);
 }
 
+void Agent::on_pmi_name(protocol::Message request,
+                        std::function<void(const protocol::NameReply&)> done) {
+  on_name_request(std::move(request), std::move(done));
+}
+
 void Agent::on_pmi_unsupported(std::uint32_t rank, std::string call) {
   if (job_) on_unsupported(job_->nspace, rank, std::move(call));
 }

@@ -86,6 +86,8 @@ class Agent final : public FrameSink, public PmixEvents, public PmiEvents {
   void on_pmi_abort(std::uint32_t rank, int exit_code) override;
   void on_pmi_barrier(std::vector<std::byte> blob) override;
   void on_pmi_error(std::uint32_t rank, std::string text) override;
+  void on_pmi_name(protocol::Message request,
+                   std::function<void(const protocol::NameReply&)> done) override;
   void on_pmi_unsupported(std::uint32_t rank, std::string call) override;
   void mark_connected(Rank& r);
 

@@ -83,6 +83,13 @@ void PmiServer::act_on(const std::vector<pmi::Output>& outputs) {
       case pmi::Output::Kind::Unsupported:
         events_.on_pmi_unsupported(rank, o.bytes);
         break;
+      case pmi::Output::Kind::NameRequest:
+        if (o.request)
+          events_.on_pmi_name(*o.request, [self = shared_from_this(),
+                                           token = o.token](const protocol::NameReply& reply) {
+            self->answer_name(token, reply);
+          });
+        break;
       case pmi::Output::Kind::ProtocolError:
         drop(rank, mpilaunch::format("PMI protocol error from rank {}: {}", o.rank, o.bytes));
         break;
@@ -124,6 +131,11 @@ asio::awaitable<void> PmiServer::write_loop(std::uint32_t rank) {
                                asio::redirect_error(asio::use_awaitable, ec));
     if (ec) co_return;  // the rank went away; its exit says why
   }
+}
+
+void PmiServer::answer_name(std::uint32_t token, const protocol::NameReply& reply) {
+  if (closed_) return;
+  act_on(core_.answer_name(token, reply));
 }
 
 void PmiServer::close(std::uint32_t rank) {

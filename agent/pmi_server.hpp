@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
@@ -26,6 +27,10 @@ class PmiEvents {
   /// Every local rank entered the barrier; `blob` is this node's puts (pmi::encode_puts).
   /// Answer with PmiServer::release() once every node's blobs are known.
   virtual void on_pmi_barrier(std::vector<std::byte> blob) = 0;
+  /// A rank published, looked up or unpublished a name: `request` (NamePublish, NameLookup,
+  /// NameUnpublish) for the job's name service; call `done` with its answer, on the loop.
+  virtual void on_pmi_name(protocol::Message request,
+                           std::function<void(const protocol::NameReply&)> done) = 0;
   /// A rank asked for a dynamic-process service (answered rc=-1); `call` names the MPI call.
   virtual void on_pmi_unsupported(std::uint32_t rank, std::string call) = 0;
   /// A rank broke the protocol; its connection is closed. `text` is one line for its stderr.
@@ -57,6 +62,7 @@ class PmiServer : public std::enable_shared_from_this<PmiServer> {
   asio::awaitable<void> write_loop(std::uint32_t rank);
   void act_on(const std::vector<pmi::Output>& outputs);
   void send(std::uint32_t rank, std::string bytes);
+  void answer_name(std::uint32_t token, const protocol::NameReply& reply);
   void close(std::uint32_t rank);
   void drop(std::uint32_t rank, std::string text);
 

@@ -264,9 +264,6 @@ std::vector<Output> ServerCore::feed(int rank, std::string_view bytes) {
 std::string dynamic_call(std::string_view command) {
   const std::string pmi = " (PMI " + std::string(command) + ")";
   if (command == "spawn") return "MPI_Comm_spawn" + pmi;
-  if (command == "publish_name" || command == "name-publish") return "MPI_Publish_name" + pmi;
-  if (command == "lookup_name" || command == "name-lookup") return "MPI_Lookup_name" + pmi;
-  if (command == "unpublish_name" || command == "name-unpublish") return "MPI_Unpublish_name" + pmi;
   return {};
 }
 
@@ -341,6 +338,8 @@ void ServerCore::handle(int rank, Conn& c, const Command& cmd, std::vector<Outpu
       }
       c.dead = true;
       out.push_back({.kind = Output::Kind::Abort, .rank = rank, .exit_code = code});
+    } else if (n == "publish_name" || n == "lookup_name" || n == "unpublish_name") {
+      name_request(rank, c, cmd, out);
     } else {
       reply(rank, c, {n + "_result", {{"rc", "-1"}, {"msg", "unsupported command"}}}, out);
       if (auto call = dynamic_call(n); !call.empty())
@@ -402,11 +401,141 @@ void ServerCore::handle(int rank, Conn& c, const Command& cmd, std::vector<Outpu
   } else if (n == "abort") {
     c.dead = true;
     out.push_back({.kind = Output::Kind::Abort, .rank = rank, .exit_code = 1});
+  } else if (n == "name-publish" || n == "name-lookup" || n == "name-unpublish") {
+    name_request(rank, c, cmd, out);
   } else {
     reply(rank, c, {n + "-response", {{"rc", "-1"}, {"errmsg", "unsupported command"}}}, out);
     if (auto call = dynamic_call(n); !call.empty())
       out.push_back({.kind = Output::Kind::Unsupported, .rank = rank, .bytes = std::move(call)});
   }
+}
+
+void ServerCore::name_request(int rank, const Conn& c, const Command& cmd,
+                              std::vector<Output>& out) {
+  const std::string& n = cmd.cmd;
+  const bool v2 = c.version == 2;
+  const NameOp op = n == "publish_name" || n == "name-publish" ? NameOp::Publish
+                    : n == "lookup_name" || n == "name-lookup" ? NameOp::Lookup
+                                                               : NameOp::Unpublish;
+  // PMI-1 names the service "service", PMI-2 "name"; both send the port as "port".
+  const auto service = cmd.get(v2 ? "name" : "service");
+  const auto port = cmd.get("port");
+  if (!service || service->empty() || (op == NameOp::Publish && !port)) {
+    const std::string why =
+        op == NameOp::Publish ? "needs a service name and a port" : "needs a service name";
+    if (v2)
+      reply(rank, c, {n + "-response", {{"rc", "-1"}, {"errmsg", n + " " + why}}}, out);
+    else
+      reply(rank, c, {n.substr(0, n.find('_')) + "_result", {{"rc", "-1"}, {"msg", "bad_request"}}},
+            out);
+    return;
+  }
+  PendingName pending{
+      .rank = rank, .version = c.version, .op = op, .service = std::string(*service)};
+  if (const auto thrid = cmd.get("thrid"); v2 && thrid) pending.thrid = std::string(*thrid);
+  // Hydra's rules: names are seen job-wide (every kvs of the job, spawned ones too) and live
+  // until they are unpublished or the job ends; a lookup answers at once, found or not.
+  const auto rank32 = static_cast<std::uint32_t>(rank);
+  protocol::Message request;
+  switch (op) {
+    case NameOp::Publish: {
+      protocol::NameEntry entry{.key = pending.service};
+      const auto* p = reinterpret_cast<const std::byte*>(port->data());
+      entry.value.assign(p, p + port->size());
+      request = protocol::NamePublish{.nspace = facts_.kvsname,
+                                      .rank = rank32,
+                                      .range = protocol::NameRange::Session,
+                                      .persistence = protocol::NamePersistence::Session,
+                                      .entries = {std::move(entry)}};
+      break;
+    }
+    case NameOp::Lookup:
+      request = protocol::NameLookup{.nspace = facts_.kvsname,
+                                     .rank = rank32,
+                                     .range = protocol::NameRange::Session,
+                                     .keys = {pending.service},
+                                     .wait = 0,
+                                     .timeout_ms = 0};
+      break;
+    case NameOp::Unpublish:
+      request = protocol::NameUnpublish{.nspace = facts_.kvsname,
+                                        .rank = rank32,
+                                        .range = protocol::NameRange::Session,
+                                        .keys = {pending.service}};
+      break;
+  }
+  const std::uint32_t token = next_token_++;
+  names_.emplace(token, std::move(pending));
+  out.push_back({.kind = Output::Kind::NameRequest,
+                 .rank = rank,
+                 .request = std::move(request),
+                 .token = token});
+}
+
+namespace {
+// Why a name request failed, as one word for a PMI reply's msg= or errmsg=.
+std::string name_failure(protocol::NameStatus status) {
+  switch (status) {
+    case protocol::NameStatus::Ok:
+    case protocol::NameStatus::NotFound:
+      return "service_not_found";
+    case protocol::NameStatus::TimedOut:
+      return "timed_out";
+    case protocol::NameStatus::JobEnded:
+      return "job_ended";
+    case protocol::NameStatus::BadRequest:
+      return "bad_request";
+  }
+  return "failed";
+}
+}  // namespace
+
+std::vector<Output> ServerCore::answer_name(std::uint32_t token,
+                                            const protocol::NameReply& answer) {
+  std::vector<Output> out;
+  const auto it = names_.find(token);
+  if (it == names_.end()) return out;
+  const PendingName pending = std::move(it->second);
+  names_.erase(it);
+  const auto conn = conns_.find(pending.rank);
+  if (conn == conns_.end() || conn->second.dead) return out;
+  std::optional<std::string> port;
+  if (answer.status == protocol::NameStatus::Ok && pending.op == NameOp::Lookup)
+    for (const protocol::NameFound& f : answer.found)
+      if (f.entry.key == pending.service && f.entry.format == protocol::NameFormat::Text) {
+        port.emplace(reinterpret_cast<const char*>(f.entry.value.data()), f.entry.value.size());
+        break;
+      }
+  const bool ok = answer.status == protocol::NameStatus::Ok &&
+                  (pending.op != NameOp::Lookup || port.has_value());
+  const std::string why = name_failure(ok ? protocol::NameStatus::Ok : answer.status);
+  Command r;
+  if (pending.version == 2) {
+    r.cmd = pending.op == NameOp::Publish  ? "name-publish-response"
+            : pending.op == NameOp::Lookup ? "name-lookup-response"
+                                           : "name-unpublish-response";
+    if (pending.thrid) r.args.emplace_back("thrid", *pending.thrid);
+    if (pending.op == NameOp::Lookup) {
+      // MPICH's client reads port=; value= is there for clients that read it instead.
+      if (ok) {
+        r.args.emplace_back("port", *port);
+        r.args.emplace_back("value", *port);
+      }
+      r.args.emplace_back("found", ok ? "TRUE" : "FALSE");
+    }
+    r.args.emplace_back("rc", ok ? "0" : "1");
+    if (!ok) r.args.emplace_back("errmsg", why);
+  } else {
+    r.cmd = pending.op == NameOp::Publish  ? "publish_result"
+            : pending.op == NameOp::Lookup ? "lookup_result"
+                                           : "unpublish_result";
+    if (ok && port) r.args.emplace_back("port", *port);
+    r.args.emplace_back("info", "ok");
+    r.args.emplace_back("rc", ok ? "0" : "1");
+    r.args.emplace_back("msg", ok ? "success" : why);
+  }
+  reply(pending.rank, conn->second, std::move(r), out);
+  return out;
 }
 
 void ServerCore::maybe_barrier(std::vector<Output>& out) {

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/protocol.hpp"
+
 namespace mpilaunch::pmi {
 
 /// Longest client line/message we accept (MPICH's PMIU_MAXLINE is 1024; PMI-2 allows more).
@@ -65,18 +67,31 @@ struct JobFacts {
 
 /// What the agent must do after feeding bytes.
 struct Output {
-  /// Unsupported: the rank asked for a dynamic-process service (spawn, name publishing), which
-  /// was answered rc=-1; `bytes` names the MPI call behind it (dynamic_call()).
-  enum class Kind { Reply, BarrierReady, Abort, Finalized, ProtocolError, Unsupported };
+  /// Unsupported: the rank asked for a dynamic-process service (spawn), which was answered
+  /// rc=-1; `bytes` names the MPI call behind it (dynamic_call()).
+  /// NameRequest: the rank published, looked up or unpublished a name (MPI_Publish_name, ...);
+  /// `request` goes to the job's name service and its NameReply comes back through
+  /// ServerCore::answer_name(`token`), which writes the rank's reply.
+  enum class Kind {
+    Reply,
+    BarrierReady,
+    Abort,
+    Finalized,
+    ProtocolError,
+    Unsupported,
+    NameRequest
+  };
   Kind kind;
   int rank = -1;
   std::string bytes;  // Reply: bytes to write; ProtocolError: reason; Unsupported: the MPI call
   int exit_code = 0;  // Abort
-  std::map<std::string, std::string> puts;  // BarrierReady: this node's puts since last barrier
+  std::map<std::string, std::string> puts;   // BarrierReady: this node's puts since last barrier
+  std::optional<protocol::Message> request;  // NameRequest: NamePublish, NameLookup, NameUnpublish
+  std::uint32_t token = 0;                   // NameRequest
 };
 
-/// The MPI call behind a PMI-1 or PMI-2 dynamic-process command ("spawn", "publish_name",
-/// "name-lookup", ...), e.g. "MPI_Comm_spawn (PMI spawn)"; empty for every other command.
+/// The MPI call behind a PMI-1 or PMI-2 dynamic-process command the server does not serve
+/// ("spawn"), e.g. "MPI_Comm_spawn (PMI spawn)"; empty for every other command.
 std::string dynamic_call(std::string_view command);
 
 /// Server side for all local ranks of one node. feed() buffers partial input per rank.
@@ -89,6 +104,12 @@ class ServerCore {
   bool finalized(int rank) const;
   /// The rank has sent its init line (it reached PMI_Init).
   bool connected(int rank) const;
+  /// The name service answered the NameRequest `token`: the rank's reply, in its protocol
+  /// (Hydra's replies: PMI-1 publish_result/lookup_result/unpublish_result, PMI-2
+  /// name-publish-response/...). Nothing for an unknown token or a rank gone dead.
+  std::vector<Output> answer_name(std::uint32_t token, const protocol::NameReply& reply);
+  /// Name requests sent and not answered yet.
+  std::size_t names_waiting() const { return names_.size(); }
   const std::map<std::string, std::string>& kvs() const { return kvs_; }
 
  private:
@@ -103,6 +124,17 @@ class ServerCore {
   void handle(int rank, Conn& c, const Command& cmd, std::vector<Output>& out);
   void reply(int rank, const Conn& c, Command cmd, std::vector<Output>& out);
   void maybe_barrier(std::vector<Output>& out);
+  /// publish_name, lookup_name, unpublish_name (PMI-1) and name-publish, ... (PMI-2).
+  void name_request(int rank, const Conn& c, const Command& cmd, std::vector<Output>& out);
+
+  enum class NameOp { Publish, Lookup, Unpublish };
+  struct PendingName {
+    int rank = -1;
+    int version = 1;
+    NameOp op = NameOp::Publish;
+    std::string service;
+    std::optional<std::string> thrid;  // PMI-2: echoed for a threaded client
+  };
 
   JobFacts facts_;
   std::map<int, Conn> conns_;
@@ -110,6 +142,8 @@ class ServerCore {
   std::map<std::string, std::string> pending_puts_;
   std::map<std::string, std::string> node_attrs_;
   bool barrier_sent_ = false;
+  std::map<std::uint32_t, PendingName> names_;
+  std::uint32_t next_token_ = 1;
 };
 
 }  // namespace mpilaunch::pmi

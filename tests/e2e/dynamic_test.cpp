@@ -1,8 +1,8 @@
 // Dynamic processes (issue 24): MPI_Comm_spawn (children started by the agents, connected to
 // their parent through the name service and PMIx_Connect across agents), the name service
-// (MPI_Publish_name, MPI_Lookup_name, MPI_Unpublish_name through the launcher) and
-// accept/connect, on one node and across virtual nodes; spawns that cannot be honoured end the
-// job with one typed error, never a hang.
+// (MPI_Publish_name, MPI_Lookup_name, MPI_Unpublish_name through the launcher, for Open MPI's
+// and MPICH's ranks) and accept/connect, on one node and across virtual nodes; spawns that
+// cannot be honoured end the job with one typed error, never a hang.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -98,11 +98,11 @@ TEST_CASE("dynamic: MPI_Comm_spawn beyond the slots runs with --oversubscribe") 
 }
 
 // Rank 0 publishes, ranks 1-2 look the name up (and one nobody published), rank 0 withdraws
-// it, and the lookups then fail, as under mpirun 4.1.4.
-void check_names(const std::vector<std::string>& options) {
+// it, and the lookups then fail, as under mpirun 4.1.4 (and, for dynamic_mpich, Hydra 4.0.2).
+void check_names(const std::vector<std::string>& options, const std::string& program = "dynamic") {
   Job job;
   std::vector<std::string> argv = options;
-  argv.insert(argv.end(), {app("dynamic"), "names"});
+  argv.insert(argv.end(), {app(program), "names"});
   const Outcome o = job.launch(argv, Millis{90'000});
   CHECK_MESSAGE(o.status() == 0, o.summary());
   for (const char* rank : {"1", "2"}) {
@@ -123,6 +123,12 @@ TEST_CASE("dynamic: MPI_Publish_name/Lookup_name/Unpublish_name between ranks of
 
 TEST_CASE("dynamic: the name service across 2 virtual nodes") {
   check_names({"--launcher=local", "-H", "dyn1:1,dyn2:2", "-n", "3"});
+}
+
+// MPICH ranks publish through their agent's PMI server (publish_name, lookup_name,
+// unpublish_name), into the same job-wide name service.
+TEST_CASE("dynamic: MPICH's MPI_Publish_name/Lookup_name/Unpublish_name across 2 virtual nodes") {
+  check_names({"--launcher=local", "-H", "dyn1:1,dyn2:2", "-n", "3"}, "dynamic_mpich");
 }
 
 TEST_CASE("dynamic: a rank that publishes and ends succeeds") {

@@ -2,11 +2,14 @@
 
 #include <map>
 #include <string>
+#include <string_view>
+#include <variant>
 #include <vector>
 
 #include "common/pmi_wire.hpp"
 
 using namespace mpilaunch::pmi;
+namespace protocol = mpilaunch::protocol;
 
 namespace {
 JobFacts facts(std::vector<int> local) {
@@ -226,22 +229,126 @@ TEST_CASE("appnum is the rank's application context, through PMI-1 and PMI-2's f
   CHECK(r.find(";appnum=2;") != std::string::npos);
 }
 
-TEST_CASE("dynamic-process commands are answered rc=-1 and named as their MPI call") {
+TEST_CASE("spawn is answered rc=-1 and named as its MPI call") {
+  CHECK(dynamic_call("spawn") == "MPI_Comm_spawn (PMI spawn)");
+  CHECK(dynamic_call("publish_name") == "");
+  CHECK(dynamic_call("get") == "");
+}
+
+namespace {
+// The one NameRequest `out` holds.
+Output only_name_request(const std::vector<Output>& out) {
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].kind == Output::Kind::NameRequest);
+  REQUIRE(out[0].request.has_value());
+  return out[0];
+}
+std::vector<std::byte> bytes_of(std::string_view text) {
+  const auto* p = reinterpret_cast<const std::byte*>(text.data());
+  return {p, p + text.size()};
+}
+protocol::NameReply found(std::string key, std::string_view port) {
+  return protocol::NameReply{
+      protocol::NameStatus::Ok,
+      {protocol::NameFound{.nspace = "kvs_7",
+                           .rank = 0,
+                           .entry = {std::move(key), protocol::NameFormat::Text, bytes_of(port)}}}};
+}
+}  // namespace
+
+TEST_CASE(
+    "PMI-1 publish_name, lookup_name, unpublish_name go to the name service as Hydra answers") {
   ServerCore s(facts({0, 1}));
   (void)s.feed(0, "cmd=init pmi_version=1 pmi_subversion=1\n");
-  const auto publish = s.feed(0, "cmd=publish_name service=a port=b\n");
-  REQUIRE(publish.size() == 2);
-  CHECK(publish[0].bytes.find("rc=-1") != std::string::npos);
-  CHECK(publish[1].kind == Output::Kind::Unsupported);
-  CHECK(publish[1].rank == 0);
-  CHECK(publish[1].bytes == "MPI_Publish_name (PMI publish_name)");
-  (void)s.feed(1, "cmd=init pmi_version=2 pmi_subversion=0\n");
-  (void)s.feed(1, format_pmi2({"fullinit", {{"pmirank", "1"}, {"threaded", "FALSE"}}}));
-  const auto lookup = s.feed(1, format_pmi2({"name-lookup", {{"name", "a"}}}));
-  REQUIRE(lookup.size() == 2);
-  CHECK(lookup[0].bytes.find("rc=-1") != std::string::npos);
-  CHECK(lookup[1].kind == Output::Kind::Unsupported);
-  CHECK(lookup[1].bytes == "MPI_Lookup_name (PMI name-lookup)");
-  CHECK(dynamic_call("spawn") == "MPI_Comm_spawn (PMI spawn)");
-  CHECK(dynamic_call("get") == "");
+  (void)s.feed(1, "cmd=init pmi_version=1 pmi_subversion=1\n");
+
+  const Output publish =
+      only_name_request(s.feed(0, "cmd=publish_name service=svc port=tag#0$a=b$\n"));
+  CHECK(publish.rank == 0);
+  const auto* p = std::get_if<protocol::NamePublish>(&*publish.request);
+  REQUIRE(p != nullptr);
+  CHECK(p->nspace == "kvs_7");
+  CHECK(p->rank == 0);
+  CHECK(p->range == protocol::NameRange::Session);
+  CHECK(p->persistence == protocol::NamePersistence::Session);
+  REQUIRE(p->entries.size() == 1);
+  CHECK(p->entries[0].key == "svc");
+  CHECK(p->entries[0].format == protocol::NameFormat::Text);
+  CHECK(p->entries[0].value == bytes_of("tag#0$a=b$"));
+  CHECK(s.names_waiting() == 1);
+  CHECK(only_reply(s.answer_name(publish.token, {})) ==
+        "cmd=publish_result info=ok rc=0 msg=success\n");
+  CHECK(s.names_waiting() == 0);
+  CHECK(s.answer_name(publish.token, {}).empty());  // answered once
+
+  const Output lookup = only_name_request(s.feed(1, "cmd=lookup_name service=svc\n"));
+  const auto* l = std::get_if<protocol::NameLookup>(&*lookup.request);
+  REQUIRE(l != nullptr);
+  CHECK(l->rank == 1);
+  CHECK(l->keys == std::vector<std::string>{"svc"});
+  CHECK(l->wait == 0);  // Hydra answers at once, found or not
+  CHECK(only_reply(s.answer_name(lookup.token, found("svc", "tag#0$a=b$"))) ==
+        "cmd=lookup_result port=tag#0$a=b$ info=ok rc=0 msg=success\n");
+
+  const Output missing = only_name_request(s.feed(1, "cmd=lookup_name service=none\n"));
+  CHECK(only_reply(s.answer_name(missing.token, {protocol::NameStatus::NotFound, {}})) ==
+        "cmd=lookup_result info=ok rc=1 msg=service_not_found\n");
+  // A reply that does not carry the key asked for is not found either.
+  const Output other = only_name_request(s.feed(1, "cmd=lookup_name service=svc\n"));
+  CHECK(only_reply(s.answer_name(other.token, found("else", "x"))).find(" rc=1 ") !=
+        std::string::npos);
+
+  const Output unpublish = only_name_request(s.feed(0, "cmd=unpublish_name service=svc\n"));
+  const auto* u = std::get_if<protocol::NameUnpublish>(&*unpublish.request);
+  REQUIRE(u != nullptr);
+  CHECK(u->keys == std::vector<std::string>{"svc"});
+  CHECK(only_reply(s.answer_name(unpublish.token, {protocol::NameStatus::JobEnded, {}})) ==
+        "cmd=unpublish_result info=ok rc=1 msg=job_ended\n");
+
+  CHECK(only_reply(s.feed(0, "cmd=publish_name service=svc\n")) ==
+        "cmd=publish_result rc=-1 msg=bad_request\n");
+  CHECK(only_reply(s.feed(0, "cmd=lookup_name\n")) == "cmd=lookup_result rc=-1 msg=bad_request\n");
+}
+
+TEST_CASE("PMI-2 name-publish, name-lookup, name-unpublish answer with thrid, port and value") {
+  ServerCore s(facts({0}));
+  (void)s.feed(0, "cmd=init pmi_version=2 pmi_subversion=0\n");
+  (void)s.feed(0, format_pmi2({"fullinit", {{"pmirank", "0"}, {"threaded", "FALSE"}}}));
+  const Output publish = only_name_request(s.feed(
+      0, format_pmi2({"name-publish", {{"name", "svc"}, {"port", "p;q"}, {"infokeycount", "0"}}})));
+  const auto* p = std::get_if<protocol::NamePublish>(&*publish.request);
+  REQUIRE(p != nullptr);
+  REQUIRE(p->entries.size() == 1);
+  CHECK(p->entries[0].value == bytes_of("p;q"));
+  CHECK(only_reply(s.answer_name(publish.token, {})) ==
+        format_pmi2({"name-publish-response", {{"rc", "0"}}}));
+
+  const Output lookup = only_name_request(s.feed(
+      0, format_pmi2({"name-lookup", {{"thrid", "7"}, {"name", "svc"}, {"infokeycount", "0"}}})));
+  CHECK(only_reply(s.answer_name(lookup.token, found("svc", "p;q"))) ==
+        format_pmi2(
+            {"name-lookup-response",
+             {{"thrid", "7"}, {"port", "p;q"}, {"value", "p;q"}, {"found", "TRUE"}, {"rc", "0"}}}));
+  const Output& missing =
+      only_name_request(s.feed(0, format_pmi2({"name-lookup", {{"name", "none"}}})));
+  CHECK(only_reply(s.answer_name(missing.token, {protocol::NameStatus::NotFound, {}})) ==
+        format_pmi2({"name-lookup-response",
+                     {{"found", "FALSE"}, {"rc", "1"}, {"errmsg", "service_not_found"}}}));
+  const Output& unpublish =
+      only_name_request(s.feed(0, format_pmi2({"name-unpublish", {{"name", "svc"}}})));
+  CHECK(std::holds_alternative<protocol::NameUnpublish>(*unpublish.request));
+  CHECK(only_reply(s.answer_name(unpublish.token, {})) ==
+        format_pmi2({"name-unpublish-response", {{"rc", "0"}}}));
+  CHECK(only_reply(s.feed(0, format_pmi2({"name-publish", {{"name", "svc"}}}))).find("rc=-1;") !=
+        std::string::npos);
+}
+
+TEST_CASE("a name answer for a rank whose connection died is dropped") {
+  ServerCore s(facts({0}));
+  (void)s.feed(0, "cmd=init pmi_version=1 pmi_subversion=1\n");
+  const Output lookup = only_name_request(s.feed(0, "cmd=lookup_name service=svc\n"));
+  const std::uint32_t token = lookup.token;
+  REQUIRE(s.feed(0, std::string(1100, 'x')).size() == 1);  // overlong: the connection is dead
+  CHECK(s.answer_name(token, found("svc", "p")).empty());
+  CHECK(s.names_waiting() == 0);
 }
