@@ -77,7 +77,11 @@ constexpr OptionDoc kDocs[] = {
     {"--nolocal", "Mapping", "", "no ranks on this host (recognised; refused)", "", ""},
     {"--display-devel-map", "Mapping", "", "print the detailed map (refused: use --dry-run)", "",
      ""},
-    {"--display-allocation", "Mapping", "", "print the hosts (refused: use --dry-run)", "", ""},
+    {"--display-allocation", "Mapping", "", "print the allocated hosts and their slots", "",
+     "mpirun's ALLOCATED NODES block on stdout, once every agent is up (slots a host file left "
+     "out are the node's cores, counted by its agent), before the ranks start; every host given, "
+     "with ranks or not. OMPI_MCA_orte_display_alloc=1 asks for it too. --events records the "
+     "same as an allocation event in any case."},
     {"-H", "Hosts", "H[:N],...", "hosts with N slots each (1 when not given); repeatable",
      "this machine",
      "Comma-separated hosts, each with an optional slot count: -H node1:4,node2:4. A repeated "

@@ -233,6 +233,8 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
   } else {
     plan.hosts_source = hosts.source;
   }
+  plan.allocation = entries;
+  plan.hostname = machine.hostname;
   for (const HostEntry& h : entries) {
     slots.push_back(NodeSlots{h.name, h.slots, h.max_slots});
     plan.universe_size += h.slots;
@@ -302,6 +304,9 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
       placement_options.report_bindings || truthy(mca("hwloc_base_report_bindings"));
   placement_options.display_map =
       placement_options.display_map || truthy(mca("rmaps_base_display_map"));
+  // mpirun 4.1.4 honours both names (measured).
+  plan.display_allocation = o.display_allocation || truthy(mca("orte_display_alloc")) ||
+                            truthy(mca("ras_base_display_alloc"));
   placement_options.use_hwthread_cpus =
       placement_options.use_hwthread_cpus || truthy(mca("hwloc_base_use_hwthreads_as_cpus"));
   // Open MPI's mappers: round_robin and ppr are what --map-by selects; seq, rank_file, mindist
@@ -470,6 +475,7 @@ Status map_on_reported_slots(LaunchPlan& plan, const std::vector<int>& cores) {
       return Error{.kind = ErrorKind::Unknown,
                    .detail = mpilaunch::format("host {} got ranks before {}", map->node_name(n),
                                                nodes[static_cast<std::size_t>(n)].name)};
+  plan.allocation = nodes;  // every host, with its counted slots
   nodes.resize(static_cast<std::size_t>(map->node_count()));
   plan.nodes = std::move(nodes);
   plan.universe_size = universe;
@@ -478,6 +484,24 @@ Status map_on_reported_slots(LaunchPlan& plan, const std::vector<int>& cores) {
   if (!plan.apps.empty()) plan.apps[0].num_procs = plan.map.size();
   plan.slots_from_agents = false;
   return {};
+}
+
+std::string allocation_text(const LaunchPlan& plan) {
+  const std::string& hostname = plan.hostname;
+  // As mpirun 4.1.4 prints them (measured): its own node has ORTE's flags 0x11 (daemon there,
+  // slots given) and state UP; another host 0x13 (also location verified), UP, or UNKNOWN when
+  // it came from a host file. slots_inuse is 0 before the mapping.
+  const bool from_hostfile = plan.hosts_source.starts_with("hostfile");
+  std::string out = "\n======================   ALLOCATED NODES   ======================\n";
+  for (const HostEntry& h : plan.allocation) {
+    const bool local = plan.isolated || is_local_name(h.name, hostname);
+    out += mpilaunch::format("\t{}: flags=0x{} slots={} max_slots={} slots_inuse=0 state={}\n",
+                             local ? hostname.substr(0, hostname.find('.')) : h.name,
+                             local ? "11" : "13", h.slots, h.max_slots.value_or(0),
+                             local || !from_hostfile ? "UP" : "UNKNOWN");
+  }
+  out += "=================================================================\n";
+  return out;
 }
 
 std::string render_plan(const LaunchPlan& plan, const std::string& agent_command) {

@@ -48,8 +48,13 @@ struct LaunchPlan {
   PlacementPolicy placement;     // mapping, ranking, binding (common/placement.hpp)
   std::vector<std::string> env;  // NAME=value for every rank (--mca)
   std::string prefix;            // --prefix DIR: the ranks' PATH and LD_LIBRARY_PATH (JobSpec)
-  std::vector<PlanApp> apps;     // every application context, in rank order; at least one
-  PmiChoice pmi;                 // filled in by run() from --pmi and the program's libraries
+  /// Every host of the allocation, with or without ranks, in the order given (mpirun's
+  /// ALLOCATED NODES); slots of hosts counted by their agents once map_on_reported_slots() ran.
+  std::vector<HostEntry> allocation;
+  bool display_allocation = false;  // --display-allocation (or OMPI_MCA_orte_display_alloc)
+  std::string hostname;             // this machine's (MachineFacts)
+  std::vector<PlanApp> apps;        // every application context, in rank order; at least one
+  PmiChoice pmi;                    // filled in by run() from --pmi and the program's libraries
   std::vector<std::string> warnings;
 };
 
@@ -70,6 +75,11 @@ Status map_on_reported_slots(LaunchPlan& plan, const std::vector<int>& cores);
 
 /// True when `name` denotes this machine (localhost, 127.x, its hostname).
 bool is_local_name(const std::string& name, const std::string& hostname);
+
+/// mpirun 4.1.4's --display-allocation block for `plan.allocation`: a blank line, the
+/// "ALLOCATED NODES" banner, one line per host and a closing rule. A host that is this machine
+/// (`plan.hostname`) is named by the short hostname, as mpirun names its own node.
+std::string allocation_text(const LaunchPlan& plan);
 
 /// The --dry-run text: hosts and their source, the rank map, the agent commands.
 std::string render_plan(const LaunchPlan& plan, const std::string& agent_command);

@@ -331,6 +331,20 @@ bool Supervisor::place_ranks() {
   }
   bindings_ = std::move(bindings).value();
   for (std::size_t n = 0; n < report.size(); ++n) report[n].topology = &inputs[n].topology;
+  if (plan.display_allocation) {
+    // Once, with every host's slots known (counted by its agent where a host file gave none),
+    // before the map: mpirun prints it when its daemons have reported.
+    const std::string text = allocation_text(plan);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+  }
+  {
+    nlohmann::json hosts = nlohmann::json::array();
+    for (const HostEntry& h : plan.allocation)
+      hosts.push_back(
+          {{"host", h.name}, {"slots", h.slots}, {"max_slots", h.max_slots.value_or(0)}});
+    events_.write("allocation", {{"source", plan.hosts_source}, {"hosts", std::move(hosts)}});
+  }
   if (plan.placement.display) {
     const std::string text =
         display_map_text(config_.job_id, plan.universe_size, plan.map, report, *bindings_);

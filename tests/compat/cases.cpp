@@ -181,6 +181,13 @@ std::vector<Case> table() {
        .args = {"-prefix", "/opt/ompi/", "-x", "LD_LIBRARY_PATH=/opt/lib", "-n", "1", "@probe"},
        .env = {"PROBE_ENV=PATH,LD_LIBRARY_PATH,OPAL_PREFIX"},
        .source = "mpirun(1): --prefix with -x LD_LIBRARY_PATH"});
+  add({.name = "display-allocation",
+       .args = {"--display-allocation", "-n", "2", "@probe"},
+       .source = "mpirun(1): --display-allocation"});
+  add({.name = "display-alloc-mca-env",
+       .args = {"-n", "1", "@probe"},
+       .env = {"OMPI_MCA_orte_display_alloc=1"},
+       .source = "mpirun(1): --display-allocation as an MCA parameter"});
   add({.name = "prefix-slashes-only",
        .args = {"--prefix", "/", "-n", "1", "@probe"},
        .checks = kRefusal,
@@ -240,11 +247,6 @@ std::vector<Case> table() {
   add({.name = "verbose",
        .args = {"-v", "-n", "1", "@probe"},
        .source = "mpirun(1): -v, --verbose"});
-  add({.name = "display-allocation",
-       .args = {"--display-allocation", "-n", "1", "@probe"},
-       .checks = Report | Stderr,
-       .pending = kOptions,
-       .source = "mpirun(1): --display-allocation"});
   add({.name = "noprefix",
        .args = {"--noprefix", "-n", "1", "@probe"},
        .source = "mpirun(1): --noprefix"});
@@ -437,6 +439,13 @@ std::vector<Case> table() {
          .pending = kOversubscribedRemote,
          .pending_on = Report,
          .source = "mpirun(1): --oversubscribe across nodes"});
+  vnode({.name = "vn-display-allocation",
+         .args = {"-H", "node1:2,node2:3", "--display-allocation", "-n", "2", "@probe"},
+         .source = "mpirun(1): --display-allocation, a host without ranks listed too"});
+  vnode({.name = "vn-display-allocation-hostfile",
+         .args = {"--hostfile", "hf", "-display-devel-allocation", "-n", "2", "@probe"},
+         .files = {{"hf", "node1\nnode2 slots=4 max_slots=6\n"}},
+         .source = "mpirun(1): --display-devel-allocation, slots counted on the node"});
   vnode({.name = "vn-prefix",
          .args = {"-H", "node1:1,node2:1", "--prefix", "/usr", "-n", "2", "@probe"},
          .pending = kPrefixRemote,

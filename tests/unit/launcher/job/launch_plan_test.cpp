@@ -367,3 +367,43 @@ TEST_CASE("seq: rank i on the host of the i-th line") {
   REQUIRE_FALSE(none.has_value());
   CHECK(none.error().detail.find("gives no such order") != std::string::npos);
 }
+
+// mpirun 4.1.4's --display-allocation block (measured): every host given, this machine under its
+// short name with flags 0x11, others 0x13; a host file's hosts UNKNOWN, others UP.
+TEST_CASE("--display-allocation: mpirun's ALLOCATED NODES block, every host, counted slots") {
+  const std::string head = "\n======================   ALLOCATED NODES   ======================\n";
+  const std::string rule = "=================================================================\n";
+  const MachineFacts machine{"box.example.org", 2, "/w"};
+  auto plan = make_plan(opts({"--display-allocation", "./a"}), HostList{}, machine, env);
+  REQUIRE(plan);
+  CHECK(plan->display_allocation);
+  CHECK(allocation_text(*plan) ==
+        head + "\tbox: flags=0x11 slots=2 max_slots=0 slots_inuse=0 state=UP\n" + rule);
+  const HostList given{{{.name = "a", .slots = 2, .slots_given = true},
+                        {.name = "b", .slots = 3, .slots_given = true}},
+                       "-H"};
+  plan = make_plan(opts({"-n", "1", "./a"}), given, machine, env);
+  REQUIRE(plan);
+  CHECK_FALSE(plan->display_allocation);
+  CHECK(allocation_text(*plan) ==
+        head +
+            "\ta: flags=0x13 slots=2 max_slots=0 slots_inuse=0 state=UP\n"
+            "\tb: flags=0x13 slots=3 max_slots=0 slots_inuse=0 state=UP\n" +
+            rule);
+  const HostList file{{{.name = "localhost", .slots = 2, .slots_given = true},
+                       {.name = "a", .slots = 1, .count_cores = true},
+                       {.name = "b", .slots = 4, .slots_given = true, .max_slots = 6}},
+                      "hostfile hf"};
+  plan = make_plan(opts({"-n", "2", "./a"}), file, machine, [](const std::string& name) {
+    return name == "OMPI_MCA_orte_display_alloc" ? std::optional<std::string>("1") : std::nullopt;
+  });
+  REQUIRE(plan);
+  CHECK(plan->display_allocation);
+  REQUIRE(map_on_reported_slots(*plan, {2, 8, 4}));
+  CHECK(allocation_text(*plan) ==
+        head +
+            "\tbox: flags=0x11 slots=2 max_slots=0 slots_inuse=0 state=UP\n"
+            "\ta: flags=0x13 slots=8 max_slots=0 slots_inuse=0 state=UNKNOWN\n"
+            "\tb: flags=0x13 slots=4 max_slots=6 slots_inuse=0 state=UNKNOWN\n" +
+            rule);
+}
