@@ -74,7 +74,9 @@ constexpr OptionDoc kDocs[] = {
      ""},
     {"--ppr", "Mapping", "N:OBJ", "processes per resource (recognised; refused: not implemented)",
      "", ""},
-    {"--nolocal", "Mapping", "", "no ranks on this host (recognised; refused)", "", ""},
+    {"--nolocal", "Mapping", "", "no ranks on this host", "",
+     "Maps the ranks on the other hosts only; this machine's slots still count in the universe "
+     "size, as under mpirun. With no other host the job cannot start (not-enough-slots)."},
     {"--display-devel-map", "Mapping", "", "print the detailed map (refused: use --dry-run)", "",
      ""},
     {"--display-allocation", "Mapping", "", "print the allocated hosts and their slots", "",

@@ -364,7 +364,6 @@ Status unsupported_options(const Options& o) {
   if (!o.ppr.empty()) return refuse("--ppr", kMapping);
   if (o.per_socket) return refuse("--npersocket", kMapping);
   if (o.display_devel_map) return refuse("--display-devel-map", "--dry-run prints the rank map");
-  if (o.nolocal) return refuse("--nolocal", "every host given runs ranks");
   return {};
 }
 

@@ -233,11 +233,43 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
   } else {
     plan.hosts_source = hosts.source;
   }
-  plan.allocation = entries;
   plan.hostname = machine.hostname;
+  // mpirun honours its MCA parameters from the environment (OMPI_MCA_*) and --mca as well as
+  // its own options; the options win.
+  auto mca = [&](const std::string& key) -> std::optional<std::string> {
+    for (auto it = o.mca.rbegin(); it != o.mca.rend(); ++it)
+      if (it->first == key) return it->second;
+    return getenv("OMPI_MCA_" + key);
+  };
+  auto truthy = [](const std::optional<std::string>& v) {
+    return v && (*v == "1" || *v == "true" || *v == "yes" || *v == "on");
+  };
+  const bool nolocal = o.nolocal || truthy(mca("rmaps_base_no_schedule_local"));
+  if (nolocal) {
+    // mpirun 4.1.4 (measured): --nolocal leaves this machine out of the map but keeps its slots
+    // in the allocation and the universe; with no other host, nothing can run.
+    for (HostEntry& h : entries)
+      if (is_local_name(h.name, machine.hostname) && h.count_cores) {
+        h.slots = std::max(1, machine.cpus);  // known here, no agent counts them
+        h.count_cores = false;
+      }
+    plan.allocation = entries;
+    std::erase_if(entries,
+                  [&](const HostEntry& h) { return is_local_name(h.name, machine.hostname); });
+    if (entries.empty())
+      return Error{.kind = ErrorKind::NotEnoughSlots,
+                   .executable = o.program.empty() ? "" : o.program[0],
+                   .detail = mpilaunch::format(
+                       "--nolocal: all nodes which are allocated for this job are already "
+                       "filled: the only host ({}) is this machine, where --nolocal runs no "
+                       "rank; give other hosts (-H, --hostfile) or drop --nolocal",
+                       plan.isolated ? "this machine alone" : hosts.source)};
+  } else {
+    plan.allocation = entries;
+  }
+  for (const HostEntry& h : plan.allocation) plan.universe_size += h.slots;
   for (const HostEntry& h : entries) {
     slots.push_back(NodeSlots{h.name, h.slots, h.max_slots});
-    plan.universe_size += h.slots;
     plan.slots_from_agents = plan.slots_from_agents || h.count_cores;
   }
 
@@ -267,8 +299,6 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
                      "--launcher=srun needs the allocation's nodes: SLURM_JOB_NODELIST is "
                      "not set, or give -H or --hostfile"};
 
-  // mpirun honours its MCA parameters from the environment (OMPI_MCA_*) and --mca as well as
-  // its own options; the options win.
   PlacementOptions placement_options{.map_by = o.map_by_text,
                                      .rank_by = o.rank_by,
                                      .bind_to = o.bind_to,
@@ -286,14 +316,6 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
                        "--cpus-per-proc {}: give a number of CPUs, 1 or more", o.cpus_per_proc)};
     placement_options.cpus_per_proc = n;
   }
-  auto mca = [&](const std::string& key) -> std::optional<std::string> {
-    for (auto it = o.mca.rbegin(); it != o.mca.rend(); ++it)
-      if (it->first == key) return it->second;
-    return getenv("OMPI_MCA_" + key);
-  };
-  auto truthy = [](const std::optional<std::string>& v) {
-    return v && (*v == "1" || *v == "true" || *v == "yes" || *v == "on");
-  };
   if (placement_options.map_by.empty())
     placement_options.map_by = mca("rmaps_base_mapping_policy").value_or("");
   if (placement_options.rank_by.empty())
@@ -337,6 +359,10 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
   // each node's objects once its agent has reported them (common/placement.hpp).
   if (plan.placement.ppr > 0 && plan.placement.map_level == HwLevel::Board && !o.per_node)
     request.per_node = plan.placement.ppr;
+  // mpirun 4.1.4 (measured): --nolocal without -n still asks for every slot of the allocation,
+  // this machine's included, so it fits only with --oversubscribe.
+  plan.np_is_allocation = nolocal && !request.np && !request.per_node;
+  if (plan.np_is_allocation && !plan.slots_from_agents) request.np = plan.universe_size;
   plan.request = request;
   std::vector<AppOptions> contexts = o.contexts;
   if (contexts.empty()) contexts.push_back({o.np, o.hosts, o.exports, o.wdir, o.program});
@@ -360,6 +386,12 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
                      hosts.source, host)};
   }
   if (!hosts.rankfile.empty() || plan.placement.seq) {
+    if (nolocal)
+      return Error{.kind = ErrorKind::BadOption,
+                   .detail = mpilaunch::format(
+                       "--nolocal with {}: not supported (the lines place every rank; leave "
+                       "this machine out of them instead)",
+                       hosts.rankfile.empty() ? "--map-by seq" : "--rankfile")};
     if (!hosts.rankfile.empty() && plan.placement.seq)
       return Error{.kind = ErrorKind::BadOption,
                    .detail =
@@ -462,7 +494,17 @@ Status map_on_reported_slots(LaunchPlan& plan, const std::vector<int>& cores) {
     slots.push_back(NodeSlots{h.name, h.slots, h.max_slots});
     universe += h.slots;
   }
-  auto map = map_job(slots, plan.request);
+  MapRequest request = plan.request;
+  if (plan.np_is_allocation) {
+    request.np = 0;
+    for (const HostEntry& a : plan.allocation) {
+      int counted = a.slots;
+      for (const HostEntry& h : nodes)
+        if (h.name == a.name) counted = h.slots;
+      *request.np += counted;
+    }
+  }
+  auto map = map_job(slots, request);
   if (!map) {
     Error e = map.error();
     if (!plan.apps.empty() && !plan.apps[0].argv.empty()) e.executable = plan.apps[0].argv[0];
@@ -475,7 +517,13 @@ Status map_on_reported_slots(LaunchPlan& plan, const std::vector<int>& cores) {
       return Error{.kind = ErrorKind::Unknown,
                    .detail = mpilaunch::format("host {} got ranks before {}", map->node_name(n),
                                                nodes[static_cast<std::size_t>(n)].name)};
-  plan.allocation = nodes;  // every host, with its counted slots
+  // Every host, with its counted slots; with --nolocal this machine too, which has no agent.
+  if (!plan.allocation.empty()) universe = 0;
+  for (HostEntry& a : plan.allocation) {
+    for (const HostEntry& h : nodes)
+      if (h.name == a.name) a = h;
+    universe += a.slots;
+  }
   nodes.resize(static_cast<std::size_t>(map->node_count()));
   plan.nodes = std::move(nodes);
   plan.universe_size = universe;

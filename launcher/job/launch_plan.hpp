@@ -44,6 +44,8 @@ struct LaunchPlan {
   /// `map` has no ranks and apps[0].num_procs is 0; every host gets an agent. One application
   /// context only: make_plan refuses MPMD with such hosts.
   bool slots_from_agents = false;
+  /// --nolocal without -n: every slot of the allocation is asked for, this machine's too.
+  bool np_is_allocation = false;
   MapRequest request;            // what `map` was (or will be) made from
   PlacementPolicy placement;     // mapping, ranking, binding (common/placement.hpp)
   std::vector<std::string> env;  // NAME=value for every rank (--mca)

@@ -52,6 +52,10 @@ std::vector<Case> table() {
   add({.name = "oversubscribe",
        .args = {"-n", "3", "--oversubscribe", "@probe"},
        .source = "mpirun(1): --oversubscribe"});
+  add({.name = "nolocal-alone",
+       .args = {"--nolocal", "-n", "1", "@probe"},
+       .checks = kRefusal,
+       .source = "mpirun(1): -nolocal with this machine the only host"});
   add({.name = "too-many-ranks",
        .args = {"-n", "3", "@probe"},
        .checks = kRefusal,
@@ -446,6 +450,30 @@ std::vector<Case> table() {
          .args = {"--hostfile", "hf", "-display-devel-allocation", "-n", "2", "@probe"},
          .files = {{"hf", "node1\nnode2 slots=4 max_slots=6\n"}},
          .source = "mpirun(1): --display-devel-allocation, slots counted on the node"});
+  vnode({.name = "vn-nolocal",
+         .args = {"-H", "localhost:1,node1:2", "--nolocal", "--display-allocation", "-n", "2",
+                  "@probe"},
+         .source = "mpirun(1): -nolocal, do not run any copies of the application on the local "
+                   "node"});
+  vnode({.name = "vn-nolocal-hostfile",
+         .args = {"--hostfile", "hf", "-nolocal", "@probe"},
+         .checks = kRefusal,
+         .files = {{"hf", "localhost slots=1\nnode1 slots=2\nnode2 slots=1\n"}},
+         .source = "mpirun(1): -nolocal without -np asks for every slot, the local ones too"});
+  vnode({.name = "vn-nolocal-hostfile-oversubscribe",
+         .args = {"--hostfile", "hf", "-nolocal", "--oversubscribe", "@probe"},
+         .pending = kOversubscribedRemote,
+         .pending_on = Report,
+         .files = {{"hf", "localhost slots=1\nnode1 slots=2\nnode2 slots=1\n"}},
+         .source = "mpirun(1): -nolocal without -np, oversubscribed"});
+  vnode({.name = "vn-nolocal-counted",
+         .args = {"--hostfile", "hf", "-nolocal", "-n", "3", "@probe"},
+         .files = {{"hf", "localhost\nnode1 slots=1\nnode2\n"}},
+         .source = "mpirun(1): -nolocal, host file lines without slots="});
+  vnode({.name = "vn-nolocal-mca-env",
+         .args = {"-H", "localhost:1,node1:2", "-n", "2", "@probe"},
+         .env = {"OMPI_MCA_rmaps_base_no_schedule_local=1"},
+         .source = "mpirun(1): --nolocal as an MCA parameter"});
   vnode({.name = "vn-prefix",
          .args = {"-H", "node1:1,node2:1", "--prefix", "/usr", "-n", "2", "@probe"},
          .pending = kPrefixRemote,

@@ -407,3 +407,67 @@ TEST_CASE("--display-allocation: mpirun's ALLOCATED NODES block, every host, cou
             "\tb: flags=0x13 slots=4 max_slots=6 slots_inuse=0 state=UNKNOWN\n" +
             rule);
 }
+
+// mpirun 4.1.4 (measured): --nolocal maps no rank on this machine, whose slots still count in
+// the universe and the allocation; with no other host it refuses.
+TEST_CASE("--nolocal: no rank here, this machine's slots in the universe") {
+  const HostList given{{{.name = "localhost", .slots = 2, .slots_given = true},
+                        {.name = "a", .slots = 2, .slots_given = true},
+                        {.name = "b", .slots = 1, .slots_given = true}},
+                       "-H"};
+  auto plan = make_plan(opts({"--nolocal", "-n", "3", "./a"}), given, kMachine, env);
+  REQUIRE_MESSAGE(plan.has_value(), plan.error().detail);
+  CHECK(plan->map.nodes() == std::vector<std::string>{"a", "b"});
+  CHECK(plan->universe_size == 5);
+  CHECK(plan->allocation.size() == 3);
+  CHECK(plan->launcher == LauncherKind::Ssh);
+  // Without -n mpirun asks for every slot of the allocation, this machine's too: 5 on 3.
+  const auto all = make_plan(opts({"-nolocal", "./a"}), given, kMachine, env);
+  REQUIRE_FALSE(all.has_value());
+  CHECK(all.error().kind == ErrorKind::NotEnoughSlots);
+  plan = make_plan(opts({"-nolocal", "--oversubscribe", "./a"}), given, kMachine, env);
+  REQUIRE(plan.has_value());
+  CHECK(plan->map.size() == 5);
+  CHECK(plan->map.nodes() == std::vector<std::string>{"a", "b"});
+  // The MCA parameter asks for it too.
+  plan = make_plan(opts({"--mca", "rmaps_base_no_schedule_local", "1", "-n", "2", "./a"}), given,
+                   kMachine, env);
+  REQUIRE(plan.has_value());
+  CHECK(plan->map.nodes() == std::vector<std::string>{"a"});
+  // This machine alone (isolated, or only local names): nothing can run.
+  for (const HostList& alone :
+       {HostList{}, HostList{{{.name = "box", .slots = 2, .slots_given = true}}, "-H"}}) {
+    const auto none = make_plan(opts({"--nolocal", "-n", "1", "./a"}), alone, kMachine, env);
+    REQUIRE_FALSE(none.has_value());
+    CHECK(none.error().kind == ErrorKind::NotEnoughSlots);
+    CHECK(none.error().detail.find("already filled") != std::string::npos);
+  }
+  // A host file's local line without slots= counts this machine's cores (4), known here; the
+  // other host's are counted by its agent.
+  const HostList file{{{.name = "localhost", .slots = 1, .count_cores = true},
+                       {.name = "a", .slots = 1, .count_cores = true}},
+                      "hostfile hf"};
+  plan = make_plan(opts({"--nolocal", "-n", "2", "./a"}), file, kMachine, env);
+  REQUIRE_MESSAGE(plan.has_value(), plan.error().detail);
+  CHECK(plan->slots_from_agents);
+  REQUIRE(plan->nodes.size() == 1);
+  REQUIRE(map_on_reported_slots(*plan, {8}));
+  CHECK(plan->map.nodes() == std::vector<std::string>{"a"});
+  CHECK(plan->universe_size == 12);
+  REQUIRE(plan->allocation.size() == 2);
+  CHECK(plan->allocation[0].slots == 4);
+  CHECK(plan->allocation[1].slots == 8);
+  // Without -n, once counted: 4 + 8 slots asked for, 8 where ranks may run.
+  plan = make_plan(opts({"--nolocal", "./a"}), file, kMachine, env);
+  REQUIRE(plan.has_value());
+  const Status short_of_slots = map_on_reported_slots(*plan, {8});
+  REQUIRE_FALSE(short_of_slots);
+  CHECK(short_of_slots.error().kind == ErrorKind::NotEnoughSlots);
+  // The lines of seq or a rankfile place every rank: refused by name with --nolocal.
+  HostList seq = given;
+  seq.host_lines = {"a", "b"};
+  const auto seq_plan =
+      make_plan(opts({"--nolocal", "--map-by", "seq", "-n", "2", "./a"}), seq, kMachine, env);
+  REQUIRE_FALSE(seq_plan.has_value());
+  CHECK(seq_plan.error().detail.find("--nolocal with --map-by seq") != std::string::npos);
+}
