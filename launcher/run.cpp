@@ -10,7 +10,9 @@
 #include <fstream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
+#include <ranges>
 #include <set>
 #include <sstream>
 
@@ -219,6 +221,43 @@ int run(const std::vector<std::string>& args) {
     auto with_contexts = apply_appfile(o, text.str(), o.appfile);
     if (!with_contexts) return early_failure(with_contexts.error(), events);
     parsed = std::move(with_contexts).value();
+  }
+  if (!o.tune.empty()) {
+    // --tune FILE[,FILE]: found as each rank's Open MPI finds it (Open MPI's amca-param-sets
+    // directory, then the working directory), read here for its -x and --mca.
+    std::vector<TuneFile> files;
+    for (const auto part : std::views::split(std::string_view(o.tune), ',')) {
+      const std::string name(part.begin(), part.end());
+      std::vector<std::string> tried;
+      if (!name.empty() && name[0] == '/') {
+        tried.push_back(name);
+      } else {
+        tried.push_back(mpilaunch::format("{}/{}", kAmcaParamSets, name));
+        tried.push_back(name);
+      }
+      std::optional<std::string> text;
+      for (const std::string& path : tried) {
+        std::ifstream in(path, std::ios::binary);
+        if (!in.is_open()) continue;
+        std::ostringstream content;
+        content << in.rdbuf();
+        if (in.bad()) break;
+        text = content.str();
+        break;
+      }
+      if (!text)
+        return early_failure(
+            Error{.kind = ErrorKind::BadOption,
+                  .detail = mpilaunch::format(
+                      "--tune {}: cannot read the file (looked for {}); mpirun 4.1.4 warns and "
+                      "runs without it",
+                      name, fmt::join(tried, " and "))},
+            events);
+      files.push_back({name, std::move(*text)});
+    }
+    auto tuned = apply_tune(o, files);
+    if (!tuned) return early_failure(tuned.error(), events);
+    parsed = std::move(tuned).value();
   }
   if (Status st = unsupported_options(o); !st) return early_failure(st.error(), events);
   if (!o.report_pid.empty()) {

@@ -128,6 +128,19 @@ constexpr OptionDoc kDocs[] = {
      "NAME alone passes this environment's value on."},
     {"--mca", "Environment", "KEY VALUE", "set Open MPI parameter KEY (OMPI_MCA_KEY) in every rank",
      "", ""},
+    {"--am", "Environment", "FILE[,FILE]", "Open MPI MCA parameter files for the ranks", "",
+     "As mpirun 4.1.4: the ranks get OMPI_MCA_mca_base_param_file_prefix=FILE and their Open MPI "
+     "reads the files (looked for in /usr/share/openmpi/amca-param-sets, then the rank's "
+     "directory); --mca and OMPI_MCA_* win over them. The launcher does not read them. The last "
+     "--am counts."},
+    {"--tune", "Environment", "FILE[,FILE]", "-x and --mca options from files", "",
+     "As mpirun 4.1.4: each line holds -x NAME[=VALUE] and --mca NAME VALUE options ('#' starts "
+     "a comment); the -x go to every rank (a -x given on the command line for the same name "
+     "wins; among files, the first), the --mca steer mpilaunch as OMPI_MCA_* would (after --mca "
+     "and the environment) and reach the ranks through their Open MPI, which reads the files "
+     "(OMPI_MCA_mca_base_envar_file_prefix). A file is looked for in "
+     "/usr/share/openmpi/amca-param-sets, then here. A missing file or any other word on a line "
+     "is refused (mpirun warns and runs). The last --tune counts."},
     {"--pmi", "Environment", "auto|pmix|pmi1|pmi2", "how ranks talk to their agent",
      "auto: from the program's MPI library",
      "pmix serves Open MPI (and other PMIx programs) through the agent's PMIx server; pmi1 and "

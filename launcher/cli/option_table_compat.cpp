@@ -50,12 +50,6 @@ void add_compat_options(std::vector<OptionSpec>& t) {
                       "there is no ORTE session directory; use --wdir"));
   t.push_back(
       refused({"--index-argv-by-rank", "-index-argv-by-rank"}, 0, "argv[0] is passed unchanged"));
-  t.push_back(refused({"--am", "-am"}, 1,
-                      "MCA parameter files are not read by mpilaunch; give the parameters with "
-                      "--mca or OMPI_MCA_* variables"));
-  t.push_back(refused({"--tune", "-tune"}, 1,
-                      "application profile files are not read by mpilaunch; give the options "
-                      "on the command line or in mpilaunch.conf"));
   constexpr std::string_view kNoXml =
       "there is no XML output; --events writes a JSON Lines timeline";
   t.push_back(refused({"--xml", "-xml"}, 0, kNoXml));

@@ -20,6 +20,17 @@ void add_environment_options(std::vector<OptionSpec>& t) {
                  o.mca.emplace_back(std::string(v[0]), std::string(v[1]));
                  return {};
                }});
+  // MCA parameter files (mpirun 4.1.4: the last --am, the last --tune counts).
+  t.push_back({{"--am", "-am"}, 1, [](Options& o, const Values& v) -> Status {
+                 if (v[0].empty()) return bad_option("--am needs a file name");
+                 o.am = std::string(v[0]);
+                 return {};
+               }});
+  t.push_back({{"--tune", "-tune"}, 1, [](Options& o, const Values& v) -> Status {
+                 if (v[0].empty()) return bad_option("--tune needs a file name");
+                 o.tune = std::string(v[0]);
+                 return {};
+               }});
   t.push_back(
       {{"--pmi", "-pmi"}, 1, [](Options& o, const Values& v) -> Status {
          if (v[0] == "auto") {

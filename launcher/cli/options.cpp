@@ -236,6 +236,21 @@ Status prefix_of_later_context(const Options& o, const std::string& first_prefix
       o.prefix, context + 1));
 }
 
+// A line's words, split at blanks with no quote processing, as mpirun 4.1.4 reads appfiles and
+// --tune files.
+std::vector<std::string> blank_words(std::string_view line) {
+  std::vector<std::string> words;
+  std::size_t at = 0;
+  while (at < line.size()) {
+    const std::size_t from = line.find_first_not_of(" \t\r\f\v", at);
+    if (from == std::string_view::npos) break;
+    const std::size_t to = std::min(line.size(), line.find_first_of(" \t\r\f\v", from));
+    words.emplace_back(line.substr(from, to - from));
+    at = to;
+  }
+  return words;
+}
+
 void finish(Options& o) {
   if (o.hostfile.empty()) o.hostfile = o.default_hostfile;
   if (o.disable_recovery) o.max_restarts = 0;
@@ -299,15 +314,7 @@ Result<Options> apply_appfile(const Options& command_line, std::string_view text
   for (const ContentLine& content : content_lines(text)) {
     const int line_number = content.number;
     const std::string_view line = content.text;
-    std::vector<std::string> words;
-    std::size_t at = 0;
-    while (at < line.size()) {
-      const std::size_t from = line.find_first_not_of(" \t\r\f\v", at);
-      if (from == std::string_view::npos) break;
-      const std::size_t to = std::min(line.size(), line.find_first_of(" \t\r\f\v", from));
-      words.emplace_back(line.substr(from, to - from));
-      at = to;
-    }
+    std::vector<std::string> words = blank_words(line);
     auto where = [&](const Error& e) {
       return bad_option(mpilaunch::format("--app {}, line {}: {}", path, line_number, e.detail));
     };
@@ -340,6 +347,57 @@ Result<Options> apply_appfile(const Options& command_line, std::string_view text
   set_first_context(o, std::move(contexts));
   o.hosts.insert(o.hosts.begin(), command_line_hosts.begin(), command_line_hosts.end());
   finish(o);
+  return o;
+}
+
+Result<Options> apply_tune(const Options& command_line, const std::vector<TuneFile>& files) {
+  Options o = command_line;
+  std::vector<std::string> names;  // exported by an earlier file: the first file wins
+  std::vector<std::string> exports;
+  for (const TuneFile& file : files) {
+    for (const ContentLine& content : content_lines(file.text)) {
+      const std::vector<std::string> words = blank_words(content.text);
+      auto refuse = [&](std::string_view why) {
+        return bad_option(mpilaunch::format(
+            "--tune {}, line {}: {}; a --tune file holds -x NAME[=VALUE] and --mca NAME VALUE "
+            "only (mpirun 4.1.4 warns of such a line and runs)",
+            file.path, content.number, why));
+      };
+      for (std::size_t i = 0; i < words.size();) {
+        const std::string& word = words[i];
+        if (word == "-x") {
+          if (i + 1 >= words.size()) return refuse("-x without NAME");
+          const std::string& x = words[i + 1];
+          const std::string name = x.substr(0, x.find('='));
+          if (name.empty()) return refuse(mpilaunch::format("-x '{}' names no variable", x));
+          if (std::find(names.begin(), names.end(), name) == names.end()) {
+            names.push_back(name);
+            exports.push_back(x);
+          }
+          i += 2;
+        } else if (word == "--mca" || word == "-mca") {
+          if (i + 2 >= words.size())
+            return refuse(mpilaunch::format("{} without NAME VALUE", word));
+          o.tune_mca.emplace_back(words[i + 1], words[i + 2]);
+          i += 3;
+        } else {
+          return refuse(mpilaunch::format("'{}' is not -x or --mca", word));
+        }
+      }
+    }
+  }
+  // A -x of the command line (or of the context) wins over the file's.
+  auto add_to = [&](std::vector<std::string>& context_exports) {
+    for (const std::string& x : exports) {
+      const std::string name = x.substr(0, x.find('='));
+      const bool given = std::any_of(
+          context_exports.begin(), context_exports.end(),
+          [&](const std::string& have) { return have.substr(0, have.find('=')) == name; });
+      if (!given) context_exports.push_back(x);
+    }
+  };
+  add_to(o.exports);
+  for (AppOptions& context : o.contexts) add_to(context.exports);
   return o;
 }
 

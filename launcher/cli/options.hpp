@@ -76,6 +76,13 @@ struct Options {
   // Environment
   std::vector<std::string> exports;  // -x NAME or NAME=value
   std::vector<std::pair<std::string, std::string>> mca;
+  /// --am FILE[,FILE]: Open MPI's MCA parameter files, read by each rank's Open MPI (the ranks
+  /// get OMPI_MCA_mca_base_param_file_prefix), not by the launcher, as under mpirun 4.1.4.
+  std::string am;
+  /// --tune FILE[,FILE]: the files' -x go to the ranks (apply_tune), their --mca steer the
+  /// launcher as OMPI_MCA_* would; the ranks get OMPI_MCA_mca_base_envar_file_prefix.
+  std::string tune;
+  std::vector<std::pair<std::string, std::string>> tune_mca;  // --tune files' --mca, in order
   std::string wdir;
   std::string prefix;  // --prefix DIR: absolute, without trailing '/' (one for the whole job)
   PmiKind pmi = PmiKind::Auto;
@@ -126,6 +133,22 @@ Result<Options> parse_options(const std::vector<std::string>& args);
 /// -x, --wdir and program are not used; its other options apply to every context.
 Result<Options> apply_appfile(const Options& command_line, std::string_view text,
                               std::string_view path);
+
+/// Where Open MPI 4.1.4 (Debian's package) looks first for a relative --am or --tune file name,
+/// before the working directory.
+inline constexpr std::string_view kAmcaParamSets = "/usr/share/openmpi/amca-param-sets";
+
+/// One --tune file: the name as shown in errors and its text.
+struct TuneFile {
+  std::string path;
+  std::string text;
+};
+
+/// mpirun 4.1.4's --tune files, in the order given: each line (split at blanks, `#` comments)
+/// holds `-x NAME[=VALUE]` and `--mca NAME VALUE` (or `-mca`), several to a line. Their -x go
+/// to every context that does not export the name itself (the first file wins among files);
+/// their --mca go to `tune_mca`. Anything else is a BadOption error naming the file and line.
+Result<Options> apply_tune(const Options& command_line, const std::vector<TuneFile>& files);
 
 /// Options the parser recognises (so the rest of the line is read right) whose meaning the
 /// launcher does not implement yet: a BadOption error naming the first one, else success.

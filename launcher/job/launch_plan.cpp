@@ -239,7 +239,11 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
   auto mca = [&](const std::string& key) -> std::optional<std::string> {
     for (auto it = o.mca.rbegin(); it != o.mca.rend(); ++it)
       if (it->first == key) return it->second;
-    return getenv("OMPI_MCA_" + key);
+    if (auto v = getenv("OMPI_MCA_" + key)) return v;
+    // A --tune file's --mca steers mpirun 4.1.4 itself too (measured); the first one counts.
+    for (const auto& [name, value] : o.tune_mca)
+      if (name == key) return value;
+    return std::nullopt;
   };
   auto truthy = [](const std::optional<std::string>& v) {
     return v && (*v == "1" || *v == "true" || *v == "yes" || *v == "on");
@@ -465,6 +469,26 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
   }
   for (const auto& [key, value] : o.mca)
     plan.env.push_back(mpilaunch::format("OMPI_MCA_{}={}", key, value));
+  // mpirun 4.1.4 hands the files' names to the ranks, whose Open MPI reads them (measured); a
+  // --tune file's --mca reaches the ranks only that way, never as OMPI_MCA_* variables.
+  auto given = [&](std::string_view key) {
+    return std::any_of(o.mca.begin(), o.mca.end(), [&](const auto& kv) { return kv.first == key; });
+  };
+  if (!o.am.empty() && !given("mca_base_param_file_prefix"))
+    plan.env.push_back("OMPI_MCA_mca_base_param_file_prefix=" + o.am);
+  if (!o.tune.empty() && !given("mca_base_envar_file_prefix"))
+    plan.env.push_back("OMPI_MCA_mca_base_envar_file_prefix=" + o.tune);
+  // Except the parameters mpilaunch would otherwise set in the ranks' environment itself (the
+  // transport default, loopback TCP on one machine: docs/transport.md), which would win over the
+  // file there: these a --tune file's --mca gives as variables, with the file's value.
+  for (const char* key : {"pml", "mtl", "btl_tcp_if_include", "btl_tcp_if_exclude"}) {
+    if (given(key) || getenv(mpilaunch::format("OMPI_MCA_{}", key))) continue;
+    for (const auto& [name, value] : o.tune_mca)
+      if (name == key) {
+        plan.env.push_back(mpilaunch::format("OMPI_MCA_{}={}", key, value));
+        break;
+      }
+  }
   plan.prefix = o.prefix;
   return plan;
 }

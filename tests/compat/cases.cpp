@@ -185,6 +185,33 @@ std::vector<Case> table() {
        .args = {"-prefix", "/opt/ompi/", "-x", "LD_LIBRARY_PATH=/opt/lib", "-n", "1", "@probe"},
        .env = {"PROBE_ENV=PATH,LD_LIBRARY_PATH,OPAL_PREFIX"},
        .source = "mpirun(1): --prefix with -x LD_LIBRARY_PATH"});
+  add({.name = "am",
+       .args = {"--am", "params.conf", "-n", "2", "@probe"},
+       .env = {"PROBE_ENV=OMPI_MCA_mca_base_param_file_prefix"},
+       .files = {{"params.conf", "# an aggregate MCA parameter set\nbtl_tcp_if_include = lo\n"}},
+       .source = "mpirun(1): -am <arg0>, aggregate MCA parameter set file list"});
+  // mpirun prints "Unable to locate the variable file" once for itself (with its pid) and each
+  // rank once more: only the ranks' lines are mpilaunch's, so stderr is not compared.
+  add({.name = "am-missing",
+       .args = {"-am", "nonexistent.conf", "-n", "1", "@probe"},
+       .checks = Report | Stdout,
+       .env = {"PROBE_ENV=OMPI_MCA_mca_base_param_file_prefix"},
+       .source = "mpirun(1): -am with a file that is not there"});
+  add({.name = "tune",
+       .args = {"--tune", "tune.conf", "-n", "3", "@probe"},
+       .env = {"PROBE_ENV=FOO,BAZ,HOMEX,OMPI_MCA_mca_base_envar_file_prefix,"
+               "OMPI_MCA_rmaps_base_oversubscribe",
+               "HOMEX=from-env"},
+       .files = {{"tune.conf",
+                  "# tuned\n-x FOO=bar -x BAZ=q\n-mca rmaps_base_oversubscribe 1\n\n"
+                  "--mca btl_tcp_if_include lo\n-x HOMEX\n"}},
+       .source = "mpirun(1): -tune <tune_file>, -x and -mca lines (oversubscribed by the file)"});
+  add({.name = "tune-command-line-wins",
+       .args = {"-x", "FOO=cmd", "-tune", "a.conf,b.conf", "-n", "1", "@probe", ":", "-n", "1",
+                "@probe"},
+       .env = {"PROBE_ENV=FOO,BAZ,OMPI_MCA_mca_base_envar_file_prefix"},
+       .files = {{"a.conf", "-x FOO=a -x BAZ=a\n"}, {"b.conf", "-x BAZ=b\n"}},
+       .source = "mpirun(1): -tune, two files, a command-line -x of the same name, MPMD"});
   add({.name = "display-allocation",
        .args = {"--display-allocation", "-n", "2", "@probe"},
        .source = "mpirun(1): --display-allocation"});

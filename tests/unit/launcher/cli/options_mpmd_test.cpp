@@ -204,3 +204,39 @@ TEST_CASE("--prefix: one for the whole job, absolute, given before the first pro
       o.error().detail.starts_with("--app f, line 2: --prefix /p is given with application "
                                    "context 2"));
 }
+
+// mpirun 4.1.4's --tune files (measured): -x and --mca, several to a line, '#' comments; the
+// command line's -x wins, the first file wins among files; anything else is refused here.
+TEST_CASE("--tune: the files' -x go to every context, their --mca to the launcher") {
+  const auto cl =
+      parse_options({"--tune", "a,b", "-x", "FOO=cmd", "-n", "1", "./a", ":", "-n", "1", "./b"});
+  REQUIRE(cl);
+  CHECK(cl->tune == "a,b");
+  const auto o = apply_tune(*cl, {{"a", "# tuned\n-x FOO=file -x BAR=one\n--mca btl self\n"},
+                                  {"b", "-x BAR=two -x HOMEX\n-mca rmaps_base_oversubscribe 1"}});
+  REQUIRE_MESSAGE(o, o.error().detail);
+  REQUIRE(o->contexts.size() == 2);
+  CHECK(o->contexts[0].exports == std::vector<std::string>{"FOO=cmd", "BAR=one", "HOMEX"});
+  CHECK(o->contexts[1].exports == std::vector<std::string>{"FOO=file", "BAR=one", "HOMEX"});
+  CHECK(o->exports == std::vector<std::string>{"FOO=cmd", "BAR=one", "HOMEX"});
+  CHECK(o->tune_mca == std::vector<std::pair<std::string, std::string>>{
+                           {"btl", "self"}, {"rmaps_base_oversubscribe", "1"}});
+  CHECK(o->mca.empty());
+  struct Bad {
+    std::string text;
+    std::string says;
+  };
+  for (const Bad& bad : std::vector<Bad>{{"-np 2\n", "line 1: '-np' is not -x or --mca"},
+                                         {"\n--mca btl\n", "line 2: --mca without NAME VALUE"},
+                                         {"-x\n", "line 1: -x without NAME"},
+                                         {"-x =v\n", "line 1: -x '=v' names no variable"}}) {
+    CAPTURE(bad.text);
+    const auto refused = apply_tune(*cl, {{"t.conf", bad.text}});
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().kind == ErrorKind::BadOption);
+    CHECK(refused.error().detail.find("--tune t.conf, " + bad.says) != std::string::npos);
+  }
+  const auto am = parse_options({"-am", "x.conf", "--am", "y.conf", "./a"});
+  REQUIRE(am);
+  CHECK(am->am == "y.conf");
+}

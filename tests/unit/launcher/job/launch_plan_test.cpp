@@ -471,3 +471,24 @@ TEST_CASE("--nolocal: no rank here, this machine's slots in the universe") {
   REQUIRE_FALSE(seq_plan.has_value());
   CHECK(seq_plan.error().detail.find("--nolocal with --map-by seq") != std::string::npos);
 }
+
+// mpirun 4.1.4 (measured): --am and --tune name their files to the ranks; a --tune file's
+// --mca steers the launcher (after --mca and OMPI_MCA_*) but is no variable of the ranks.
+TEST_CASE("--am, --tune: the ranks get the file names; the tune file's --mca steers the map") {
+  Options o = opts({"--am", "p.conf", "--tune", "t.conf", "-n", "6", "./a"});
+  o.tune_mca = {{"rmaps_base_oversubscribe", "1"}, {"btl", "self"}, {"pml", "ucx"}};
+  const auto plan = make_plan(o, HostList{}, kMachine, env);
+  REQUIRE_MESSAGE(plan.has_value(), plan.error().detail);
+  CHECK(plan->map.size() == 6);  // 4 CPUs, oversubscribed as the file asks
+  // pml as a variable: mpilaunch's own transport default would win over the file otherwise.
+  CHECK(plan->env == std::vector<std::string>{"OMPI_MCA_mca_base_param_file_prefix=p.conf",
+                                              "OMPI_MCA_mca_base_envar_file_prefix=t.conf",
+                                              "OMPI_MCA_pml=ucx"});
+  // The environment's OMPI_MCA_* wins over the file.
+  const auto no = make_plan(o, HostList{}, kMachine, [](const std::string& name) {
+    return name == "OMPI_MCA_rmaps_base_oversubscribe" ? std::optional<std::string>("0")
+                                                       : std::nullopt;
+  });
+  REQUIRE_FALSE(no.has_value());
+  CHECK(no.error().kind == ErrorKind::NotEnoughSlots);
+}
