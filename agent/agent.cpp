@@ -349,6 +349,7 @@ std::optional<SpawnRequest> Agent::prepare_rank(const protocol::JobSpec& job, st
   const protocol::AppContext& app = job.apps.at(appnum);
   input.app.appnum = static_cast<int>(appnum);
   input.app.argv = app.argv;
+  input.app.wdir = app.wdir;
   input.job = job.env;
   input.job.insert(input.job.end(), app.env.begin(), app.env.end());
   input.placement = RankPlacement{static_cast<int>(rank),

@@ -122,6 +122,9 @@ std::vector<std::string> build_rank_env(const RankEnvInput& in) {
     for (std::size_t i = 1; i < app.argv.size(); ++i) args += (i > 1 ? " " : "") + app.argv[i];
     if (app.argv.size() > 1) env.set("OMPI_ARGV", args);
   }
+  // A shell (and getenv("PWD")) takes PWD as the directory it started in; the inherited value is
+  // the launcher's or the agent's. A -x PWD=... still wins (applied below).
+  if (!app.wdir.empty()) env.set("PWD", app.wdir);
   // As mpirun sets it for every rank: on an oversubscribed node Open MPI's progress loop then
   // yields the CPU when idle instead of spinning (a 3-rank ring on 2 cores: 9.2 s against
   // 0.006 s). A user's --mca/-x value still wins (applied below).

@@ -26,6 +26,9 @@ struct RankApp {
   int appnum = 0;                        // index of the rank's context (MPI_APPNUM)
   std::vector<std::uint32_t> app_sizes;  // ranks of every context, in rank order
   std::vector<std::string> argv;         // the context's program and arguments
+  /// The directory the rank starts in (its context's --wdir, else the launcher's): its PWD, as
+  /// mpirun 4.1.4 sets it for every context. Empty: PWD as inherited.
+  std::string wdir;
 };
 
 struct RankEnvInput {

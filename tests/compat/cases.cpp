@@ -20,6 +20,9 @@ constexpr const char* kFramed = "issue 20 item 7: errors framed as Open MPI's he
 constexpr const char* kSpelling = "issue 20 item 9: single-dash spellings";
 constexpr const char* kOptions = "issue 20: every other mpirun(1) option";
 constexpr const char* kBinding = "issue 21: mapping, ranking and binding";
+// mpirun 4.1.4 reads a --hostfile per MPMD context (each context on its file's hosts);
+// mpilaunch refuses a second --hostfile by name (docs/mpirun-compat.md, MPMD).
+constexpr const char* kMpmdHostfile = "issue 20 item 2: a host file per MPMD context";
 // mpirun 4.1.4 gives OMPI_MCA_mpi_oversubscribe=1 only on its own node: ranks its orteds start
 // on an oversubscribed node get 0. mpilaunch gives 1 on every such node (yield, not busy-poll).
 constexpr const char* kOversubscribedRemote =
@@ -304,9 +307,9 @@ std::vector<Case> table() {
   add({.name = "mpmd-per-context",
        .args = {"-n", "1", "--wdir", "sub", "-x", "PROBE_FOO=one", "@probe", ":", "-n", "1", "-x",
                 "PROBE_FOO=two", "@probe"},
-       .env = {"PROBE_ENV=PROBE_FOO"},
+       .env = {"PROBE_ENV=PROBE_FOO,PWD"},
        .files = {{"sub/keep", ""}},
-       .source = "issue 20 item 2: per-context -n, -x, --wdir"});
+       .source = "issue 20 item 2: per-context -n, -x, --wdir (and PWD)"});
   add({.name = "npersocket-single-dash",
        .args = {"-npersocket", "1", "@probe"},
        .pending = kSpelling,
@@ -541,6 +544,12 @@ std::vector<Case> table() {
   vnode({.name = "vn-map-by-slot",
          .args = {"-H", "node1:2,node2:2", "--map-by", "slot", "-n", "3", "@probe"},
          .source = "mpirun(1): --map-by slot"});
+  vnode({.name = "vn-mpmd-hostfile",
+         .args = {"-n", "1", "--hostfile", "hf1", "@probe", ":", "-n", "1", "--hostfile", "hf2",
+                  "@probe"},
+         .pending = kMpmdHostfile,
+         .files = {{"hf1", "node1 slots=2\n"}, {"hf2", "node2 slots=2\n"}},
+         .source = "MPMD: a host file per application context"});
   vnode({.name = "vn-mpmd-hosts",
          .args = {"-n", "1", "-H", "node2", "@probe", ":", "-n", "1", "-H", "node1", "@probe"},
          .source = "issue 20 item 2: per-context -H"});

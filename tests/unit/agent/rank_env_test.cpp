@@ -267,3 +267,18 @@ TEST_CASE("--prefix puts DIR/bin and DIR/lib in front of PATH and LD_LIBRARY_PAT
   CHECK(has(env, "PATH=/bin"));
   CHECK(count_name(env, "LD_LIBRARY_PATH") == 0);
 }
+
+// mpirun 4.1.4 (measured): every rank's PWD is its context's directory (--wdir, else mpirun's),
+// whatever PWD the launcher had; a -x PWD=... wins.
+TEST_CASE("a rank's PWD is the directory it starts in") {
+  RankEnvInput in;
+  in.inherited = {"PWD=/home/launcher"};
+  in.placement = {.rank = 0, .size = 1, .local_rank = 0, .local_size = 1, .node_rank = 0};
+  CHECK(has(build_rank_env(in), "PWD=/home/launcher"));
+  in.app.wdir = "/w/sub";
+  auto env = build_rank_env(in);
+  CHECK(has(env, "PWD=/w/sub"));
+  CHECK(count_name(env, "PWD") == 1);
+  in.job = {"PWD=/mine"};
+  CHECK(has(build_rank_env(in), "PWD=/mine"));
+}
