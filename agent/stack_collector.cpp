@@ -10,10 +10,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 
 #include "agent/stack_tool.hpp"
 #include "common/executable_path.hpp"
+#include "common/stack_sections.hpp"
+#include "common/text_format.hpp"
 
 extern char** environ;
 
@@ -133,6 +136,54 @@ std::optional<std::string> find_tool(const char* name) {
   return found.value();
 }
 
+// The interpreter of each Python rank ("" for the others), from /proc/PID/exe.
+std::vector<std::string> python_interpreters(const std::vector<StackTarget>& targets) {
+  std::vector<std::string> exes;
+  for (const StackTarget& t : targets) {
+    std::error_code ec;
+    const std::string exe =
+        std::filesystem::read_symlink(mpilaunch::format("/proc/{}/exe", t.pid), ec).string();
+    exes.push_back(!ec && is_python_interpreter(exe) ? exe : std::string());
+  }
+  return exes;
+}
+
+// The gdb run for the Python ranks that gdb can give Python frames for (none: an empty argv),
+// and in `notes`, for each Python rank without, the section that says why not.
+std::vector<std::string> python_run(const std::vector<StackTarget>& targets,
+                                    const std::vector<std::string>& exes, const std::string& host,
+                                    std::vector<std::string>& notes) {
+  std::vector<long> pids;
+  const auto gdb = find_tool("gdb");
+  notes.assign(targets.size(), "");
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    if (exes[i].empty()) continue;
+    std::error_code ec;
+    if (gdb && std::filesystem::exists(python_gdb_extension(exes[i]), ec)) {
+      pids.push_back(targets[i].pid);
+      continue;
+    }
+    notes[i] = mpilaunch::format("\n{}{}\n", kPythonSectionNone,
+                                 no_python_frames_note(host, gdb.has_value(), exes[i]));
+  }
+  if (pids.empty()) return {};
+  return gdb_python_argv(*gdb, pids);
+}
+
+// Appends each Python rank's py-bt text from `run` (its output cut at the markers).
+void add_python_frames(std::vector<protocol::RankStack>& out, const std::vector<std::string>& exes,
+                       const Run& run, double seconds) {
+  const std::map<long, std::string> texts = split_gdb_output(run.out, run.finished);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (exes[i].empty() || out[i].text.find(kPythonSection) != std::string::npos) continue;
+    const auto it = texts.find(out[i].pid);
+    out[i].text += it != texts.end()
+                       ? mpilaunch::format("\n{}\n{}", kPythonSection, it->second)
+                       : mpilaunch::format("\n{}no Python frames: gdb {}\n", kPythonSectionNone,
+                                           no_answer_note(seconds));
+  }
+}
+
 std::vector<protocol::RankStack> collect_now(const std::vector<StackTarget>& targets,
                                              std::chrono::milliseconds deadline,
                                              const std::string& host) {
@@ -141,29 +192,31 @@ std::vector<protocol::RankStack> collect_now(const std::vector<StackTarget>& tar
   std::vector<protocol::RankStack> out;
   for (const StackTarget& t : targets) out.push_back({t.rank, t.pid, "", "", ""});
   if (targets.empty()) return out;
+  std::vector<std::vector<std::string>> argvs;
   // MPILAUNCH_STACK_TOOL=gdb or eu-stack: only that tool (docs/configuration.md). By default
   // eu-stack, the fastest with every thread's stack (docs/stacks.md), else gdb.
   const char* chosen = std::getenv("MPILAUNCH_STACK_TOOL");
   const std::string only = chosen != nullptr ? chosen : "";
   const auto eu = only.empty() || only == "eu-stack" ? find_tool("eu-stack") : std::nullopt;
+  const auto gdb = !eu && (only.empty() || only == "gdb") ? find_tool("gdb") : std::nullopt;
   if (eu) {
-    std::vector<std::vector<std::string>> argvs;
     for (const StackTarget& t : targets) argvs.push_back(eu_stack_argv(*eu, t.pid));
-    const std::vector<Run> runs = run_all(argvs, parallel_tools(), until);
-    for (std::size_t i = 0; i < out.size(); ++i) {
-      out[i].tool = "eu-stack";
-      out[i].text = runs[i].out.substr(0, kMaxStackText);
-      if (!runs[i].finished) out[i].note = no_answer_note(seconds);
-    }
-    return out;
-  }
-  const auto gdb = only.empty() || only == "gdb" ? find_tool("gdb") : std::nullopt;
-  if (gdb) {
+  } else if (gdb) {
     // One gdb for the node's ranks, attaching to each in turn: one gdb per rank in parallel
     // took 1.6 times as long on this 2-CPU machine (docs/benchmarks.md, case 12).
     std::vector<long> pids;
     for (const StackTarget& t : targets) pids.push_back(t.pid);
-    const std::vector<Run> runs = run_all({gdb_stack_argv(*gdb, pids)}, 1, until);
+    argvs.push_back(gdb_stack_argv(*gdb, pids));
+  }
+  const std::vector<Run> runs = run_all(argvs, parallel_tools(), until);
+  if (eu) {
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      const Run& run = runs[i];
+      out[i].tool = "eu-stack";
+      out[i].text = run.out.substr(0, kMaxStackText);
+      if (!run.finished) out[i].note = no_answer_note(seconds);
+    }
+  } else if (gdb) {
     const std::map<long, std::string> texts = split_gdb_output(runs[0].out, runs[0].finished);
     for (protocol::RankStack& s : out) {
       s.tool = "gdb";
@@ -171,9 +224,18 @@ std::vector<protocol::RankStack> collect_now(const std::vector<StackTarget>& tar
       if (it != texts.end()) s.text = it->second;
       if (it == texts.end()) s.note = no_answer_note(seconds);
     }
-    return out;
+  } else {
+    for (protocol::RankStack& s : out) s.note = no_stack_tool_note(host);
   }
-  for (protocol::RankStack& s : out) s.note = no_stack_tool_note(host);
+  // Python ranks also get their Python frames from gdb's py-bt where the interpreter's gdb
+  // extension is installed (docs/stacks.md): after the native tool, as a process has one
+  // tracer at a time, within what is left of the deadline.
+  const std::vector<std::string> exes = python_interpreters(targets);
+  std::vector<std::string> python_notes;
+  const std::vector<std::string> python_argv = python_run(targets, exes, host, python_notes);
+  for (std::size_t i = 0; i < out.size(); ++i) out[i].text += python_notes[i];
+  if (!python_argv.empty())
+    add_python_frames(out, exes, run_all({python_argv}, 1, until)[0], seconds);
   return out;
 }
 

@@ -5,13 +5,19 @@
 #include "common/text_format.hpp"
 
 namespace mpilaunch::agent {
+namespace {
 
-std::vector<std::string> gdb_stack_argv(const std::string& gdb, const std::vector<long>& pids) {
-  std::vector<std::string> argv = {gdb,       "--nx",
-                                   "--batch", "-q",
-                                   "-iex",    "set auto-load off",
-                                   "-ex",     "set pagination off",
-                                   "-ex",     "set width 0"};
+// Where Debian's -dbg packages put gdb's auto-load scripts, one per program path below it.
+constexpr std::string_view kAutoLoadDir = "/usr/share/gdb/auto-load";
+
+// gdb --batch with `options`, attaching to each of `pids` in turn (a fresh inferior each, so
+// ranks of different programs get their own symbols), a marker line before each, running
+// `command` there and detaching.
+std::vector<std::string> gdb_each(const std::string& gdb, const std::vector<std::string>& options,
+                                  const std::vector<long>& pids, const std::string& command) {
+  std::vector<std::string> argv = {gdb, "--nx", "--batch", "-q"};
+  argv.insert(argv.end(), options.begin(), options.end());
+  argv.insert(argv.end(), {"-ex", "set pagination off", "-ex", "set width 0"});
   int inferior = 1;
   for (const long pid : pids) {
     if (inferior > 1) {
@@ -19,11 +25,49 @@ std::vector<std::string> gdb_stack_argv(const std::string& gdb, const std::vecto
                   {"-ex", "add-inferior", "-ex", mpilaunch::format("inferior {}", inferior)});
     }
     argv.insert(argv.end(), {"-ex", mpilaunch::format("echo \\n{}{}\\n", kStackMarker, pid), "-ex",
-                             mpilaunch::format("attach {}", pid), "-ex", "thread apply all bt",
-                             "-ex", "detach"});
+                             mpilaunch::format("attach {}", pid), "-ex", command, "-ex", "detach"});
     ++inferior;
   }
   return argv;
+}
+
+}  // namespace
+
+std::vector<std::string> gdb_stack_argv(const std::string& gdb, const std::vector<long>& pids) {
+  return gdb_each(gdb, {"-iex", "set auto-load off"}, pids, "thread apply all bt");
+}
+
+std::vector<std::string> gdb_python_argv(const std::string& gdb, const std::vector<long>& pids) {
+  return gdb_each(gdb,
+                  {"-iex", mpilaunch::format("set auto-load safe-path {}", kAutoLoadDir), "-iex",
+                   mpilaunch::format("add-auto-load-scripts-directory {}", kAutoLoadDir)},
+                  pids, "py-bt");
+}
+
+bool is_python_interpreter(std::string_view exe) {
+  const std::size_t slash = exe.rfind('/');
+  const std::string_view name = slash == std::string_view::npos ? exe : exe.substr(slash + 1);
+  if (!name.starts_with("python")) return false;
+  // python, python3, python3.11 (and python3.11d, a debug build): digits and dots after it.
+  for (const char c : name.substr(6))
+    if (!(c == '.' || c == 'd' || (c >= '0' && c <= '9'))) return false;
+  return true;
+}
+
+std::string python_gdb_extension(std::string_view exe) {
+  return mpilaunch::format("{}{}-gdb.py", kAutoLoadDir, exe);
+}
+
+std::string no_python_frames_note(const std::string& host, bool gdb_found, std::string_view exe) {
+  if (!gdb_found)
+    return mpilaunch::format(
+        "no Python frames: gdb is not installed on {} (Debian/Ubuntu: apt install gdb "
+        "python3-dbg)",
+        host);
+  return mpilaunch::format(
+      "no Python frames: gdb's extension for {} is not installed on {} (Debian/Ubuntu: apt "
+      "install python3-dbg)",
+      exe, host);
 }
 
 std::vector<std::string> eu_stack_argv(const std::string& eu_stack, long pid) {

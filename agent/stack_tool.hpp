@@ -26,6 +26,21 @@ std::vector<std::string> eu_stack_argv(const std::string& eu_stack, long pid);
 /// complete when another marker follows it or `tool_finished`; incomplete ones are left out.
 std::map<long, std::string> split_gdb_output(std::string_view out, bool tool_finished);
 
+/// gdb --batch with the interpreters' gdb extensions (pythonX.Y-dbg's auto-load scripts under
+/// /usr/share/gdb/auto-load) loaded, attaching to each of `pids` in turn for py-bt: the Python
+/// traceback of the main thread.
+std::vector<std::string> gdb_python_argv(const std::string& gdb, const std::vector<long>& pids);
+
+/// Whether `exe` (a rank's /proc/PID/exe) is a Python interpreter: python, python3, python3.11.
+bool is_python_interpreter(std::string_view exe);
+
+/// The gdb extension Debian's pythonX.Y-dbg installs for the interpreter `exe`
+/// (/usr/share/gdb/auto-load/usr/bin/python3.11-gdb.py).
+std::string python_gdb_extension(std::string_view exe);
+
+/// Why a Python rank has no Python frames, in one line: no gdb, or no extension for `exe`.
+std::string no_python_frames_note(const std::string& host, bool gdb_found, std::string_view exe);
+
 /// Why a rank has no stack when no tool is installed on `host`, with the packages to install.
 std::string no_stack_tool_note(const std::string& host);
 

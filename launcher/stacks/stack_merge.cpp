@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include "common/text_format.hpp"
@@ -32,6 +33,7 @@ std::string tools_of(const std::vector<ProcessStack>& stacks) {
   std::set<std::string> tools;
   for (const ProcessStack& p : stacks) {
     if (!p.tool.empty()) tools.insert(p.tool);
+    if (!p.python_frames.empty()) tools.insert("gdb py-bt");
   }
   return tools.empty() ? std::string("no tool") : mpilaunch::format("{}", fmt::join(tools, ", "));
 }
@@ -52,7 +54,8 @@ std::string rank_ranges(const std::vector<int>& ranks) {
 }
 
 std::vector<StackGroup> merge_stacks(const std::vector<ProcessStack>& stacks) {
-  std::map<std::pair<std::vector<std::string>, std::string>, StackGroup> by_key;
+  std::map<std::tuple<std::vector<std::string>, std::string, std::vector<std::string>>, StackGroup>
+      by_key;
   std::vector<const ProcessStack*> in_order;
   for (const ProcessStack& p : stacks) in_order.push_back(&p);
   std::sort(in_order.begin(), in_order.end(),
@@ -61,8 +64,10 @@ std::vector<StackGroup> merge_stacks(const std::vector<ProcessStack>& stacks) {
     std::vector<std::string> path = path_of(*p);
     std::string note = note_of(*p, path);
     if (!note.empty()) path.clear();
-    StackGroup& g = by_key[{path, note}];
+    std::vector<std::string> python(p->python_frames.rbegin(), p->python_frames.rend());
+    StackGroup& g = by_key[{path, note, python}];
     g.path = path;
+    g.python_path = std::move(python);
     g.note = note;
     if (!note.empty())
       g.reason = p->reason != StackReason::None ? p->reason : StackReason::NoFrames;
@@ -95,6 +100,8 @@ std::string render_group(const StackGroup& group, bool several_hosts) {
   }
   out += ": ";
   out += group.note.empty() ? join_path(group.path) : mpilaunch::format("({})", group.note);
+  if (!group.python_path.empty())
+    out += mpilaunch::format(" [python: {}]", fmt::join(group.python_path, " > "));
   return out;
 }
 
@@ -106,6 +113,14 @@ std::string render_stack_tree(const std::vector<ProcessStack>& stacks) {
       "ones first):\n",
       stacks.size(), stacks.size() == 1 ? "" : "s", tools_of(stacks));
   for (const StackGroup& g : groups) out += "  " + render_group(g, several_hosts) + "\n";
+  std::map<std::string, std::vector<int>> python_notes;  // why not -> the ranks
+  for (const ProcessStack& p : stacks)
+    if (!p.python_note.empty()) python_notes[p.python_note].push_back(p.rank);
+  for (auto& [why, ranks] : python_notes) {
+    std::sort(ranks.begin(), ranks.end());
+    out += mpilaunch::format("  {} {}: {}\n", ranks.size() == 1 ? "rank" : "ranks",
+                             rank_ranges(ranks), why);
+  }
   return out;
 }
 
@@ -118,6 +133,7 @@ nlohmann::json stacks_to_json(const std::vector<ProcessStack>& stacks) {
                         {"path", g.path}};
     if (!g.note.empty()) j["note"] = g.note;
     if (g.reason != StackReason::None) j["reason"] = reason_name(g.reason);
+    if (!g.python_path.empty()) j["python_path"] = g.python_path;
     groups.push_back(std::move(j));
   }
   nlohmann::json ranks = nlohmann::json::array();
@@ -126,6 +142,8 @@ nlohmann::json stacks_to_json(const std::vector<ProcessStack>& stacks) {
         {"rank", p.rank}, {"host", p.host}, {"pid", p.pid}, {"tool", p.tool}, {"raw", p.raw}};
     if (!p.note.empty()) j["note"] = p.note;
     if (p.reason != StackReason::None) j["reason"] = reason_name(p.reason);
+    if (!p.python_frames.empty()) j["python_frames"] = p.python_frames;
+    if (!p.python_note.empty()) j["python_note"] = p.python_note;
     ranks.push_back(std::move(j));
   }
   return {{"groups", std::move(groups)}, {"ranks", std::move(ranks)}};

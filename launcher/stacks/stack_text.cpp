@@ -3,11 +3,19 @@
 #include <cctype>
 #include <charconv>
 
+#include "common/stack_sections.hpp"
+
 namespace mpilaunch::launcher {
 namespace {
 
 std::string_view trim_left(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  return s;
+}
+
+std::string_view trim_right(std::string_view s) {
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -147,20 +155,50 @@ std::string_view reason_name(StackReason reason) {
   return "";
 }
 
+std::vector<std::string> parse_py_bt(std::string_view text) {
+  std::vector<std::string> frames;
+  for_each_line(text, [&](std::string_view line) {
+    line = trim_left(line);
+    if (frames.size() >= kMaxFrames) return;
+    if (line.starts_with("File \"")) {
+      const std::size_t in = line.rfind(", in ");
+      if (in != std::string_view::npos) frames.emplace_back(trim_right(line.substr(in + 5)));
+    } else if (line.starts_with("<built-in method ") || line.starts_with("<built-in function ")) {
+      line.remove_prefix(line.find(' ', 10) + 1);
+      const std::size_t end = std::min(line.find(' '), line.find('>'));
+      frames.emplace_back(line.substr(0, end));
+    }
+  });
+  return frames;
+}
+
 ProcessStack process_stack(int rank, std::string host, long pid, std::string tool, std::string text,
                            std::string note) {
   ProcessStack p;
   p.rank = rank;
   p.host = std::move(host);
   p.pid = pid;
-  p.threads = tool == "eu-stack" ? parse_eu_stack(text) : parse_gdb_stack(text);
+  std::string_view native = text;
+  if (const std::size_t at = native.find(kPythonSection); at != std::string_view::npos) {
+    const std::string_view python = native.substr(at);
+    native = native.substr(0, at);
+    p.python = true;
+    if (python.starts_with(kPythonSectionNone)) {
+      p.python_note = std::string(trim_right(
+          python.substr(kPythonSectionNone.size(), python.find('\n') - kPythonSectionNone.size())));
+    } else {
+      p.python_frames = parse_py_bt(python);
+      if (p.python_frames.empty()) p.python_note = "no Python frames: gdb's py-bt found none";
+    }
+  }
+  p.threads = tool == "eu-stack" ? parse_eu_stack(native) : parse_gdb_stack(native);
   p.note = std::move(note);
   if (!p.note.empty()) p.reason = tool.empty() ? StackReason::NoTool : StackReason::NoAnswer;
   if (p.threads.empty() && p.note.empty()) {
     // gdb: "ptrace: Operation not permitted." (with Yama: "Could not attach to process. ..."),
     // "ptrace: No such process."; eu-stack: "eu-stack: dwfl_linux_proc_attach pid N:
     // Operation not permitted", "...: Permission denied", "...: No such file or directory".
-    for_each_line(text, [&](std::string_view line) {
+    for_each_line(native, [&](std::string_view line) {
       line = trim_left(line);
       if (!p.note.empty()) return;
       const bool complaint = line.starts_with("ptrace:") || line.starts_with("eu-stack:") ||

@@ -37,6 +37,9 @@ struct ProcessStack {
   std::string note;  // why there is no stack ("did not answer within 5 s"), empty when there is
   StackReason reason = StackReason::None;  // the note's type
   std::string raw;                         // the tool's text for this process
+  bool python = false;                     // a Python interpreter: Python frames were asked for
+  std::vector<std::string> python_frames;  // gdb's py-bt functions, innermost first
+  std::string python_note;                 // why a Python rank has no Python frames
 };
 
 /// At most this many threads per process and frames per thread are kept (a runaway recursion
@@ -51,11 +54,17 @@ std::vector<ThreadStack> parse_gdb_stack(std::string_view text);
 /// eu-stack's text ("TID 17667:" then "#0  0x00.. __poll" lines).
 std::vector<ThreadStack> parse_eu_stack(std::string_view text);
 
+/// gdb's py-bt text ("Traceback (most recent call first):", then `  File "f.py", line 4, in
+/// read_input` and `  <built-in method sleep of module object at remote 0x..>` lines): the
+/// Python functions, innermost first ("read_input", "sleep").
+std::vector<std::string> parse_py_bt(std::string_view text);
+
 /// One rank's stack from its node's tool: `text` parsed by the grammar of `tool` ("gdb",
 /// "eu-stack"); a text without frames gets the tool's own complaint as its note ("ptrace:
 /// Operation not permitted.") unless `note` already says why. The agent notes a rank only when
 /// no tool ran (NoTool) or the tool did not finish (NoAnswer); the tool's complaint gives
-/// AttachDenied or ProcessGone, and a text with neither frames nor a complaint NoFrames.
+/// AttachDenied or ProcessGone, and a text with neither frames nor a complaint NoFrames. A Python
+/// rank's Python section (common/stack_sections.hpp) gives python_frames or python_note.
 ProcessStack process_stack(int rank, std::string host, long pid, std::string tool, std::string text,
                            std::string note);
 

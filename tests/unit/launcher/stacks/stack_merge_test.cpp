@@ -313,3 +313,57 @@ TEST_CASE("the timeout error names the straggler rank and where it is") {
   CHECK_FALSE(same.rank);
   CHECK(describe_stragglers(stacks).empty());
 }
+
+namespace mpilaunch::launcher {
+
+TEST_CASE("Python ranks: py-bt's frames follow the native ones, grouped with them") {
+  // The agent's text for a Python rank: the native tool's, then gdb's py-bt (see
+  // common/stack_sections.hpp), as recorded from an mpi4py rank in time.sleep.
+  const std::string py_bt =
+      "[New LWP 16028]\n"
+      "0x00007f7b7129d545 in __GI___clock_nanosleep (clock_id=clock_id@entry=1) at x.c:48\n"
+      "Traceback (most recent call first):\n"
+      "  <built-in method sleep of module object at remote 0x7f7b7111f6a0>\n"
+      "  File \"/tmp/hang.py\", line 6, in read_input\n"
+      "    time.sleep(3600)\n"
+      "  File \"/tmp/hang.py\", line 13, in main\n"
+      "    read_input()\n"
+      "  File \"/tmp/hang.py\", line 17, in <module>\n"
+      "    main()\n"
+      "[Inferior 1 (process 16027) detached]\n";
+  CHECK(parse_py_bt(py_bt) == std::vector<std::string>{"sleep", "read_input", "main", "<module>"});
+  CHECK(parse_py_bt("Unable to locate python frame\n").empty());
+
+  const std::string eu = "TID 7:\n#0  0x1 clock_nanosleep\n#1  0x2 main\n";
+  const ProcessStack sleeper =
+      process_stack(1, "n2", 7, "eu-stack", eu + "\n@@mpilaunch-python\n" + py_bt, "");
+  CHECK(sleeper.python);
+  CHECK(sleeper.python_frames.size() == 4);
+  CHECK(sleeper.python_note.empty());
+  REQUIRE(sleeper.threads.size() == 1);
+  CHECK(sleeper.threads[0].frames == std::vector<std::string>{"clock_nanosleep", "main"});
+  CHECK(sleeper.note.empty());
+
+  const ProcessStack without = process_stack(
+      0, "n1", 8, "eu-stack",
+      eu + "\n@@mpilaunch-python-none no Python frames: gdb's extension for /usr/bin/python3.11 "
+           "is not installed on n1 (Debian/Ubuntu: apt install python3-dbg)\n",
+      "");
+  CHECK(without.python);
+  CHECK(without.python_frames.empty());
+  CHECK(without.python_note ==
+        "no Python frames: gdb's extension for /usr/bin/python3.11 is not installed on n1 "
+        "(Debian/Ubuntu: apt install python3-dbg)");
+
+  const std::string tree = render_stack_tree({sleeper, without});
+  CHECK(tree.find("(eu-stack, gdb py-bt;") != std::string::npos);
+  CHECK(tree.find("rank 1 (1) on n2: main > clock_nanosleep [python: <module> > main > "
+                  "read_input > sleep]\n") != std::string::npos);
+  CHECK(tree.find("  rank 0: no Python frames: gdb's extension") != std::string::npos);
+  const nlohmann::json j = stacks_to_json({sleeper, without});
+  CHECK(j["groups"].size() == 2);
+  CHECK(j["ranks"][0]["python_frames"].size() == 4);
+  CHECK(j["ranks"][1].contains("python_note"));
+}
+
+}  // namespace mpilaunch::launcher
