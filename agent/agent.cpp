@@ -278,8 +278,16 @@ void Agent::handle(const protocol::ChildJob& m) {
   std::filesystem::create_directories(ns_dir, ec);
   if (auto st = pmix_.register_namespace(m.spec.nspace, values.value(), node_dir() + "/ompi",
                                          ns_dir, std::pair{m.parent_nspace, m.parent_rank});
-      !st)
-    return fail(st.error());
+      !st) {
+    // The spawned processes of this node cannot start: each is reported as such (the
+    // launcher names the spawned job and rank), so nobody waits for them; a node with none
+    // of them reports the failure itself.
+    const auto& local = m.spec.nodes[hello_->node_index].ranks;
+    if (local.empty()) return fail(st.error());
+    for (const std::uint32_t rank : local)
+      report_spawn_failure(child.first_index + rank, st.error());
+    return;
+  }
   start_ranks(child.spec, child.first_index);
 }
 

@@ -12,7 +12,6 @@ Result<NamespaceValues> namespace_values(const protocol::JobSpec& spec, std::uin
                                              spec.nodes.size(), node_index)};
   NamespaceValues v;
   v.job_id = spec.job_id;
-  v.num_nodes = static_cast<std::uint32_t>(spec.nodes.size());
   std::size_t total = 0;
   for (const auto& node : spec.nodes) total += node.ranks.size();
   if (total == 0 || total > 10'000'000)
@@ -20,10 +19,17 @@ Result<NamespaceValues> namespace_values(const protocol::JobSpec& spec, std::uin
   v.job_size = static_cast<std::uint32_t>(total);
   v.universe_size = spec.universe_size > 0 ? spec.universe_size : v.job_size;
   std::vector<bool> seen(total, false);
-  std::vector<std::string> names, groups;
+  // The maps name only the nodes holding ranks of this namespace: libpmix pairs the node
+  // list with the proc list's groups and drops an empty group, so a node without ranks (a
+  // spawned job's, registered on every agent) would leave the two lists unequal, and
+  // PMIx_server_register_nspace refuses them (PMIX_ERR_BAD_PARAM).
+  std::vector<std::string> names, groups, all_names;
   for (const auto& node : spec.nodes) {
-    names.push_back(node.name);
-    groups.push_back(mpilaunch::format("{}", fmt::join(node.ranks, ",")));
+    all_names.push_back(node.name);
+    if (!node.ranks.empty()) {
+      names.push_back(node.name);
+      groups.push_back(mpilaunch::format("{}", fmt::join(node.ranks, ",")));
+    }
     for (const std::uint32_t rank : node.ranks) {
       if (rank >= total || seen[rank])
         return Error{
@@ -32,6 +38,7 @@ Result<NamespaceValues> namespace_values(const protocol::JobSpec& spec, std::uin
       seen[rank] = true;
     }
   }
+  v.num_nodes = static_cast<std::uint32_t>(names.size());
   v.node_list = mpilaunch::format("{}", fmt::join(names, ","));
   v.proc_list = mpilaunch::format("{}", fmt::join(groups, ";"));
   v.node_id = node_index;
@@ -52,8 +59,11 @@ Result<NamespaceValues> namespace_values(const protocol::JobSpec& spec, std::uin
         .kind = ErrorKind::MalformedFrame,
         .detail = mpilaunch::format("job spec's application contexts have {} ranks, its nodes {}",
                                     in_apps, total)};
-  if (v.app_sizes.size() > 1) {
-    v.node_names = names;
+  // libpmix numbers the nodes of the maps from 0; with a node left out of them that would
+  // no longer be the node's index in the job (the agents' PMIX_NODEID), so each rank's node
+  // is then given explicitly, as with several contexts.
+  if (v.app_sizes.size() > 1 || names.size() < spec.nodes.size()) {
+    v.node_names = all_names;
     v.node_of_rank.assign(total, 0);
     v.local_rank_of_rank.assign(total, 0);
     for (std::size_t n = 0; n < spec.nodes.size(); ++n)

@@ -17,9 +17,9 @@ struct NamespaceValues {
   std::string job_id;
   std::uint32_t job_size = 0;
   std::uint32_t universe_size = 0;  // every host's slots (MPI_UNIVERSE_SIZE); job size if unknown
-  std::uint32_t num_nodes = 0;
-  std::string node_list;  // input of PMIx_generate_regex
-  std::string proc_list;  // input of PMIx_generate_ppn
+  std::uint32_t num_nodes = 0;      // nodes holding ranks of this namespace
+  std::string node_list;            // input of PMIx_generate_regex: those nodes
+  std::string proc_list;            // input of PMIx_generate_ppn: their ranks, one group per node
   // This node:
   std::uint32_t node_id = 0;
   std::string hostname;
@@ -29,8 +29,9 @@ struct NamespaceValues {
   bool oversubscribed = false;
   /// Ranks of each application context, in rank order (PMIX_APP_SIZE; MPI_APPNUM is the index).
   std::vector<std::uint32_t> app_sizes;
-  /// With several contexts only (the per-rank PMIx data then has to name them, libpmix no
-  /// longer derives them from the maps): every rank's node index and rank within its node.
+  /// With several contexts, or nodes of the job without ranks of this namespace (the per-rank
+  /// PMIx data then has to name them, libpmix no longer derives them from the maps): every
+  /// rank's node index in the job and rank within its node.
   std::vector<std::string> node_names;
   std::vector<std::uint32_t> node_of_rank;
   std::vector<std::uint32_t> local_rank_of_rank;

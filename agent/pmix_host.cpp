@@ -464,7 +464,9 @@ void add_info_array(InfoList& list, const char* key, InfoList& items) {
 // context and rank within it (PMIX_PROC_DATA): Open MPI 4.1 reads MPI_APPNUM as its own
 // PMIX_APPNUM. One context needs no per-rank data: the job-level PMIX_APPNUM 0 answers.
 // With it, the rank's local and node rank, node id and hostname go along: libpmix derives
-// them from the maps only for ranks without such data ("getting local rank failed").
+// them from the maps only for ranks without such data ("getting local rank failed"). The same
+// per-rank data names each rank's node when the maps leave nodes of the job out
+// (NamespaceValues::node_of_rank).
 void add_app_info(InfoList& info, const NamespaceValues& v) {
   std::uint32_t first = 0;
   for (std::size_t app = 0; app < v.app_sizes.size(); ++app) {
@@ -477,7 +479,7 @@ void add_app_info(InfoList& info, const NamespaceValues& v) {
     add_info_array(info, PMIX_APP_INFO_ARRAY, items);
     first += v.app_sizes[app];
   }
-  if (v.app_sizes.size() < 2) return;
+  if (v.node_of_rank.empty()) return;
   first = 0;
   for (std::size_t app = 0; app < v.app_sizes.size(); ++app) {
     const auto appnum = static_cast<std::uint32_t>(app);
@@ -546,8 +548,8 @@ Status PmixHost::register_namespace(
   const auto local_size = static_cast<std::uint32_t>(v.local_ranks.size());
   info.add(PMIX_LOCAL_SIZE, local_size, PMIX_UINT32);
   info.add(PMIX_NODE_SIZE, local_size, PMIX_UINT32);
-  info.add_string(PMIX_LOCAL_PEERS, v.local_peers);
   if (!v.local_ranks.empty()) {
+    info.add_string(PMIX_LOCAL_PEERS, v.local_peers);
     const pmix_rank_t leader = v.local_ranks.front();
     info.add(PMIX_LOCALLDR, leader, PMIX_PROC_RANK);
   }

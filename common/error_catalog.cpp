@@ -241,6 +241,9 @@ std::string hint(const Error& e) {
       if (e.phase == "wire-up")
         return "that rank is stuck or slow before MPI_Init (or a peer died mid-fence); look at its "
                "output, or raise --wireup-timeout";
+      if (e.phase == "teardown")
+        return "the teardown stopped waiting for that process; the job's first error (job-failed "
+               "in the events file) says why the job ended";
       return "raise the limit (--timeout) or find where the job hangs (--report-state-on-timeout "
              "shows who was still running)";
     case ErrorKind::OutOfResources:

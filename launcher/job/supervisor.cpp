@@ -18,6 +18,7 @@
 #include "common/error_json.hpp"
 #include "common/exit_codes.hpp"
 #include "launcher/job/supervisor_link.hpp"
+#include "launcher/job/teardown_deadline.hpp"
 #include "launcher/job/transport_default.hpp"
 #include "mpilaunch_version.h"
 
@@ -437,9 +438,14 @@ void Supervisor::report_state() const {
   for (std::size_t r = 0; r < ranks_.size(); ++r) {
     const RankStatus& s = ranks_[r];
     if (s.phase == RankPhase::Ended) continue;
-    const std::string& node =
-        config_.plan.map.node_name(config_.plan.map.node_of(static_cast<int>(r)));
-    std::fprintf(stderr, "  rank %zu on %s, pid %d: %s, %s\n", r, node.c_str(),
+    const int n = node_of_process(static_cast<std::uint32_t>(r));
+    const std::string node = n >= 0 ? config_.plan.map.node_name(n) : std::string("?");
+    const ChildJobRecord* child = child_of(static_cast<std::uint32_t>(r));
+    const std::string who =
+        child != nullptr
+            ? mpilaunch::format("spawned job {} rank {}", child->job_number, r - child->first_index)
+            : mpilaunch::format("rank {}", r);
+    std::fprintf(stderr, "  %s on %s, pid %d: %s, %s\n", who.c_str(), node.c_str(),
                  static_cast<int>(s.pid), s.phase == RankPhase::Running ? "running" : "starting",
                  s.connected ? "inside MPI (PMIx connected)" : "not in MPI_Init yet");
   }
@@ -511,31 +517,55 @@ void Supervisor::arm_teardown_timer(std::chrono::steady_clock::duration after) {
 
 void Supervisor::close_unresponsive_links() {
   if (state_ != JobState::TearingDown) return;
-  std::vector<int> silent;
-  for (const auto& link : links_) {
-    if (!link || link->closed || !link->ready) continue;
-    for (int r : config_.plan.map.ranks_on(link->node)) {
-      const RankPhase phase = ranks_[static_cast<std::size_t>(r)].phase;
-      if (phase == RankPhase::Spawning || phase == RankPhase::Running) {
-        silent.push_back(link->node);
-        break;
-      }
-    }
+  std::vector<ProcessState> processes;
+  for (std::uint32_t i = 0; i < ranks_.size(); ++i) {
+    const RankPhase phase = ranks_[i].phase;
+    processes.push_back({node_of_process(i), phase == RankPhase::Running,
+                         phase != RankPhase::Spawning && phase != RankPhase::Running});
   }
-  for (const int node : silent) {
+  std::vector<bool> link_open;
+  for (const auto& link : links_) link_open.push_back(link && !link->closed);
+  const TeardownVerdict verdict = judge_teardown_deadline(processes, link_open);
+  const double waited =
+      config_.kill_grace_seconds + std::chrono::duration<double>(kTeardownAnswer).count();
+  const auto give_up = [&](std::uint32_t index, const char* what) {
+    RankStatus& rank = ranks_[index];
+    const bool started = rank.phase == RankPhase::Running;
+    rank.phase = RankPhase::Ended;
+    const int node = node_of_process(index);
+    Error e{.kind = ErrorKind::Timeout,
+            .host = node >= 0 ? config_.plan.map.node_name(node) : std::string(),
+            .rank = static_cast<int>(index),
+            .phase = "teardown",
+            .detail =
+                mpilaunch::format("{}; given up {} s after the teardown's SIGTERM", what, waited)};
+    name_child(e, index);
+    if (!e.host.empty()) {
+      RankCounts& counts = status_.nodes[e.host];
+      --(started ? counts.running : counts.pending);
+      ++counts.failed;
+    }
+    std::fprintf(stderr, "mpilaunch: %s\n", message(e).c_str());
+    fail(std::move(e), JobEvent::RankFailed);  // a secondary error: the teardown's cause stays
+  };
+  for (const std::uint32_t index : verdict.never_started)
+    give_up(index, "it never started: its agent answered the teardown but never reported it");
+  for (const std::uint32_t index : verdict.lost)
+    give_up(index, "its agent's link closed before it reported the end");
+  for (const int node : verdict.silent_nodes) {
     // Closing a link may end the teardown (and start the next attempt's agents).
     if (state_ != JobState::TearingDown) return;
     Link& link = *links_.at(static_cast<std::size_t>(node));
     if (link.closed) continue;
     link.unresponsive = true;
-    on_link_closed(link, Error{.kind = ErrorKind::AgentLost,
-                               .host = link.host.name,
-                               .phase = "teardown",
-                               .detail = mpilaunch::format(
-                                   "no answer to the teardown within {} s of the SIGTERM",
-                                   config_.kill_grace_seconds +
-                                       std::chrono::duration<double>(kTeardownAnswer).count())});
+    on_link_closed(link,
+                   Error{.kind = ErrorKind::AgentLost,
+                         .host = link.host.name,
+                         .phase = "teardown",
+                         .detail = mpilaunch::format(
+                             "no answer to the teardown within {} s of the SIGTERM", waited)});
   }
+  if (state_ == JobState::TearingDown) check_ranks();
 }
 
 void Supervisor::check_ranks() {

@@ -86,6 +86,11 @@ class Supervisor {
   const ChildJobRecord* child_of(std::uint32_t index) const;
   /// The node of rank `rank` of namespace `nspace` (the job's or a spawned one); -1: none.
   int node_of(const std::string& nspace, std::uint32_t rank) const;
+  /// The node of process `index` of ranks_ (an initial rank or a spawned one); -1: none.
+  int node_of_process(std::uint32_t index) const;
+  /// The processes of the attempt on `node` (indices into ranks_): its initial ranks, then
+  /// those of each spawned job placed there.
+  std::vector<std::uint32_t> processes_on(int node) const;
   /// The number of the initial job's ranks (the first processes of ranks_).
   std::uint32_t initial_size() const { return static_cast<std::uint32_t>(config_.plan.map.size()); }
   /// Names a spawned process in `error` (its rank in its job, its namespace, its program).
@@ -141,9 +146,11 @@ class Supervisor {
   void show_progress();
   void clear_progress();
   void check_ranks();
-  /// Teardown's bound (issue 23): an agent that has not reported its ranks' ends
-  /// --kill-grace plus kTeardownAnswer after the SIGTERM (stopped, frozen host) has its link
-  /// closed as agent-lost, phase teardown; a local one is killed, and its ranks with it.
+  /// Teardown's bound (issues 23, 24; launcher/job/teardown_deadline.hpp): --kill-grace plus
+  /// kTeardownAnswer after the SIGTERM, an agent that has not reported its processes' ends
+  /// (stopped, frozen host) has its link closed as agent-lost, phase teardown (a local one is
+  /// killed, and its ranks with it); processes its answering agent never started (a spawned
+  /// job it could not register) and those of closed links are given up.
   void close_unresponsive_links();
   void arm_teardown_timer(std::chrono::steady_clock::duration after);
   void on_link_message(Link& link, protocol::Envelope envelope);

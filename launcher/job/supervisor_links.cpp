@@ -309,8 +309,8 @@ void Supervisor::on_link_closed(Link& link, std::optional<Error> why) {
   }
   if (link.surplus) return;  // an agent of a host without ranks, shut down at the start
   if (!link.bye && !done_) {
-    for (int r : config_.plan.map.ranks_on(link.node)) {
-      RankStatus& rank = ranks_[static_cast<std::size_t>(r)];
+    for (const std::uint32_t r : processes_on(link.node)) {
+      RankStatus& rank = ranks_[r];
       if (rank.phase == RankPhase::Spawning || rank.phase == RankPhase::Running)
         rank.phase = RankPhase::Ended;
     }

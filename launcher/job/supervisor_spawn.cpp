@@ -30,6 +30,21 @@ int Supervisor::node_of(const std::string& nspace, std::uint32_t rank) const {
   return -1;
 }
 
+int Supervisor::node_of_process(std::uint32_t index) const {
+  if (index < initial_size()) return config_.plan.map.node_of(static_cast<int>(index));
+  const ChildJobRecord* job = child_of(index);
+  return job != nullptr ? job->node_of_rank[index - job->first_index] : -1;
+}
+
+std::vector<std::uint32_t> Supervisor::processes_on(int node) const {
+  std::vector<std::uint32_t> out;
+  for (const int r : config_.plan.map.ranks_on(node)) out.push_back(static_cast<std::uint32_t>(r));
+  for (const ChildJobRecord& job : child_jobs_)
+    for (std::uint32_t r = 0; r < job.node_of_rank.size(); ++r)
+      if (job.node_of_rank[r] == node) out.push_back(job.first_index + r);
+  return out;
+}
+
 void Supervisor::name_child(Error& error, std::uint32_t index) const {
   const ChildJobRecord* job = child_of(index);
   if (job == nullptr) return;

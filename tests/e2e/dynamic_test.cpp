@@ -49,6 +49,47 @@ TEST_CASE("dynamic: MPI_Comm_spawn starts the children as job 2") {
   check_nothing_left(job, o);
 }
 
+// A spawn on a job of 2 virtual nodes: the children go where the placement puts them (the
+// spawn event's hosts), run, connect to both parents across the agents and print; every agent
+// registers the child namespace, also one without children (its maps then name only the
+// children's nodes: a full node list made libpmix refuse the registration on every agent).
+void check_spawn_on_nodes(const std::vector<std::string>& options, int children,
+                          const std::vector<std::string>& hosts) {
+  Job job;
+  std::vector<std::string> argv = options;
+  argv.insert(argv.end(), {"--tag-output", app("dynamic"), "spawn", std::to_string(children)});
+  const Outcome o = job.launch(argv, Millis{120'000});
+  CHECK_MESSAGE(o.status() == 0, o.summary());
+  const auto spawns = events_named(read_events(job.events_path()).events, "spawn");
+  REQUIRE_MESSAGE(spawns.size() == 1, o.summary());
+  CHECK_MESSAGE(spawns[0].value("hosts", Json::array()) == Json(hosts), spawns[0].dump());
+  for (int c = 0; c < children; ++c)
+    CHECK_MESSAGE(
+        count_of(o.out, "[2," + std::to_string(c) + "]<stdout>:child " + std::to_string(c) +
+                            " of " + std::to_string(children) + " got 42\n") == 1,
+        o.out);
+  for (const char* parent : {"0", "1"})
+    CHECK_MESSAGE(count_of(o.out, std::string("[1,") + parent + "]<stdout>:parent " + parent +
+                                      " spawned " + std::to_string(children) + "\n") == 1,
+                  o.out);
+  check_events(job, 0);
+  check_nothing_left(job, o);
+}
+
+TEST_CASE("dynamic: a spawned process on the second virtual node") {
+  check_spawn_on_nodes({"--launcher=local", "-H", "dyn1:1,dyn2:2", "-n", "2"}, 1, {"dyn2"});
+}
+
+TEST_CASE("dynamic: a spawn registered on a virtual node that gets none of its processes") {
+  check_spawn_on_nodes({"--launcher=local", "-H", "dyn1:2,dyn2:1", "--map-by", "node", "-n", "2"},
+                       1, {"dyn1"});
+}
+
+TEST_CASE("dynamic: spawned processes spread over 2 virtual nodes") {
+  check_spawn_on_nodes({"--launcher=local", "-H", "dyn1:2,dyn2:2", "--map-by", "node", "-n", "2"},
+                       2, {"dyn1", "dyn2"});
+}
+
 TEST_CASE("dynamic: MPI_Comm_spawn beyond the slots is refused with not-enough-slots") {
   Job job;
   const Outcome o =

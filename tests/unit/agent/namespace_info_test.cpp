@@ -87,3 +87,30 @@ TEST_CASE("application contexts that do not cover the ranks exactly are refused"
   s.apps = {};
   CHECK(namespace_values(s, 0).error().kind == ErrorKind::MalformedFrame);
 }
+
+// A spawned job is registered on every agent, also where it has no ranks: the maps name only
+// the nodes holding its ranks (libpmix refuses a node list longer than the proc list's groups),
+// and each rank's node is given by its index in the job, which the maps no longer tell.
+TEST_CASE("a namespace without ranks on some nodes: maps of its nodes, each rank's node named") {
+  const auto s = spec({{"n1", {}}, {"n2", {0}}, {"n3", {1, 2}}});
+  const auto here = namespace_values(s, 2);
+  REQUIRE(here.has_value());
+  CHECK(here->num_nodes == 2);
+  CHECK(here->node_list == "n2,n3");
+  CHECK(here->proc_list == "0;1,2");
+  CHECK(here->local_peers == "1,2");
+  CHECK(here->node_names == std::vector<std::string>{"n1", "n2", "n3"});
+  CHECK(here->node_of_rank == std::vector<std::uint32_t>{1, 2, 2});
+  CHECK(here->local_rank_of_rank == std::vector<std::uint32_t>{0, 0, 1});
+  const auto elsewhere = namespace_values(s, 0);
+  REQUIRE(elsewhere.has_value());
+  CHECK(elsewhere->node_list == "n2,n3");
+  CHECK(elsewhere->local_ranks.empty());
+  CHECK(elsewhere->local_peers.empty());
+  CHECK(elsewhere->hostname == "n1");
+  CHECK(elsewhere->node_id == 0);
+  // Every node holding ranks: the maps say it all, no per-rank data.
+  const auto full = namespace_values(spec({{"n1", {0}}, {"n2", {1}}}), 0);
+  REQUIRE(full.has_value());
+  CHECK(full->node_of_rank.empty());
+}
