@@ -61,4 +61,25 @@ Error diagnose_rank_failure(const Error& native, std::string_view stderr_tail) {
   return sharper;
 }
 
+Error diagnose_with_peers(const Error& native, std::string_view own_tail,
+                          std::string_view peers_tail) {
+  Error own = diagnose_rank_failure(native, own_tail);
+  if (peers_tail.empty()) return own;
+  std::string text(own_tail);
+  if (!text.empty() && text.back() != '\n') text += '\n';
+  text.append(peers_tail);
+  Error wider = diagnose_rank_failure(native, text);
+  // The peers' words fill in what the rank's own did not say; they never replace a cause of
+  // another kind that the rank's own words name.
+  if (own.kind == native.kind || wider.kind == own.kind) return wider;
+  return own;
+}
+
+bool explains_failure(const Error& current, const Error& later) {
+  if (current.kind != ErrorKind::RankCalledAbort && current.kind != ErrorKind::RankExitNonzero)
+    return false;
+  if (current.phase == "finalize") return false;
+  return later.kind == ErrorKind::MpiInitFailed || later.kind == ErrorKind::ComponentNotFound;
+}
+
 }  // namespace mpilaunch::launcher

@@ -160,6 +160,9 @@ class Supervisor {
   /// `link`'s agent may have ended its ranks too.
   bool ranks_killed_with(const Link& link) const;
   void on_rank_exited(Link& link, const protocol::RankExited& m);
+  /// The stderr tails of the initial job's other ranks on `node` (at most kPeersTailBytes), for
+  /// diagnose_with_peers(); empty for a spawned process.
+  std::string peers_stderr(int node, std::uint32_t rank) const;
   void on_rank_output(std::uint32_t rank, protocol::Stream stream, std::span<const std::byte> data);
   /// Reads `link`'s stream channel whenever a record is queued (local agents).
   void watch_stream_channel(Link& link);

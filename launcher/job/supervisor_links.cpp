@@ -228,13 +228,34 @@ void Supervisor::on_rank_exited(Link& link, const protocol::RankExited& m) {
     }
     Error diagnosed = diagnose_rank_failure(*error, stderr_tails_[m.rank]);
     if (state_ != JobState::TearingDown) {
-      fail(std::move(diagnosed), JobEvent::RankFailed, m);
+      // The job's first failure: the rank's peers on its node may hold the words (Open MPI 5
+      // prints a help text once for all of them).
+      fail(diagnose_with_peers(*error, stderr_tails_[m.rank], peers_stderr(link.node, m.rank)),
+           JobEvent::RankFailed, m);
     } else if (error_rank_end_ && displaces(m, *error_rank_end_)) {
       revise_root_cause(std::move(diagnosed), m);
+    } else if (error_ && explains_failure(*error_, diagnosed)) {
+      // This rank's words name the MPI_Init failure that the first rank only aborted with.
+      revise_root_cause(
+          diagnose_with_peers(*error, stderr_tails_[m.rank], peers_stderr(link.node, m.rank)), m);
     }
     // Any other failure during teardown is a consequence of it (our SIGTERM, a lost peer).
   }
   check_ranks();
+}
+
+std::string Supervisor::peers_stderr(int node, std::uint32_t rank) const {
+  std::string text;
+  if (rank >= initial_size()) return text;  // a spawned process: its own words only
+  for (const auto& [peer, tail] : stderr_tails_) {
+    if (peer == rank || peer >= initial_size() || tail.empty() ||
+        config_.plan.map.node_of(static_cast<int>(peer)) != node)
+      continue;
+    if (text.size() + tail.size() + 1 > kPeersTailBytes) break;
+    text += tail;
+    if (text.back() != '\n') text += '\n';
+  }
+  return text;
 }
 
 void Supervisor::on_fence(Link& link, const protocol::FenceContribute& m) {

@@ -143,3 +143,81 @@ TEST_CASE("shared-memory warnings alone are never the cause") {
   CHECK(plain.kind == ErrorKind::MpiInitFailed);
   CHECK(plain.phase == "running");
 }
+
+TEST_CASE("a peer's MPI_Init failure names the cause a rank only aborted with") {
+  // Open MPI 5: rank 1 aborts first with only its shared-memory warning (the help text went
+  // once, into rank 0's stderr); rank 0 ends during the teardown with the text.
+  const std::string rank1_tail =
+      "[vm:13048] shmem: mmap: an error occurred while determining whether or not "
+      "/dev/shm/x/sm_segment.vm.0.1 could be created.\n";
+  const Error aborted{.kind = ErrorKind::RankCalledAbort,
+                      .host = "vm",
+                      .rank = 1,
+                      .exit_code = 14,
+                      .pid = 13048,
+                      .phase = "running",
+                      .executable = "./hello"};
+  const Error first = diagnose_rank_failure(aborted, rank1_tail);
+  REQUIRE(first == aborted);  // its own words name nothing
+  Error rank0 = aborted;
+  rank0.rank = 0;
+  const Error later = diagnose_rank_failure(rank0, kShmNotSharedText);
+  REQUIRE(later.kind == ErrorKind::MpiInitFailed);
+  CHECK(explains_failure(first, later));
+  CHECK(explains_failure(kInitExit, diagnose_rank_failure(kAbort, kComponentText)));
+
+  // A cause already diagnosed stays; so does one in MPI_Finalize.
+  CHECK_FALSE(explains_failure(later, diagnose_rank_failure(kAbort, kComponentText)));
+  Error finalizing = aborted;
+  finalizing.phase = "finalize";
+  CHECK_FALSE(explains_failure(finalizing, later));
+  // Crashes and the launcher's own errors are never revised by a peer's text.
+  const Error segv{.kind = ErrorKind::RankSignaled, .rank = 1, .signal = 11};
+  CHECK_FALSE(explains_failure(segv, later));
+  CHECK_FALSE(explains_failure(Error{.kind = ErrorKind::Timeout}, later));
+  // What a teardown can provoke in a peer (a lost PMIx server, no memory) revises nothing.
+  CHECK_FALSE(explains_failure(aborted, Error{.kind = ErrorKind::PmixError, .rank = 0}));
+  CHECK_FALSE(explains_failure(aborted, Error{.kind = ErrorKind::OutOfResources, .rank = 0}));
+  CHECK_FALSE(explains_failure(aborted, aborted));
+}
+
+TEST_CASE("a rank's peers on its node complete its diagnosis, never overrule it") {
+  // Open MPI 5, /dev/shm too small: rank 1 printed the warning that names the step, rank 0 the
+  // failed MPI_Init.
+  const std::string full_warning =
+      "--------------------------------------------------------------------------\n"
+      "It appears as if there is not enough space for /dev/shm/x/sm_segment.vm.0.1 (the "
+      "shared-memory backing\n"
+      "file). It is likely that your MPI job will now either abort or experience\n"
+      "performance degradation.\n"
+      "--------------------------------------------------------------------------\n";
+  const std::string init_failed =
+      "[vm:00000] *** An error occurred in MPI_Init\n[vm:00000] *** on a NULL communicator\n";
+  const Error rank1{.kind = ErrorKind::RankCalledAbort,
+                    .host = "vm",
+                    .rank = 1,
+                    .exit_code = 14,
+                    .pid = 7,
+                    .phase = "running",
+                    .executable = "./hello"};
+  // Its own words name nothing: the peers' name the cause and the step; the facts stay its own.
+  const Error from_peers = diagnose_with_peers(rank1, full_warning, init_failed);
+  CHECK(from_peers.kind == ErrorKind::MpiInitFailed);
+  CHECK(from_peers.phase == "shared-memory-full");
+  CHECK(from_peers.rank == 1);
+  CHECK(from_peers.pid == 7);
+  CHECK(from_peers.exit_code == 14);
+  // Its own words name the cause, the peers' the step.
+  Error rank0 = rank1;
+  rank0.rank = 0;
+  const Error own_cause = diagnose_with_peers(rank0, init_failed, full_warning);
+  CHECK(own_cause.kind == ErrorKind::MpiInitFailed);
+  CHECK(own_cause.phase == "shared-memory-full");
+  CHECK(own_cause.rank == 0);
+  // No peers' text, or none that names anything: the rank's own diagnosis.
+  CHECK(diagnose_with_peers(rank1, full_warning, "") == diagnose_rank_failure(rank1, full_warning));
+  CHECK(diagnose_with_peers(rank1, "", "my solver diverged\n") == rank1);
+  // A cause of another kind in the rank's own words stays.
+  const Error component = diagnose_with_peers(kAbort, kComponentText, init_failed);
+  CHECK(component.kind == ErrorKind::ComponentNotFound);
+}
