@@ -775,9 +775,15 @@ TEST_CASE("deploy: missing agents are uploaded into the cache, checked, then reu
   CHECK(wait_until_no_cmdline(cached, 10s).empty());
 
   // A damaged cached copy is replaced, not run.
+  // An agent that has just left the process list can still hold the file busy for execution for
+  // a moment (opening it for writing fails with ETXTBSY and leaves it whole): write until it takes.
   const std::string damaged = "#!/bin/sh\nexit 99\n";
-  std::ofstream(cached, std::ios::trunc) << damaged;
-  REQUIRE(read_all(cached) == damaged);
+  REQUIRE(eventually(
+      [&] {
+        std::ofstream(cached, std::ios::trunc) << damaged;
+        return read_all(cached) == damaged;
+      },
+      20s));
   const Run repaired = run_hello_needing_deploy(new_mark());
   INFO("stderr: " << repaired.err);
   CHECK(repaired.exit_code == 0);
