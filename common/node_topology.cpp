@@ -132,9 +132,10 @@ BindingText binding_text(const NodeTopology& topology, const std::vector<std::ui
 }
 
 std::string report_binding_line(int rank, const NodeTopology& topology,
-                                const std::vector<std::uint32_t>& pus) {
+                                const std::vector<std::uint32_t>& pus,
+                                const std::vector<std::uint32_t>& available) {
   const BindingText text = binding_text(topology, pus);
-  if (text.everything || pus.empty())
+  if (text.everything || pus.empty() || (!available.empty() && pus == available))
     return mpilaunch::format("MCW rank {} is not bound (or bound to all available processors)",
                              rank);
   return mpilaunch::format("MCW rank {} bound to {}: {}", rank, text.where, text.map);

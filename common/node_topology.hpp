@@ -59,8 +59,11 @@ struct BindingText {
 BindingText binding_text(const NodeTopology& topology, const std::vector<std::uint32_t>& pus);
 
 /// mpirun's --report-bindings line after "[host:pid] ": "MCW rank 0 bound to socket 0[core
-/// 0[hwt 0]]: [B/.]", or "MCW rank 0 is not bound (or bound to all available processors)".
+/// 0[hwt 0]]: [B/.]", or "MCW rank 0 is not bound (or bound to all available processors)" when
+/// `pus` is every PU of the node, or exactly `available` when a CPU list narrowed the node to
+/// those (mpirun 4.1.4 compares with its available set).
 std::string report_binding_line(int rank, const NodeTopology& topology,
-                                const std::vector<std::uint32_t>& pus);
+                                const std::vector<std::uint32_t>& pus,
+                                const std::vector<std::uint32_t>& available = {});
 
 }  // namespace mpilaunch

@@ -32,6 +32,7 @@ struct PlacementOptions {
   bool display_map = false;
   bool use_hwthread_cpus = false;
   std::optional<int> cpus_per_proc;  // --cpus-per-proc / --cpus-per-rank (PE=n)
+  std::string cpu_list;  // --cpu-list / --cpu-set (hwloc_base_cpu_list): a slot list, "0-2,5"
 };
 
 /// A rankfile's `slot=` for one rank, in mpirun 4.1's syntax: "C", "C-D", "C,E-F" are logical
@@ -71,6 +72,14 @@ struct PlacementPolicy {
   /// --map-by seq (or --mca rmaps seq): rank i runs on the host of the i-th -H word or host file
   /// line; binding as mpirun's default (the launcher places the ranks, launch_plan.cpp).
   bool seq = false;
+  /// --cpu-list/--cpu-set: the CPUs (a rankfile slot's forms) every rank of a node may use.
+  /// mpirun 4.1.4 maps the ranks over the slots in order (its rank_file mapper, so no --map-by)
+  /// and binds each to all of them, oversubscribed or not.
+  std::optional<RankSlot> cpu_list;
+  /// --bind-to cpu-list[:ordered]: bound to the CPU list (the node's CPUs without one);
+  /// `ordered`: each rank to one of them, the node's local rank k to the k-th in OS order.
+  bool bind_cpu_list = false;
+  bool ordered = false;
 };
 
 /// Errors: BadOption naming the option, the value and what is accepted.
@@ -89,6 +98,9 @@ struct JobBindings {
   bool bound = false;       // at least one rank is bound (OMPI_MCA_orte_bound_at_launch)
   std::string policy;       // "core", "numa", ... or "none": what was applied
   std::string why_unbound;  // when a default binding was dropped: why
+  /// [node] the PUs the job may use there, when a CPU list narrows them (else empty: all):
+  /// a rank bound to all of them is reported "not bound", as mpirun 4.1.4 reports it.
+  std::vector<std::vector<std::uint32_t>> available;
 };
 
 /// Binds every rank of `map`. `shared_machine`: the nodes are virtual nodes of one machine
@@ -100,9 +112,16 @@ struct JobBindings {
 Result<JobBindings> bind_ranks(const JobMap& map, const std::vector<NodePlacementInput>& nodes,
                                const PlacementPolicy& policy, bool shared_machine);
 
-/// bind_ranks() with a rankfile: each rank to its slot's CPUs (placement_rankfile.cpp).
+/// bind_ranks() with a rankfile or a CPU list: each rank to its slot's CPUs
+/// (placement_rankfile.cpp).
 Result<JobBindings> bind_rankfile(const JobMap& map, const std::vector<NodePlacementInput>& nodes,
                                   const PlacementPolicy& policy);
+
+/// bind_ranks() with --bind-to cpu-list:ordered: local rank k of each node to the k-th PU (in OS
+/// order) of the CPU list there (all the node's PUs without a list). Errors: BadOption when a
+/// node has more ranks than those PUs, or lacks a CPU of the list.
+Result<JobBindings> bind_ordered(const JobMap& map, const std::vector<NodePlacementInput>& nodes,
+                                 const PlacementPolicy& policy);
 
 }  // namespace mpilaunch
 

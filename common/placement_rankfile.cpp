@@ -76,50 +76,120 @@ Result<RankSlot> parse_rank_slot(std::string_view text) {
   return slot;
 }
 
+namespace {
+
+// The PUs of `slot` on a node: its logical cores (hwthreads with --use-hwthread-cpus) among
+// those the node lets us use, of the whole node or of socket S. `what` starts each error
+// ("rankfile: rank 0 slot=5").
+Result<std::vector<std::uint32_t>> slot_pus(const NodeTopology& topo, const RankSlot& slot,
+                                            bool hwthreads, std::string_view node,
+                                            std::string_view what) {
+  const HwLevel cpu = hwthreads ? HwLevel::HwThread : HwLevel::Core;
+  const HwLevel unit_level = topo.count(cpu) > 0 ? cpu : HwLevel::HwThread;
+  const auto units = topo.objects(unit_level);
+  // The CPUs the slot counts in: the node's, or those of its socket.
+  std::vector<std::size_t> candidates;
+  for (std::size_t u = 0; u < units.size(); ++u)
+    if (!slot.socket || topo.object_of(units[u].front(), HwLevel::Socket) == *slot.socket)
+      candidates.push_back(u);
+  const std::string where = slot.socket
+                                ? mpilaunch::format("socket {} of node {}", *slot.socket, node)
+                                : mpilaunch::format("node {}", node);
+  if (candidates.empty())
+    return bad(mpilaunch::format("{}: there is no {}; node {} has {} socket{} (0 to {})", what,
+                                 where, node, topo.count(HwLevel::Socket),
+                                 topo.count(HwLevel::Socket) == 1 ? "" : "s",
+                                 topo.count(HwLevel::Socket) - 1));
+  std::vector<std::uint32_t> bound;
+  for (const int c : slot.cpus) {
+    if (c >= static_cast<int>(candidates.size()))
+      return bad(mpilaunch::format("{}: {} has {} {}{} (0 to {}), no {} {}", what, where,
+                                   candidates.size(), level_name(unit_level),
+                                   candidates.size() == 1 ? "" : "s", candidates.size() - 1,
+                                   level_name(unit_level), c));
+    const auto& pus = units[candidates[static_cast<std::size_t>(c)]];
+    bound.insert(bound.end(), pus.begin(), pus.end());
+  }
+  std::sort(bound.begin(), bound.end());
+  bound.erase(std::unique(bound.begin(), bound.end()), bound.end());
+  return bound;
+}
+
+}  // namespace
+
 Result<JobBindings> bind_rankfile(const JobMap& map, const std::vector<NodePlacementInput>& nodes,
                                   const PlacementPolicy& policy) {
   JobBindings out;
-  out.policy = "rankfile";
+  const bool list = policy.rankfile.empty() && policy.cpu_list;
+  out.policy = list ? "cpu-list" : "rankfile";
   out.pus.resize(static_cast<std::size_t>(map.node_count()));
-  const HwLevel cpu = policy.use_hwthreads ? HwLevel::HwThread : HwLevel::Core;
+  if (list) out.available.resize(static_cast<std::size_t>(map.node_count()));
   for (int n = 0; n < map.node_count(); ++n) {
     const NodeTopology& topo = nodes[static_cast<std::size_t>(n)].topology;
+    auto& node_pus = out.pus[static_cast<std::size_t>(n)];
     if (topo.pus.empty()) {  // nothing known about this node's CPUs: unbound, as bind_ranks does
-      out.pus[static_cast<std::size_t>(n)].resize(map.ranks_on(n).size());
+      node_pus.resize(map.ranks_on(n).size());
       continue;
     }
-    const HwLevel unit_level = topo.count(cpu) > 0 ? cpu : HwLevel::HwThread;
-    const auto units = topo.objects(unit_level);
+    if (list) {
+      auto pus = slot_pus(topo, *policy.cpu_list, policy.use_hwthreads, map.node_name(n),
+                          "--cpu-list " + policy.cpu_list->text);
+      if (!pus) return pus.error();
+      node_pus.assign(map.ranks_on(n).size(), pus.value());
+      out.available[static_cast<std::size_t>(n)] = std::move(pus).value();
+      out.bound = out.bound || !node_pus.empty();
+      continue;
+    }
     for (const int rank : map.ranks_on(n)) {
       const RankSlot& slot = policy.rankfile.at(static_cast<std::size_t>(rank));
-      // The CPUs the slot counts in: the node's, or those of its socket.
-      std::vector<std::size_t> candidates;
-      for (std::size_t u = 0; u < units.size(); ++u)
-        if (!slot.socket || topo.object_of(units[u].front(), HwLevel::Socket) == *slot.socket)
-          candidates.push_back(u);
-      const std::string where =
-          slot.socket ? mpilaunch::format("socket {} of node {}", *slot.socket, map.node_name(n))
-                      : mpilaunch::format("node {}", map.node_name(n));
-      if (candidates.empty())
-        return bad(mpilaunch::format(
-            "rankfile: rank {} slot={}: there is no {}; node {} has {} "
-            "socket{} (0 to {})",
-            rank, slot.text, where, map.node_name(n), topo.count(HwLevel::Socket),
-            topo.count(HwLevel::Socket) == 1 ? "" : "s", topo.count(HwLevel::Socket) - 1));
-      std::vector<std::uint32_t> bound;
-      for (const int c : slot.cpus) {
-        if (c >= static_cast<int>(candidates.size()))
-          return bad(mpilaunch::format(
-              "rankfile: rank {} slot={}: {} has {} {}{} (0 to {}), no {} {}", rank, slot.text,
-              where, candidates.size(), level_name(unit_level), candidates.size() == 1 ? "" : "s",
-              candidates.size() - 1, level_name(unit_level), c));
-        const auto& pus = units[candidates[static_cast<std::size_t>(c)]];
-        bound.insert(bound.end(), pus.begin(), pus.end());
-      }
-      std::sort(bound.begin(), bound.end());
-      out.bound = out.bound || !bound.empty();
-      out.pus[static_cast<std::size_t>(n)].push_back(std::move(bound));
+      auto pus = slot_pus(topo, slot, policy.use_hwthreads, map.node_name(n),
+                          mpilaunch::format("rankfile: rank {} slot={}", rank, slot.text));
+      if (!pus) return pus.error();
+      out.bound = out.bound || !pus->empty();
+      node_pus.push_back(std::move(pus).value());
     }
+  }
+  return out;
+}
+
+Result<JobBindings> bind_ordered(const JobMap& map, const std::vector<NodePlacementInput>& nodes,
+                                 const PlacementPolicy& policy) {
+  JobBindings out;
+  out.policy = "cpu-list";
+  out.pus.resize(static_cast<std::size_t>(map.node_count()));
+  out.available.resize(static_cast<std::size_t>(map.node_count()));
+  for (int n = 0; n < map.node_count(); ++n) {
+    const NodeTopology& topo = nodes[static_cast<std::size_t>(n)].topology;
+    auto& node_pus = out.pus[static_cast<std::size_t>(n)];
+    node_pus.resize(map.ranks_on(n).size());
+    if (topo.pus.empty()) continue;
+    std::vector<std::uint32_t> available;
+    if (policy.cpu_list) {
+      auto pus = slot_pus(topo, *policy.cpu_list, policy.use_hwthreads, map.node_name(n),
+                          "--cpu-list " + policy.cpu_list->text);
+      if (!pus) return pus.error();
+      available = std::move(pus).value();
+    } else {
+      for (std::uint32_t p = 0; p < topo.pus.size(); ++p) available.push_back(p);
+    }
+    if (policy.ordered) {
+      // mpirun walks the list as a bitmap: by OS index, one PU each, hwthreads included.
+      std::vector<std::uint32_t> by_os = available;
+      std::sort(by_os.begin(), by_os.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return topo.pus[a].os_index < topo.pus[b].os_index;
+      });
+      if (node_pus.size() > by_os.size())
+        return bad(mpilaunch::format(
+            "--bind-to cpu-list:ordered: node {} has {} processes but {} CPU{} in the list{}; "
+            "run fewer processes there or give more CPUs",
+            map.node_name(n), node_pus.size(), by_os.size(), by_os.size() == 1 ? "" : "s",
+            policy.cpu_list ? " " + policy.cpu_list->text : std::string()));
+      for (std::size_t i = 0; i < node_pus.size(); ++i) node_pus[i] = {by_os[i]};
+    } else {
+      for (auto& pus : node_pus) pus = available;
+    }
+    out.bound = out.bound || !node_pus.empty();
+    out.available[static_cast<std::size_t>(n)] = std::move(available);
   }
   return out;
 }

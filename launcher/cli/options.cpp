@@ -401,6 +401,10 @@ Result<Options> apply_tune(const Options& command_line, const std::vector<TuneFi
   return o;
 }
 
+std::string cpu_list_of(const Options& o) {
+  return o.cpu_list.empty() ? o.cpu_set : o.cpu_list;
+}
+
 Status unsupported_options(const Options& o) {
   auto refuse = [](std::string_view option, std::string_view what) -> Status {
     return bad_option(mpilaunch::format("{} is not supported yet: {}", option, what));
@@ -414,13 +418,11 @@ Status unsupported_options(const Options& o) {
                                                 .report_bindings = false,
                                                 .display_map = false,
                                                 .use_hwthread_cpus = false,
-                                                .cpus_per_proc = std::nullopt});
+                                                .cpus_per_proc = std::nullopt,
+                                                .cpu_list = cpu_list_of(o)});
       !p)
     return p.error();
-  if (!o.cpu_list.empty()) return refuse("--cpu-list", kMapping);
-  if (!o.cpu_set.empty()) return refuse("--cpu-set", kMapping);
   if (!o.ppr.empty()) return refuse("--ppr", kMapping);
-  if (o.per_socket) return refuse("--npersocket", kMapping);
   if (o.display_devel_map) return refuse("--display-devel-map", "--dry-run prints the rank map");
   return {};
 }

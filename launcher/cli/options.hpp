@@ -154,6 +154,9 @@ Result<Options> apply_tune(const Options& command_line, const std::vector<TuneFi
 /// launcher does not implement yet: a BadOption error naming the first one, else success.
 Status unsupported_options(const Options& o);
 
+/// --cpu-list, else --cpu-set (mpirun 4.1.4: one MCA parameter, hwloc_base_cpu_list).
+std::string cpu_list_of(const Options& o);
+
 /// The --help text, grouped as mpirun groups its options (option_docs.cpp).
 std::string usage_text();
 /// `--help TOPIC`: one option's detail, "errors" or "exit-codes"; nullopt for an unknown topic.

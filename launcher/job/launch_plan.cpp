@@ -320,8 +320,20 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
                        "--cpus-per-proc {}: give a number of CPUs, 1 or more", o.cpus_per_proc)};
     placement_options.cpus_per_proc = n;
   }
+  // --npersocket N is mpirun 4.1.4's ppr:N:socket, unless --map-by says otherwise.
+  if (placement_options.map_by.empty() && o.per_socket)
+    placement_options.map_by = mpilaunch::format("ppr:{}:socket", *o.per_socket);
   if (placement_options.map_by.empty())
     placement_options.map_by = mca("rmaps_base_mapping_policy").value_or("");
+  // --cpu-list and --cpu-set are mpirun's hwloc_base_cpu_list (cpu_set and slot_list are its
+  // old names); the ranks get the parameter as mpirun passes its command line's parameters.
+  placement_options.cpu_list = cpu_list_of(o);
+  if (!placement_options.cpu_list.empty())
+    plan.env.push_back(mpilaunch::format("OMPI_MCA_hwloc_base_{}={}",
+                                         o.cpu_list.empty() ? "cpu_set" : "cpu_list",
+                                         placement_options.cpu_list));
+  for (const char* key : {"hwloc_base_cpu_list", "hwloc_base_cpu_set", "hwloc_base_slot_list"})
+    if (placement_options.cpu_list.empty()) placement_options.cpu_list = mca(key).value_or("");
   if (placement_options.rank_by.empty())
     placement_options.rank_by = mca("rmaps_base_ranking_policy").value_or("");
   if (placement_options.bind_to.empty())
@@ -401,6 +413,12 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
                    .detail =
                        "--rankfile and --map-by seq (or --mca rmaps seq) each place every "
                        "rank; give one of them"};
+    if (plan.placement.cpu_list && !plan.placement.ordered)
+      return Error{.kind = ErrorKind::BadOption,
+                   .detail = mpilaunch::format(
+                       "--cpu-list {} and {} each place every rank; give one of them",
+                       plan.placement.cpu_list->text,
+                       plan.placement.seq ? "--map-by seq (or --mca rmaps seq)" : "--rankfile")};
     auto by = hosts.rankfile.empty()
                   ? seq_lines(hosts)
                   : Result<PlacementLines>(

@@ -368,8 +368,10 @@ bool Supervisor::place_ranks() {
           {"rank", rank},
           {"cpus", os_cpu_list(inputs[static_cast<std::size_t>(n)].topology, node_pus[i])}};
       if (bindings_->policy != "none")
-        entry["report"] =
-            report_binding_line(rank, inputs[static_cast<std::size_t>(n)].topology, node_pus[i]);
+        entry["report"] = report_binding_line(
+            rank, inputs[static_cast<std::size_t>(n)].topology, node_pus[i],
+            bindings_->available.empty() ? std::vector<std::uint32_t>()
+                                         : bindings_->available[static_cast<std::size_t>(n)]);
       ranks.push_back(std::move(entry));
     }
     nodes.push_back({{"host", plan.nodes[static_cast<std::size_t>(n)].name},

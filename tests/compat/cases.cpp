@@ -312,8 +312,20 @@ std::vector<Case> table() {
        .source = "issue 20 item 2: per-context -n, -x, --wdir (and PWD)"});
   add({.name = "npersocket-single-dash",
        .args = {"-npersocket", "1", "@probe"},
-       .pending = kSpelling,
+       .pending = kBinding,  // ppr:N:OBJ without -n: mpirun starts N per object
        .source = "issue 20 item 9: -npersocket is not -n persocket"});
+  add({.name = "npersocket-with-n",
+       .args = {"-npersocket", "1", "-n", "1", "@probe"},
+       .source = "issue 21: --npersocket N is ppr:N:socket"});
+  add({.name = "cpu-list",
+       .args = {"--cpu-list", "0", "-n", "2", "@probe"},
+       .env = {"PROBE_ENV=OMPI_MCA_hwloc_base_cpu_list,OMPI_MCA_hwloc_base_cpu_set"},
+       .source =
+           "issue 21: --cpu-list binds every rank to the list, passed on as hwloc_base_cpu_list"});
+  add({.name = "cpu-set-single-dash",
+       .args = {"-cpu-set", "0", "-n", "2", "@probe"},
+       .env = {"PROBE_ENV=OMPI_MCA_hwloc_base_cpu_list,OMPI_MCA_hwloc_base_cpu_set"},
+       .source = "issue 21: -cpu-set is --cpu-list under mpirun's older parameter name"});
   add({.name = "map-by-slot",
        .args = {"--map-by", "slot", "-np", "2", "@probe"},
        .source = "mpirun(1): --map-by slot"});

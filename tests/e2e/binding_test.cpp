@@ -120,6 +120,24 @@ TEST_CASE("binding: ranks get the CPUs mpirun 4.1.4 gives them") {
   }
 }
 
+// --cpu-list/--cpu-set, --bind-to cpu-list:ordered and --npersocket (measured with mpirun 4.1.4;
+// docs/placement.md).
+TEST_CASE("binding: a CPU list binds as mpirun 4.1.4 binds") {
+  if (MPILAUNCH_E2E_OMPI_MAJOR >= 5) {
+    MESSAGE("mpirun here is Open MPI 5, not the 4.1 specification: comparison skipped");
+    return;
+  }
+  compare({"-n", "2", "--cpu-list", "0", "--report-bindings"});
+  compare({"-n", "3", "--oversubscribe", "--cpu-set", "0", "--report-bindings"});
+  compare({"-n", "1", "--bind-to", "cpu-list", "--report-bindings"});
+  compare({"-n", "1", "--npersocket", "1", "--report-bindings"});
+  if (std::thread::hardware_concurrency() >= 2) {
+    compare({"-n", "2", "--cpu-list", "1", "--bind-to", "core", "--report-bindings"});
+    compare({"-n", "2", "--cpu-list", "0,1", "--report-bindings"});
+    compare({"-n", "2", "--cpu-list", "1,0", "--bind-to", "cpu-list:ordered", "--report-bindings"});
+  }
+}
+
 // -rf/--rankfile (measured with mpirun 4.1.4; docs/placement.md): each rank on its line's CPUs, a
 // rank per line without -n; slot=C, slot=S:C and ranges; two ranks may share a slot.
 TEST_CASE("binding: a rankfile places ranks as mpirun 4.1.4 does") {

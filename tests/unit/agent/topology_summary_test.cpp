@@ -161,3 +161,77 @@ TEST_CASE("rankfile slots: what is not a slot is refused with the accepted forms
   CHECK_FALSE(parse_rank_slot("3")->socket);
   CHECK(parse_rank_slot("010")->cpus == std::vector<int>{10});  // decimal, as mpirun's atoi
 }
+
+// --cpu-list, measured with mpirun 4.1.4 on this VM: every rank bound to all the list's CPUs
+// (logical cores, S:C of a socket), oversubscribed too; --bind-to cpu-list:ordered gives local
+// rank k the k-th CPU of the list in OS order; a rank bound to exactly the list is reported
+// "not bound".
+TEST_CASE("cpu list: every rank on the list's CPUs, or one each with :ordered") {
+  const NodeTopology vm = saved("this-vm-1pack-2core.xml");
+  CHECK(bound_cpus(vm, 2, {.cpu_list = "1"}) == Strings{"1", "1"});
+  CHECK(bound_cpus(vm, 2, {.cpu_list = "0,1"}) == Strings{"0-1", "0-1"});
+  CHECK(bound_cpus(vm, 2, {.bind_to = "core", .cpu_list = "0-1"}) == Strings{"0-1", "0-1"});
+  CHECK(bound_cpus(vm, 2, {.cpu_list = "0:1"}) == Strings{"1", "1"});
+  CHECK(bound_cpus(vm, 2, {.bind_to = "cpu-list:ordered", .cpu_list = "1,0"}) == Strings{"0", "1"});
+  CHECK(bound_cpus(vm, 2, {.bind_to = "cpu-list:ordered"}) == Strings{"0", "1"});
+  CHECK(bound_cpus(vm, 1, {.bind_to = "cpu-list"}) == Strings{"0-1"});
+  {
+    // Three ranks on two slots (--oversubscribe): the list still binds them.
+    const auto policy = parse_placement({.cpu_list = "1"});
+    REQUIRE(policy.has_value());
+    const JobMap map({"n"}, {0, 0, 0});
+    const auto b = bind_ranks(map, {{2, vm}}, policy.value(), false);
+    REQUIRE(b.has_value());
+    CHECK(b->bound);
+    CHECK(b->pus[0].size() == 3);
+    CHECK(os_cpu_list(vm, b->pus[0][2]) == "1");
+  }
+
+  const NodeTopology ht = saved("2pack-8core-ht.xml");
+  CHECK(bound_cpus(ht, 1, {.cpu_list = "3"}) == Strings{"6-7"});
+  CHECK(bound_cpus(ht, 1, {.use_hwthread_cpus = true, .cpu_list = "3"}) == Strings{"3"});
+  CHECK(bound_cpus(ht, 1, {.cpu_list = "1:0,2"}) == Strings{"16-17,20-21"});
+  // :ordered walks the PUs, so core 0's two hwthreads come first.
+  CHECK(bound_cpus(ht, 3, {.bind_to = "cpu-list:ordered", .cpu_list = "0-1"}) ==
+        Strings{"0", "1", "2"});
+
+  // Inside a cgroup the allowed cores are counted: core 0 is the machine's core 2.
+  const NodeTopology cg = saved("2pack-8core-ht-cgroup.xml");
+  CHECK(bound_cpus(cg, 1, {.cpu_list = "0"}) == Strings{"4-5"});
+}
+
+TEST_CASE("cpu list: a CPU a node lacks, or too few for :ordered, is refused by name") {
+  const NodeTopology vm = saved("this-vm-1pack-2core.xml");
+  auto error = [&](int ranks, PlacementOptions o) {
+    const auto policy = parse_placement(o);
+    REQUIRE(policy.has_value());
+    const JobMap map({"n"}, std::vector<int>(static_cast<std::size_t>(ranks), 0));
+    const auto b = bind_ranks(map, {{ranks, vm}}, policy.value(), false);
+    REQUIRE_FALSE(b.has_value());
+    CHECK(b.error().kind == ErrorKind::BadOption);
+    return b.error().detail;
+  };
+  CHECK(error(1, {.cpu_list = "1,5"}) == "--cpu-list 1,5: node n has 2 cores (0 to 1), no core 5");
+  CHECK(error(2, {.bind_to = "cpu-list:ordered", .cpu_list = "1"}) ==
+        "--bind-to cpu-list:ordered: node n has 2 processes but 1 CPU in the list 1; run fewer "
+        "processes there or give more CPUs");
+}
+
+TEST_CASE("cpu list: --report-bindings says 'not bound' for a rank on the whole list") {
+  const NodeTopology vm = saved("this-vm-1pack-2core.xml");
+  const std::vector<ReportNode> nodes = {{"vm", 42, 2, 0, &vm}};
+  const JobMap map({"n"}, {0, 0});
+  auto report = [&](PlacementOptions o) {
+    const auto policy = parse_placement(o);
+    REQUIRE(policy.has_value());
+    const auto b = bind_ranks(map, {{2, vm}}, policy.value(), false);
+    REQUIRE(b.has_value());
+    return report_bindings_text(map, nodes, *b);
+  };
+  CHECK(report({.cpu_list = "1"}) ==
+        "[vm:00042] MCW rank 0 is not bound (or bound to all available processors)\n"
+        "[vm:00042] MCW rank 1 is not bound (or bound to all available processors)\n");
+  CHECK(report({.bind_to = "cpu-list:ordered", .cpu_list = "0-1"}) ==
+        "[vm:00042] MCW rank 0 bound to socket 0[core 0[hwt 0]]: [B/.]\n"
+        "[vm:00042] MCW rank 1 bound to socket 0[core 1[hwt 0]]: [./B]\n");
+}

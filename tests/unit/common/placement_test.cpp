@@ -187,8 +187,14 @@ TEST_CASE("placement: option values are checked, with what is accepted") {
         PlacementOptions{.map_by = "ppr:2"}, PlacementOptions{.map_by = "core:PE=0"},
         PlacementOptions{.map_by = "core:WHAT"}, PlacementOptions{.rank_by = "sideways"},
         PlacementOptions{.bind_to = "cpu"}, PlacementOptions{.bind_to = "core:maybe"},
-        PlacementOptions{.map_by = "dist"},
-        PlacementOptions{.bind_to = "none", .cpus_per_proc = 2}}) {
+        PlacementOptions{.map_by = "dist"}, PlacementOptions{.bind_to = "none", .cpus_per_proc = 2},
+        PlacementOptions{.cpu_list = "x"}, PlacementOptions{.map_by = "core", .cpu_list = "1"},
+        PlacementOptions{.map_by = "ppr:1:core", .cpu_list = "1"},
+        PlacementOptions{.bind_to = "none", .cpu_list = "1"},
+        PlacementOptions{.bind_to = "cpu-list:ordered", .cpu_list = "0:1"},
+        PlacementOptions{.cpus_per_proc = 1, .cpu_list = "1"},
+        PlacementOptions{.bind_to = "cpu-list", .cpus_per_proc = 2},
+        PlacementOptions{.bind_to = "core:ordered"}}) {
     CAPTURE(bad.map_by);
     CAPTURE(bad.bind_to);
     const auto p = parse_placement(bad);
@@ -206,6 +212,12 @@ TEST_CASE("placement: option values are checked, with what is accepted") {
   CHECK(p.overload_allowed);
   CHECK(policy({.map_by = "slot:NOOVERSUBSCRIBE"}).oversubscribe == false);
   CHECK(policy({.map_by = "ppr:4:node"}).map_level == HwLevel::Board);
+  // :ordered maps as --map-by says and binds one CPU of the list each.
+  const PlacementPolicy ordered =
+      policy({.map_by = "core", .bind_to = "cpu-list:ordered", .cpu_list = "0-3"});
+  CHECK(ordered.bind_cpu_list);
+  CHECK(ordered.ordered);
+  CHECK(ordered.cpu_list->cpus == std::vector<int>{0, 1, 2, 3});
 }
 
 TEST_CASE("placement: mpirun's --report-bindings and --display-map text") {

@@ -309,8 +309,8 @@ TEST_CASE("grammar: mpirun spellings that act") {
 
 TEST_CASE("grammar: what is recognised but not implemented is refused by name") {
   const std::vector<std::vector<std::string>> lines = {
-      {"--cpu-list", "0,1", "p"}, {"--cpu-set", "0", "p"}, {"--ppr", "1:node", "p"},
-      {"--npersocket", "1", "p"}, {"--display-topo", "p"},
+      {"--ppr", "1:node", "p"},
+      {"--display-topo", "p"},
   };
   for (const auto& line : lines) {
     CAPTURE(line.front());
@@ -335,6 +335,9 @@ TEST_CASE("grammar: what is recognised but not implemented is refused by name") 
                                              {"--report-bindings", "p"},
                                              {"--display-map", "p"},
                                              {"-rf", "f", "p"},
+                                             {"--cpu-list", "0,1", "p"},
+                                             {"--cpu-set", "0", "p"},
+                                             {"--npersocket", "1", "p"},
                                              {"--rankfile", "f", "p"},
                                              {"--stdin", "none", "p"},
                                              {"--stdin", "all", "p"},
@@ -346,6 +349,12 @@ TEST_CASE("grammar: what is recognised but not implemented is refused by name") 
     REQUIRE(o);
     CHECK(unsupported_options(*o));
   }
+  // mpirun 4.1.4: "Conflicting directives for mapping policy" (its --cpu-list is a mapper).
+  const auto o = parse_options({"--cpu-set", "1", "--map-by", "core", "p"});
+  REQUIRE(o);
+  const Status st = unsupported_options(*o);
+  REQUIRE_FALSE(st);
+  CHECK(st.error().detail.starts_with("--cpu-list places the ranks over the slots itself"));
 }
 
 TEST_CASE("grammar: values too large or unbounded are refused by name") {
