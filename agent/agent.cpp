@@ -175,23 +175,10 @@ void Agent::handle(const protocol::JobSpec& m) {
     cgroup_.start(
         mpilaunch::format("mpilaunch-{}-node{}-{}", m.job_id, hello_->node_index, ::getpid()));
   }
-  if (pmi_) pmi_->close_all();
-  pmi_.reset();
+  close_pmi_servers();
   job_ = m;
   unsupported_said_.clear();
-  if (m.serve_pmi) {
-    std::vector<std::vector<std::uint32_t>> placement;
-    for (const protocol::NodeRanks& node : m.nodes) placement.push_back(node.ranks);
-    pmi::JobFacts facts{.kvsname = m.nspace,
-                        .size = static_cast<int>(values->job_size),
-                        .process_mapping = pmi::process_mapping(placement),
-                        .local_ranks = {},
-                        .app_sizes = {}};
-    for (std::uint32_t n : values->app_sizes) facts.app_sizes.push_back(static_cast<int>(n));
-    for (std::uint32_t r : m.nodes[hello_->node_index].ranks)
-      facts.local_ranks.push_back(static_cast<int>(r));
-    pmi_ = std::make_shared<PmiServer>(io_, *this, std::move(facts));
-  }
+  if (m.serve_pmi) pmi_ = make_pmi_server(m, *values, {});
   std::error_code ec;
   for (const char* sub : {"pmix", "vader", "ompi"})
     std::filesystem::create_directories(node_dir() + "/" + sub, ec);
@@ -268,27 +255,66 @@ void Agent::start_ranks(const protocol::JobSpec& job, std::uint32_t first_index)
 }
 
 void Agent::handle(const protocol::ChildJob& m) {
-  if (!job_ || !hello_ || !job_->serve_pmix || !pmix_.initialized() || shutting_down_) return;
+  if (!job_ || !hello_ || shutting_down_) return;
+  // Open MPI's children are registered with the PMIx server; MPICH's (PMI spawn) get a PMI
+  // server of their own, their kvs seeded with the parent's preput keys.
+  if (m.spec.serve_pmix && (!job_->serve_pmix || !pmix_.initialized())) return;
   if (m.parent_nspace != job_->nspace || child_jobs_.contains(m.spec.nspace)) return;
   auto values = namespace_values(m.spec, hello_->node_index);
   if (!values) return fail(values.error());
   const protocol::ChildJob& child = child_jobs_.emplace(m.spec.nspace, m).first->second;
-  const std::string ns_dir = node_dir() + "/ompi/" + m.spec.nspace;
-  std::error_code ec;
-  std::filesystem::create_directories(ns_dir, ec);
-  if (auto st = pmix_.register_namespace(m.spec.nspace, values.value(), node_dir() + "/ompi",
-                                         ns_dir, std::pair{m.parent_nspace, m.parent_rank});
-      !st) {
-    // The spawned processes of this node cannot start: each is reported as such (the
-    // launcher names the spawned job and rank), so nobody waits for them; a node with none
-    // of them reports the failure itself.
-    const auto& local = m.spec.nodes[hello_->node_index].ranks;
-    if (local.empty()) return fail(st.error());
-    for (const std::uint32_t rank : local)
-      report_spawn_failure(child.first_index + rank, st.error());
-    return;
+  if (m.spec.serve_pmix) {
+    const std::string ns_dir = node_dir() + "/ompi/" + m.spec.nspace;
+    std::error_code ec;
+    std::filesystem::create_directories(ns_dir, ec);
+    if (auto st = pmix_.register_namespace(m.spec.nspace, values.value(), node_dir() + "/ompi",
+                                           ns_dir, std::pair{m.parent_nspace, m.parent_rank});
+        !st) {
+      // The spawned processes of this node cannot start: each is reported as such (the
+      // launcher names the spawned job and rank), so nobody waits for them; a node with none
+      // of them reports the failure itself.
+      const auto& local = m.spec.nodes[hello_->node_index].ranks;
+      if (local.empty()) return fail(st.error());
+      for (const std::uint32_t rank : local)
+        report_spawn_failure(child.first_index + rank, st.error());
+      return;
+    }
   }
+  if (m.spec.serve_pmi) child_pmi_[m.spec.nspace] = make_pmi_server(m.spec, *values, m.preput);
   start_ranks(child.spec, child.first_index);
+}
+
+std::shared_ptr<PmiServer> Agent::make_pmi_server(const protocol::JobSpec& spec,
+                                                  const NamespaceValues& values,
+                                                  const std::vector<std::string>& preput) {
+  std::vector<std::vector<std::uint32_t>> placement;
+  for (const protocol::NodeRanks& node : spec.nodes) placement.push_back(node.ranks);
+  pmi::JobFacts facts{.kvsname = spec.nspace,
+                      .size = static_cast<int>(values.job_size),
+                      .process_mapping = pmi::process_mapping(placement),
+                      .local_ranks = {},
+                      .app_sizes = {},
+                      .preput = {}};
+  for (std::uint32_t n : values.app_sizes) facts.app_sizes.push_back(static_cast<int>(n));
+  for (std::uint32_t r : spec.nodes[hello_->node_index].ranks)
+    facts.local_ranks.push_back(static_cast<int>(r));
+  for (const std::string& kv : preput)
+    if (const std::size_t eq = kv.find('='); eq != std::string::npos)
+      facts.preput[kv.substr(0, eq)] = kv.substr(eq + 1);
+  return std::make_shared<PmiServer>(io_, *this, std::move(facts));
+}
+
+std::shared_ptr<PmiServer> Agent::pmi_of(const std::string& nspace) const {
+  if (job_ && job_->nspace == nspace) return pmi_;
+  const auto it = child_pmi_.find(nspace);
+  return it == child_pmi_.end() ? nullptr : it->second;
+}
+
+void Agent::close_pmi_servers() {
+  if (pmi_) pmi_->close_all();
+  pmi_.reset();
+  for (const auto& [nspace, server] : child_pmi_) server->close_all();
+  child_pmi_.clear();
 }
 
 void Agent::on_spawn(protocol::SpawnRequest request, SpawnDone done) {
@@ -342,8 +368,8 @@ std::optional<SpawnRequest> Agent::prepare_rank(const protocol::JobSpec& job, st
     }
     input.pmix = std::move(pmix_env).value();
   }
-  if (pmi_ && current) {
-    auto fd = pmi_->open(rank);
+  if (const auto pmi = pmi_of(job.nspace); pmi && job.serve_pmi) {
+    auto fd = pmi->open(rank);
     if (!fd) {
       report_spawn_failure(index, fd.error());
       return std::nullopt;
@@ -394,7 +420,8 @@ std::optional<SpawnedChild> Agent::fork_rank(const SpawnRequest& request, const 
                                              std::uint32_t rank) {
   auto child = children_.spawn(request);
   if (child && job_->serve_pmix) pmix_.rank_started(nspace, rank, child.value().pid);
-  if (pmi_ && request.inherit_fd >= 0) pmi_->child_started(request.inherit_fd);
+  if (const auto pmi = pmi_of(nspace); pmi && request.inherit_fd >= 0)
+    pmi->child_started(request.inherit_fd);
   if (!child) {
     report_spawn_failure(request.rank, child.error());  // registered until the namespace goes
     return std::nullopt;
@@ -585,16 +612,16 @@ void Agent::on_client_connected(const std::string& nspace, std::uint32_t rank) {
   if (Rank* r = find_rank(nspace, rank)) mark_connected(*r);
 }
 
-void Agent::on_pmi_connected(std::uint32_t rank) {
-  if (Rank* r = find_current_rank(rank)) mark_connected(*r);
+void Agent::on_pmi_connected(const std::string& nspace, std::uint32_t rank) {
+  if (Rank* r = find_rank(nspace, rank)) mark_connected(*r);
 }
 
-void Agent::on_pmi_finalized(std::uint32_t rank) {
-  if (Rank* r = find_current_rank(rank)) r->finalized = true;
+void Agent::on_pmi_finalized(const std::string& nspace, std::uint32_t rank) {
+  if (Rank* r = find_rank(nspace, rank)) r->finalized = true;
 }
 
-void Agent::on_pmi_abort(std::uint32_t rank, int exit_code) {
-  Rank* r = find_current_rank(rank);
+void Agent::on_pmi_abort(const std::string& nspace, std::uint32_t rank, int exit_code) {
+  Rank* r = find_rank(nspace, rank);
   if (r == nullptr) return;
   r->abort_status = exit_code;
   // MPICH's PMI_Abort blocks for an answer (end of file would make MPI_Abort return and the
@@ -602,17 +629,18 @@ void Agent::on_pmi_abort(std::uint32_t rank, int exit_code) {
   if (r->pid > 0 && !r->exit) ::kill(-r->pid, SIGKILL);
 }
 
-void Agent::on_pmi_barrier(std::vector<std::byte> blob) {
-  if (!job_ || !pmi_) return;
+void Agent::on_pmi_barrier(const std::string& nspace, std::vector<std::byte> blob) {
+  const auto server = pmi_of(nspace);
+  if (!job_ || !server) return;
   // The same relay as a PMIx fence over the whole namespace: every node's blob, node order.
-  on_fence(job_->nspace, mpilaunch::format("{}:{};", job_->nspace, protocol::kWildcardRank), true,
-           0, std::move(blob), [server = pmi_](int status, std::span<const std::byte> data) {
+  on_fence(nspace, mpilaunch::format("{}:{};", nspace, protocol::kWildcardRank), true, 0,
+           std::move(blob), [server](int status, std::span<const std::byte> data) {
              if (status == 0) server->release(data);
            });
 }
 
-void Agent::on_pmi_error(std::uint32_t rank, std::string text) {
-  on_log(job_ ? job_->nspace : std::string(), rank, "mpilaunch-agent: " + text);
+void Agent::on_pmi_error(const std::string& nspace, std::uint32_t rank, std::string text) {
+  on_log(nspace, rank, "mpilaunch-agent: " + text);
 }
 
 void Agent::on_pmi_name(protocol::Message request,
@@ -620,8 +648,13 @@ void Agent::on_pmi_name(protocol::Message request,
   on_name_request(std::move(request), std::move(done));
 }
 
-void Agent::on_pmi_unsupported(std::uint32_t rank, std::string call) {
-  if (job_) on_unsupported(job_->nspace, rank, std::move(call));
+void Agent::on_pmi_spawn(protocol::SpawnRequest request,
+                         std::function<void(int status, const std::string& nspace)> done) {
+  on_spawn(std::move(request), std::move(done));
+}
+
+void Agent::on_pmi_unsupported(const std::string& nspace, std::uint32_t rank, std::string call) {
+  on_unsupported(nspace, rank, std::move(call));
 }
 
 void Agent::on_client_finalized(const std::string& nspace, std::uint32_t rank) {
@@ -700,6 +733,7 @@ void Agent::finish() {
   children_.release_ended();
   cgroup_.remove();  // and whatever the ranks left, wherever it went
   if (pmi_) pmi_->close_all();
+  for (const auto& [nspace, server] : child_pmi_) server->close_all();
   for (auto& [key, done] : pending_fences_) done(-1, {});
   pending_fences_.clear();
   for (auto& [id, done] : pending_dmodex_) done(-1, {});

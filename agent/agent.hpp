@@ -23,6 +23,8 @@
 
 namespace mpilaunch::agent {
 
+struct NamespaceValues;
+
 class Agent final : public FrameSink, public PmixEvents, public PmiEvents {
  public:
   /// `in_fd`/`out_fd` carry the protocol (the agent's original stdin and stdout); `stream_fd`,
@@ -81,14 +83,16 @@ class Agent final : public FrameSink, public PmixEvents, public PmiEvents {
   void on_name_request(protocol::Message request, NameDone done) override;
 
   // PmiEvents (MPICH ranks)
-  void on_pmi_connected(std::uint32_t rank) override;
-  void on_pmi_finalized(std::uint32_t rank) override;
-  void on_pmi_abort(std::uint32_t rank, int exit_code) override;
-  void on_pmi_barrier(std::vector<std::byte> blob) override;
-  void on_pmi_error(std::uint32_t rank, std::string text) override;
+  void on_pmi_connected(const std::string& nspace, std::uint32_t rank) override;
+  void on_pmi_finalized(const std::string& nspace, std::uint32_t rank) override;
+  void on_pmi_abort(const std::string& nspace, std::uint32_t rank, int exit_code) override;
+  void on_pmi_barrier(const std::string& nspace, std::vector<std::byte> blob) override;
+  void on_pmi_error(const std::string& nspace, std::uint32_t rank, std::string text) override;
   void on_pmi_name(protocol::Message request,
                    std::function<void(const protocol::NameReply&)> done) override;
-  void on_pmi_unsupported(std::uint32_t rank, std::string call) override;
+  void on_pmi_spawn(protocol::SpawnRequest request,
+                    std::function<void(int status, const std::string& nspace)> done) override;
+  void on_pmi_unsupported(const std::string& nspace, std::uint32_t rank, std::string call) override;
   void mark_connected(Rank& r);
 
   void handle(const protocol::LauncherHello& m);
@@ -143,6 +147,14 @@ class Agent final : public FrameSink, public PmixEvents, public PmiEvents {
   FrameStream frames_;
   PmixHost pmix_;
   std::shared_ptr<PmiServer> pmi_;  // the current attempt's, when the job serves PMI
+  /// The PMI servers of this attempt's spawned PMI jobs (MPICH's MPI_Comm_spawn), by namespace.
+  std::map<std::string, std::shared_ptr<PmiServer>> child_pmi_;
+  /// The PMI server of `nspace`: the job's or a spawned job's; null when it has none.
+  std::shared_ptr<PmiServer> pmi_of(const std::string& nspace) const;
+  void close_pmi_servers();
+  std::shared_ptr<PmiServer> make_pmi_server(const protocol::JobSpec& spec,
+                                             const NamespaceValues& values,
+                                             const std::vector<std::string>& preput);
   ChildSet children_;
   std::optional<protocol::LauncherHello> hello_;
   std::optional<protocol::JobSpec> job_;

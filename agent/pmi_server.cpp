@@ -19,7 +19,7 @@ constexpr std::size_t kMaxQueuedReplyBytes = 1 << 20;
 }  // namespace
 
 PmiServer::PmiServer(asio::io_context& io, PmiEvents& events, pmi::JobFacts facts)
-    : io_(io), events_(events), core_(std::move(facts)) {}
+    : io_(io), events_(events), nspace_(facts.kvsname), core_(std::move(facts)) {}
 
 Result<int> PmiServer::open(std::uint32_t rank) {
   int fds[2];
@@ -57,7 +57,8 @@ asio::awaitable<void> PmiServer::read_loop(
     if (ec || closed_) break;
     const bool was_connected = core_.connected(static_cast<int>(rank));
     const auto outputs = core_.feed(static_cast<int>(rank), std::string_view(buffer, n));
-    if (!was_connected && core_.connected(static_cast<int>(rank))) events_.on_pmi_connected(rank);
+    if (!was_connected && core_.connected(static_cast<int>(rank)))
+      events_.on_pmi_connected(nspace_, rank);
     act_on(outputs);
   }
   // End of file: the rank exited or closed PMI after finalize. Its exit is reported by the
@@ -72,16 +73,16 @@ void PmiServer::act_on(const std::vector<pmi::Output>& outputs) {
         send(rank, o.bytes);
         break;
       case pmi::Output::Kind::BarrierReady:
-        events_.on_pmi_barrier(pmi::encode_puts(o.puts));
+        events_.on_pmi_barrier(nspace_, pmi::encode_puts(o.puts));
         break;
       case pmi::Output::Kind::Abort:
-        events_.on_pmi_abort(rank, o.exit_code);  // which ends the rank
+        events_.on_pmi_abort(nspace_, rank, o.exit_code);  // which ends the rank
         break;
       case pmi::Output::Kind::Finalized:
-        events_.on_pmi_finalized(rank);
+        events_.on_pmi_finalized(nspace_, rank);
         break;
       case pmi::Output::Kind::Unsupported:
-        events_.on_pmi_unsupported(rank, o.bytes);
+        events_.on_pmi_unsupported(nspace_, rank, o.bytes);
         break;
       case pmi::Output::Kind::NameRequest:
         if (o.request)
@@ -89,6 +90,14 @@ void PmiServer::act_on(const std::vector<pmi::Output>& outputs) {
                                            token = o.token](const protocol::NameReply& reply) {
             self->answer_name(token, reply);
           });
+        break;
+      case pmi::Output::Kind::SpawnRequest:
+        if (o.request)
+          if (const auto* request = std::get_if<protocol::SpawnRequest>(&*o.request))
+            events_.on_pmi_spawn(*request, [self = shared_from_this(), token = o.token](
+                                               int status, const std::string& nspace) {
+              self->answer_spawn(token, status, nspace);
+            });
         break;
       case pmi::Output::Kind::ProtocolError:
         drop(rank, mpilaunch::format("PMI protocol error from rank {}: {}", o.rank, o.bytes));
@@ -138,6 +147,11 @@ void PmiServer::answer_name(std::uint32_t token, const protocol::NameReply& repl
   act_on(core_.answer_name(token, reply));
 }
 
+void PmiServer::answer_spawn(std::uint32_t token, int status, const std::string& nspace) {
+  if (closed_) return;
+  act_on(core_.answer_spawn(token, status, nspace));
+}
+
 void PmiServer::close(std::uint32_t rank) {
   const auto it = links_.find(rank);
   if (it == links_.end()) return;
@@ -149,7 +163,7 @@ void PmiServer::close(std::uint32_t rank) {
 void PmiServer::drop(std::uint32_t rank, std::string text) {
   if (!links_.contains(rank)) return;
   close(rank);
-  events_.on_pmi_error(rank, std::move(text));
+  events_.on_pmi_error(nspace_, rank, std::move(text));
 }
 
 void PmiServer::release(std::span<const std::byte> all) {

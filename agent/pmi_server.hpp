@@ -17,24 +17,30 @@
 
 namespace mpilaunch::agent {
 
+/// Every event names the rank's namespace: the job's, or a spawned PMI job's (ChildJob).
 class PmiEvents {
  public:
   virtual ~PmiEvents() = default;
-  virtual void on_pmi_connected(std::uint32_t rank) = 0;
-  virtual void on_pmi_finalized(std::uint32_t rank) = 0;
+  virtual void on_pmi_connected(const std::string& nspace, std::uint32_t rank) = 0;
+  virtual void on_pmi_finalized(const std::string& nspace, std::uint32_t rank) = 0;
   /// The rank called PMI_Abort and now waits for a reply that never comes: end it.
-  virtual void on_pmi_abort(std::uint32_t rank, int exit_code) = 0;
+  virtual void on_pmi_abort(const std::string& nspace, std::uint32_t rank, int exit_code) = 0;
   /// Every local rank entered the barrier; `blob` is this node's puts (pmi::encode_puts).
   /// Answer with PmiServer::release() once every node's blobs are known.
-  virtual void on_pmi_barrier(std::vector<std::byte> blob) = 0;
+  virtual void on_pmi_barrier(const std::string& nspace, std::vector<std::byte> blob) = 0;
   /// A rank published, looked up or unpublished a name: `request` (NamePublish, NameLookup,
   /// NameUnpublish) for the job's name service; call `done` with its answer, on the loop.
   virtual void on_pmi_name(protocol::Message request,
                            std::function<void(const protocol::NameReply&)> done) = 0;
+  /// A rank called MPI_Comm_spawn: `request` for the launcher; call `done` with its answer (a
+  /// PMIx status, 0 when the children started, and their namespace), on the loop.
+  virtual void on_pmi_spawn(protocol::SpawnRequest request,
+                            std::function<void(int status, const std::string& nspace)> done) = 0;
   /// A rank asked for a dynamic-process service (answered rc=-1); `call` names the MPI call.
-  virtual void on_pmi_unsupported(std::uint32_t rank, std::string call) = 0;
+  virtual void on_pmi_unsupported(const std::string& nspace, std::uint32_t rank,
+                                  std::string call) = 0;
   /// A rank broke the protocol; its connection is closed. `text` is one line for its stderr.
-  virtual void on_pmi_error(std::uint32_t rank, std::string text) = 0;
+  virtual void on_pmi_error(const std::string& nspace, std::uint32_t rank, std::string text) = 0;
 };
 
 class PmiServer : public std::enable_shared_from_this<PmiServer> {
@@ -63,11 +69,13 @@ class PmiServer : public std::enable_shared_from_this<PmiServer> {
   void act_on(const std::vector<pmi::Output>& outputs);
   void send(std::uint32_t rank, std::string bytes);
   void answer_name(std::uint32_t token, const protocol::NameReply& reply);
+  void answer_spawn(std::uint32_t token, int status, const std::string& nspace);
   void close(std::uint32_t rank);
   void drop(std::uint32_t rank, std::string text);
 
   asio::io_context& io_;
   PmiEvents& events_;
+  std::string nspace_;  // the kvsname
   pmi::ServerCore core_;
   std::map<std::uint32_t, Link> links_;
   bool closed_ = false;

@@ -6,6 +6,19 @@
 #include "common/codec.hpp"
 
 namespace mpilaunch::pmi {
+namespace {
+// A PMI-1 spawn's lines per command and commands per call: MPICH sends a dozen lines plus one
+// per argument and info key; more is a broken client, not a program.
+constexpr std::size_t kMaxSpawnLines = 4096;
+constexpr std::size_t kMaxSpawnSegments = 256;
+
+std::optional<int> int_of(std::string_view text) {
+  int v = 0;
+  const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc{} || p != text.data() + text.size()) return std::nullopt;
+  return v;
+}
+}  // namespace
 
 std::optional<std::string_view> Command::get(std::string_view key) const {
   for (const auto& [k, v] : args)
@@ -174,7 +187,7 @@ std::optional<std::map<std::string, std::string>> decode_puts(std::span<const st
   return puts;
 }
 
-ServerCore::ServerCore(JobFacts facts) : facts_(std::move(facts)) {
+ServerCore::ServerCore(JobFacts facts) : facts_(std::move(facts)), kvs_(facts_.preput) {
   for (int r : facts_.local_ranks) conns_[r];
 }
 
@@ -242,10 +255,28 @@ std::vector<Output> ServerCore::feed(int rank, std::string_view bytes) {
       if (c.in_mcmd) {
         if (line == "endcmd") {
           c.in_mcmd = false;
-          reply(rank, c, Command{"spawn_result", {{"rc", "-1"}, {"msg", "spawn unsupported"}}},
-                out);
-          out.push_back(
-              {.kind = Output::Kind::Unsupported, .rank = rank, .bytes = dynamic_call("spawn")});
+          // MPI_Comm_spawn_multiple sends one segment per command and reads one reply.
+          const auto& segment = c.spawn_segments.back();
+          std::optional<int> total;
+          std::optional<int> sofar;
+          for (const auto& [k, v] : segment) {
+            if (k == "totspawns") total = int_of(v);
+            if (k == "spawnssofar") sofar = int_of(v);
+          }
+          if (!total || !sofar || *sofar >= *total ||
+              c.spawn_segments.size() >= static_cast<std::size_t>(*total))
+            spawn_request_v1(rank, c, out);
+        } else if (const std::size_t eq = line.find('='); eq != std::string::npos && eq > 0) {
+          // "argN=" values may hold spaces and '=': the line is one key and one value.
+          auto& segment = c.spawn_segments.back();
+          if (segment.size() >= kMaxSpawnLines) {
+            c.dead = true;
+            out.push_back({.kind = Output::Kind::ProtocolError,
+                           .rank = rank,
+                           .bytes = "PMI-1 spawn command of too many lines"});
+            break;
+          }
+          segment.emplace_back(line.substr(0, eq), line.substr(eq + 1));
         }
         continue;
       }
@@ -277,6 +308,11 @@ void ServerCore::handle(int rank, Conn& c, const Command& cmd, std::vector<Outpu
   };
   if (c.version != 2) {
     if (cmd.get("mcmd")) {
+      if (c.spawn_segments.size() >= kMaxSpawnSegments) {
+        c.spawn_segments.clear();
+        reply(rank, c, {"spawn_result", {{"rc", "-1"}, {"msg", "too_many_commands"}}}, out);
+      }
+      c.spawn_segments.emplace_back();
       c.in_mcmd = true;
       return;
     }
@@ -401,6 +437,8 @@ void ServerCore::handle(int rank, Conn& c, const Command& cmd, std::vector<Outpu
   } else if (n == "abort") {
     c.dead = true;
     out.push_back({.kind = Output::Kind::Abort, .rank = rank, .exit_code = 1});
+  } else if (n == "spawn") {
+    spawn_request_v2(rank, c, cmd, out);
   } else if (n == "name-publish" || n == "name-lookup" || n == "name-unpublish") {
     name_request(rank, c, cmd, out);
   } else {
@@ -535,6 +573,188 @@ std::vector<Output> ServerCore::answer_name(std::uint32_t token,
     r.args.emplace_back("msg", ok ? "success" : why);
   }
   reply(pending.rank, conn->second, std::move(r), out);
+  return out;
+}
+
+namespace {
+using Fields = std::vector<std::pair<std::string, std::string>>;
+
+std::optional<std::string_view> field(const Fields& fields, std::string_view key) {
+  for (const auto& [k, v] : fields)
+    if (k == key) return std::string_view(v);
+  return std::nullopt;
+}
+
+std::optional<int> int_field(const Fields& fields, std::string_view key) {
+  const auto text = field(fields, key);
+  return text ? int_of(*text) : std::nullopt;
+}
+
+// The key names of one spawn command: PMI-1's segment or PMI-2's run of fields.
+struct SpawnKeys {
+  std::string_view nprocs, execname, argc, info_count;
+  std::string (*arg)(int);  // the key of argument i (0-based)
+  std::string (*info_key)(int);
+  std::string (*info_val)(int);
+};
+const SpawnKeys kSpawnKeys1{"nprocs",
+                            "execname",
+                            "argcnt",
+                            "info_num",
+                            [](int i) { return "arg" + std::to_string(i + 1); },
+                            [](int i) { return "info_key_" + std::to_string(i); },
+                            [](int i) { return "info_val_" + std::to_string(i); }};
+const SpawnKeys kSpawnKeys2{"maxprocs",
+                            "subcmd",
+                            "argc",
+                            "infokeycount",
+                            [](int i) { return "argv" + std::to_string(i); },
+                            [](int i) { return "infokey" + std::to_string(i); },
+                            [](int i) { return "infoval" + std::to_string(i); }};
+
+// One command of MPI_Comm_spawn(_multiple) as the launcher takes it; nullopt when a field is
+// missing. Info keys as Hydra reads them: wdir, host/hosts, hostfile, path (the directory of
+// the program); others are ignored.
+std::optional<protocol::SpawnApp> spawn_app(const Fields& fields, const SpawnKeys& keys) {
+  const auto nprocs = int_field(fields, keys.nprocs);
+  const auto exec = field(fields, keys.execname);
+  const int argc = int_field(fields, keys.argc).value_or(0);
+  const int infos = int_field(fields, keys.info_count).value_or(0);
+  if (!nprocs || *nprocs <= 0 || !exec || exec->empty() || argc < 0 || infos < 0) return {};
+  protocol::SpawnApp app;
+  app.maxprocs = static_cast<std::uint32_t>(*nprocs);
+  std::string path;
+  for (int i = 0; i < infos; ++i) {
+    const auto key = field(fields, keys.info_key(i));
+    const auto value = field(fields, keys.info_val(i));
+    if (!key || !value) return {};
+    if (*key == "wdir") app.wdir = *value;
+    if (*key == "host" || *key == "hosts") app.host = *value;
+    if (*key == "hostfile") app.hostfile = *value;
+    if (*key == "path") path = *value;
+  }
+  app.argv.push_back(path.empty() ? std::string(*exec) : path + "/" + std::string(*exec));
+  for (int i = 0; i < argc; ++i) {
+    const auto arg = field(fields, keys.arg(i));
+    if (!arg) return {};
+    app.argv.emplace_back(*arg);
+  }
+  // As Hydra: the children's PMI_Init reports them spawned (MPI_Comm_get_parent).
+  app.env.emplace_back("PMI_SPAWNED=1");
+  return app;
+}
+
+// Preput keys: "KEY=value" for the SpawnRequest.
+std::optional<std::vector<std::string>> preput_of(const Fields& fields, std::string_view count,
+                                                  std::string (*key_of)(int),
+                                                  std::string (*value_of)(int)) {
+  std::vector<std::string> preput;
+  const int n = int_field(fields, count).value_or(0);
+  for (int i = 0; i < n; ++i) {
+    const auto key = field(fields, key_of(i));
+    const auto value = field(fields, value_of(i));
+    if (!key || !value || key->empty()) return {};
+    preput.push_back(std::string(*key) + "=" + std::string(*value));
+  }
+  return preput;
+}
+}  // namespace
+
+void ServerCore::spawn_request_v1(int rank, Conn& c, std::vector<Output>& out) {
+  const auto segments = std::move(c.spawn_segments);
+  c.spawn_segments.clear();
+  protocol::SpawnRequest request{
+      .nspace = facts_.kvsname, .rank = static_cast<std::uint32_t>(rank), .pmi = true};
+  for (const Fields& segment : segments) {
+    auto app = spawn_app(segment, kSpawnKeys1);
+    if (!app) {
+      reply(rank, c, {"spawn_result", {{"rc", "-1"}, {"msg", "bad_spawn_command"}}}, out);
+      return;
+    }
+    request.apps.push_back(std::move(*app));
+  }
+  auto preput = segments.empty() ? std::optional<std::vector<std::string>>{}
+                                 : preput_of(
+                                       segments.front(), "preput_num",
+                                       [](int i) { return "preput_key_" + std::to_string(i); },
+                                       [](int i) { return "preput_val_" + std::to_string(i); });
+  if (!preput || request.apps.empty()) {
+    reply(rank, c, {"spawn_result", {{"rc", "-1"}, {"msg", "bad_spawn_command"}}}, out);
+    return;
+  }
+  request.preput = std::move(*preput);
+  send_spawn(rank, c, std::move(request), std::nullopt, out);
+}
+
+void ServerCore::spawn_request_v2(int rank, const Conn& c, const Command& cmd,
+                                  std::vector<Output>& out) {
+  // ncmds=, preputcount=, ppkeyN=, ppvalN=, then per command subcmd=, maxprocs=, argc=, argvN=,
+  // infokeycount=, infokeyN=, infovalN=: a command's fields run from its subcmd to the next.
+  Fields common;
+  std::vector<Fields> commands;
+  for (const auto& kv : cmd.args) {
+    if (kv.first == "subcmd") commands.emplace_back();
+    (commands.empty() ? common : commands.back()).push_back(kv);
+  }
+  protocol::SpawnRequest request{
+      .nspace = facts_.kvsname, .rank = static_cast<std::uint32_t>(rank), .pmi = true};
+  const auto fail = [&] {
+    reply(rank, c, {"spawn-response", {{"rc", "-1"}, {"errmsg", "bad spawn command"}}}, out);
+  };
+  for (const Fields& fields : commands) {
+    auto app = spawn_app(fields, kSpawnKeys2);
+    if (!app) return fail();
+    request.apps.push_back(std::move(*app));
+  }
+  auto preput = preput_of(
+      common, "preputcount", [](int i) { return "ppkey" + std::to_string(i); },
+      [](int i) { return "ppval" + std::to_string(i); });
+  const auto ncmds = int_field(common, "ncmds");
+  if (!preput || request.apps.empty() || (ncmds && *ncmds != static_cast<int>(request.apps.size())))
+    return fail();
+  request.preput = std::move(*preput);
+  std::optional<std::string> thrid;
+  if (const auto t = cmd.get("thrid")) thrid = std::string(*t);
+  send_spawn(rank, c, std::move(request), std::move(thrid), out);
+}
+
+void ServerCore::send_spawn(int rank, const Conn& c, protocol::SpawnRequest request,
+                            std::optional<std::string> thrid, std::vector<Output>& out) {
+  const std::uint32_t token = next_token_++;
+  spawns_.emplace(token, PendingSpawn{rank, c.version, std::move(thrid)});
+  out.push_back({.kind = Output::Kind::SpawnRequest,
+                 .rank = rank,
+                 .request = protocol::Message{std::move(request)},
+                 .token = token});
+}
+
+std::vector<Output> ServerCore::answer_spawn(std::uint32_t token, int status,
+                                             const std::string& nspace) {
+  std::vector<Output> out;
+  const auto it = spawns_.find(token);
+  if (it == spawns_.end()) return out;
+  const PendingSpawn pending = std::move(it->second);
+  spawns_.erase(it);
+  const auto conn = conns_.find(pending.rank);
+  if (conn == conns_.end() || conn->second.dead) return out;
+  if (pending.version == 2) {
+    Command r{"spawn-response", {}};
+    if (pending.thrid) r.args.emplace_back("thrid", *pending.thrid);
+    if (status == 0) {
+      r.args.emplace_back("rc", "0");
+      r.args.emplace_back("jobid", nspace);
+      r.args.emplace_back("nerrs", "0");
+    } else {
+      r.args.emplace_back("rc", "-1");
+      r.args.emplace_back("errmsg", "spawn refused by mpilaunch");
+    }
+    reply(pending.rank, conn->second, std::move(r), out);
+  } else if (status == 0) {
+    reply(pending.rank, conn->second, {"spawn_result", {{"rc", "0"}}}, out);
+  } else {
+    reply(pending.rank, conn->second, {"spawn_result", {{"rc", "-1"}, {"msg", "spawn_refused"}}},
+          out);
+  }
   return out;
 }
 

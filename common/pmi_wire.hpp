@@ -61,17 +61,23 @@ struct JobFacts {
   std::vector<int> local_ranks;
   /// Ranks of each application context in rank order (MPMD); empty: one context.
   std::vector<int> app_sizes;
+  /// What the key-value space holds from the start: a spawned job's preput keys (MPICH's
+  /// PARENT_ROOT_PORT_NAME), as Hydra seeds the new job's KVS.
+  std::map<std::string, std::string> preput;
   /// The application context of `rank` (PMI_Get_appnum, PMI-2's fullinit appnum).
   int appnum_of(int rank) const;
 };
 
 /// What the agent must do after feeding bytes.
 struct Output {
-  /// Unsupported: the rank asked for a dynamic-process service (spawn), which was answered
-  /// rc=-1; `bytes` names the MPI call behind it (dynamic_call()).
+  /// Unsupported: the rank asked for a dynamic-process service in a form not served, which was
+  /// answered rc=-1; `bytes` names the MPI call behind it (dynamic_call()).
   /// NameRequest: the rank published, looked up or unpublished a name (MPI_Publish_name, ...);
   /// `request` goes to the job's name service and its NameReply comes back through
   /// ServerCore::answer_name(`token`), which writes the rank's reply.
+  /// SpawnRequest: the rank called MPI_Comm_spawn(_multiple) (PMI-1 mcmd=spawn, PMI-2 spawn);
+  /// `request` is a protocol::SpawnRequest for the launcher, whose answer comes back through
+  /// ServerCore::answer_spawn(`token`).
   enum class Kind {
     Reply,
     BarrierReady,
@@ -79,19 +85,22 @@ struct Output {
     Finalized,
     ProtocolError,
     Unsupported,
-    NameRequest
+    NameRequest,
+    SpawnRequest
   };
   Kind kind;
   int rank = -1;
   std::string bytes;  // Reply: bytes to write; ProtocolError: reason; Unsupported: the MPI call
   int exit_code = 0;  // Abort
-  std::map<std::string, std::string> puts;   // BarrierReady: this node's puts since last barrier
-  std::optional<protocol::Message> request;  // NameRequest: NamePublish, NameLookup, NameUnpublish
-  std::uint32_t token = 0;                   // NameRequest
+  std::map<std::string, std::string> puts;  // BarrierReady: this node's puts since last barrier
+  /// NameRequest: NamePublish, NameLookup or NameUnpublish; SpawnRequest: a SpawnRequest.
+  std::optional<protocol::Message> request;
+  std::uint32_t token = 0;  // NameRequest, SpawnRequest
 };
 
-/// The MPI call behind a PMI-1 or PMI-2 dynamic-process command the server does not serve
-/// ("spawn"), e.g. "MPI_Comm_spawn (PMI spawn)"; empty for every other command.
+/// The MPI call behind a dynamic-process command in a form the server does not serve (PMI-1's
+/// "cmd=spawn" on one line: MPICH sends mcmd=spawn), e.g. "MPI_Comm_spawn (PMI spawn)"; empty
+/// for every other command.
 std::string dynamic_call(std::string_view command);
 
 /// Server side for all local ranks of one node. feed() buffers partial input per rank.
@@ -108,6 +117,10 @@ class ServerCore {
   /// (Hydra's replies: PMI-1 publish_result/lookup_result/unpublish_result, PMI-2
   /// name-publish-response/...). Nothing for an unknown token or a rank gone dead.
   std::vector<Output> answer_name(std::uint32_t token, const protocol::NameReply& reply);
+  /// The launcher answered the SpawnRequest `token`: a PMIx status (0: started) and the new
+  /// job's namespace, which is its children's kvsname. The rank's spawn_result (PMI-1) or
+  /// spawn-response (PMI-2, jobid=) as Hydra writes them.
+  std::vector<Output> answer_spawn(std::uint32_t token, int status, const std::string& nspace);
   /// Name requests sent and not answered yet.
   std::size_t names_waiting() const { return names_.size(); }
   const std::map<std::string, std::string>& kvs() const { return kvs_; }
@@ -120,12 +133,26 @@ class ServerCore {
     bool finalized = false;
     bool dead = false;
     bool in_mcmd = false;
+    /// PMI-1 spawn: the key=value lines of each mcmd=spawn segment so far (one per command of
+    /// MPI_Comm_spawn_multiple); the request leaves once the last one (spawnssofar=totspawns)
+    /// has ended with endcmd.
+    std::vector<std::vector<std::pair<std::string, std::string>>> spawn_segments;
   };
   void handle(int rank, Conn& c, const Command& cmd, std::vector<Output>& out);
   void reply(int rank, const Conn& c, Command cmd, std::vector<Output>& out);
   void maybe_barrier(std::vector<Output>& out);
   /// publish_name, lookup_name, unpublish_name (PMI-1) and name-publish, ... (PMI-2).
   void name_request(int rank, const Conn& c, const Command& cmd, std::vector<Output>& out);
+  /// PMI-1's segments (consumed) or PMI-2's spawn command, as the launcher's SpawnRequest.
+  void spawn_request_v1(int rank, Conn& c, std::vector<Output>& out);
+  void spawn_request_v2(int rank, const Conn& c, const Command& cmd, std::vector<Output>& out);
+  void send_spawn(int rank, const Conn& c, protocol::SpawnRequest request,
+                  std::optional<std::string> thrid, std::vector<Output>& out);
+  struct PendingSpawn {
+    int rank = -1;
+    int version = 1;
+    std::optional<std::string> thrid;
+  };
 
   enum class NameOp { Publish, Lookup, Unpublish };
   struct PendingName {
@@ -143,6 +170,7 @@ class ServerCore {
   std::map<std::string, std::string> node_attrs_;
   bool barrier_sent_ = false;
   std::map<std::uint32_t, PendingName> names_;
+  std::map<std::uint32_t, PendingSpawn> spawns_;
   std::uint32_t next_token_ = 1;
 };
 

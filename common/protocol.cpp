@@ -116,6 +116,8 @@ void put(Writer& w, const SpawnRequest& m) {
     w.str(app.add_host);
   }
   w.str(m.map_by);
+  w.boolean(m.pmi);
+  w.strings(m.preput);
 }
 void put(Writer& w, const SpawnReply& m) {
   w.i32(m.status);
@@ -127,6 +129,7 @@ void put(Writer& w, const ChildJob& m) {
   w.u32(m.first_index);
   w.str(m.parent_nspace);
   w.u32(m.parent_rank);
+  w.strings(m.preput);
 }
 void put(Writer& w, const Spawn& m) {
   w.str(m.nspace);
@@ -449,6 +452,8 @@ Message get(Reader& r, MsgType type) {
         m.apps.push_back(std::move(app));
       }
       m.map_by = r.str();
+      m.pmi = r.boolean();
+      m.preput = r.strings();
       return m;
     }
     case MsgType::SpawnReply: {
@@ -464,6 +469,7 @@ Message get(Reader& r, MsgType type) {
       m.first_index = r.u32();
       m.parent_nspace = r.str();
       m.parent_rank = r.u32();
+      m.preput = r.strings();
       return m;
     }
     case MsgType::NodeStacks: {

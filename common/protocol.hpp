@@ -19,7 +19,7 @@
 
 namespace mpilaunch::protocol {
 
-inline constexpr std::uint16_t kProtocolVersion = 15;
+inline constexpr std::uint16_t kProtocolVersion = 16;
 inline constexpr std::size_t kHeaderBytes = 16;  // version, type: u16; id, refers_to, size: u32
 inline constexpr std::uint32_t kMaxBodyBytes = 16u << 20;
 
@@ -301,6 +301,11 @@ struct SpawnRequest {
   std::uint32_t rank = 0;
   std::vector<SpawnApp> apps;
   std::string map_by;  // job info "map_by" (PMIX_MAPBY); empty: the launcher's mapping
+  /// The parent is an MPICH rank (PMI spawn): the children get a PMI socket, not PMIx.
+  bool pmi = false;
+  /// PMI spawn's preput keys, "KEY=value": the children's key-value space holds them from the
+  /// start (MPICH's PARENT_ROOT_PORT_NAME).
+  std::vector<std::string> preput;
   friend bool operator==(const SpawnRequest&, const SpawnRequest&) = default;
 };
 
@@ -322,6 +327,7 @@ struct ChildJob {
   std::uint32_t first_index = 0;
   std::string parent_nspace;
   std::uint32_t parent_rank = 0;
+  std::vector<std::string> preput;  // SpawnRequest::preput, for a PMI child job (spec.serve_pmi)
   friend bool operator==(const ChildJob&, const ChildJob&) = default;
 };
 

@@ -82,7 +82,9 @@ void Supervisor::on_spawn_request(Link& link, std::uint32_t id, const protocol::
   spec.nspace = record.nspace;
   spec.apps.clear();
   spec.stdin_rank = protocol::kStdinNone;
-  spec.serve_pmi = false;
+  // An MPICH parent (PMI spawn) gets MPICH children: a PMI socket each, no PMIx.
+  spec.serve_pmi = m.pmi;
+  spec.serve_pmix = !m.pmi;
   for (protocol::NodeRanks& node : spec.nodes) {
     node.ranks.clear();
     node.cpus.clear();
@@ -134,7 +136,7 @@ void Supervisor::on_spawn_request(Link& link, std::uint32_t id, const protocol::
                           {"hosts", std::move(hosts)},
                           {"attempt", attempt_}});
   protocol::ChildJob child{std::move(spec), record.job_number, record.first_index, m.nspace,
-                           m.rank};
+                           m.rank,          m.preput};
   child_jobs_.push_back(std::move(record));
   // Each agent reads its frames in order: the parent's agent has registered the namespace and
   // forked its share before it reads the reply.

@@ -172,6 +172,50 @@ TEST_CASE("dynamic: MPICH's MPI_Publish_name/Lookup_name/Unpublish_name across 2
   check_names({"--launcher=local", "-H", "dyn1:1,dyn2:2", "-n", "3"}, "dynamic_mpich");
 }
 
+// MPICH's MPI_Comm_spawn through PMI, spoken by hand as MPICH 4.2 speaks it (Debian 12's MPICH
+// 4.0.2 cannot spawn at all: docs/dynamic-processes.md). Rank 0 sends mcmd=spawn for 2 children
+// with the preput key MPICH uses; each child, placed on a node of its own, starts PMI, reads the
+// key from its kvs, passes a barrier of its own job across the 2 nodes and finalizes.
+TEST_CASE("dynamic: PMI spawn starts MPICH children with the parent's preput keys across 2 nodes") {
+  Job job;
+  const auto child = job.dir().path() / "child.sh";
+  write_file(child,
+             "printf 'cmd=init pmi_version=1 pmi_subversion=1\\n' >&$PMI_FD; read -r l <&$PMI_FD\n"
+             "printf 'cmd=get_my_kvsname\\n' >&$PMI_FD; read -r k <&$PMI_FD\n"
+             "printf 'cmd=get key=PARENT_ROOT_PORT_NAME\\n' >&$PMI_FD; read -r v <&$PMI_FD\n"
+             "printf 'cmd=barrier_in\\n' >&$PMI_FD; read -r b <&$PMI_FD\n"
+             "echo \"child $PMI_RANK of $PMI_SIZE spawned=$PMI_SPAWNED $k $v $b\"\n"
+             "printf 'cmd=finalize\\n' >&$PMI_FD; read -r l <&$PMI_FD\n");
+  const auto parent = job.dir().path() / "parent.sh";
+  write_file(parent,
+             "printf 'cmd=init pmi_version=1 pmi_subversion=1\\n' >&$PMI_FD; read -r l <&$PMI_FD\n"
+             "if [ \"$PMI_RANK\" = 0 ]; then\n"
+             "  printf 'mcmd=spawn\\nnprocs=2\\nexecname=bash\\ntotspawns=1\\nspawnssofar=1\\n"
+             "argcnt=1\\narg1=%s\\npreput_num=1\\npreput_key_0=PARENT_ROOT_PORT_NAME\\n"
+             "preput_val_0=port of rank 0\\ninfo_num=0\\nendcmd\\n' \"$CHILD\" >&$PMI_FD\n"
+             "  read -r l <&$PMI_FD; echo \"parent: $l\"\n"
+             "fi\n"
+             "printf 'cmd=finalize\\n' >&$PMI_FD; read -r l <&$PMI_FD\n");
+  const Outcome o =
+      job.launch({"--pmi=pmi1", "--launcher=local", "-H", "dyn1:2,dyn2:2", "--map-by", "node", "-n",
+                  "2", "-x", "CHILD=" + child.string(), "bash", parent.string()},
+                 Millis{90'000});
+  CHECK_MESSAGE(o.status() == 0, o.summary());
+  CHECK_MESSAGE(count_of(o.out, "parent: cmd=spawn_result rc=0\n") == 1, o.out);
+  const auto events = check_events(job, 0);
+  const auto spawns = events_named(events, "spawn");
+  REQUIRE_MESSAGE(spawns.size() == 1, o.summary());
+  const std::string nspace = spawns[0].value("nspace", std::string());
+  CHECK(spawns[0]["hosts"] == Json::array({"dyn1", "dyn2"}));
+  for (const char* rank : {"0", "1"})
+    CHECK_MESSAGE(count_of(o.out, std::string("child ") + rank +
+                                      " of 2 spawned=1 cmd=my_kvsname rc=0 kvsname=" + nspace +
+                                      " cmd=get_result rc=0 msg=success value=port of rank 0 "
+                                      "cmd=barrier_out\n") == 1,
+                  o.out);
+  check_nothing_left(job, o);
+}
+
 TEST_CASE("dynamic: a rank that publishes and ends succeeds") {
   Job job;
   const Outcome o = job.launch({"-n", "1", app("dynamic"), "publish"}, Millis{90'000});

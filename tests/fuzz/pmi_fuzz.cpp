@@ -32,6 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const auto& o : s.feed(rank, piece)) {
       if (o.kind == Output::Kind::BarrierReady) (void)s.release_barrier(o.puts);
       if (o.kind == Output::Kind::NameRequest) (void)s.answer_name(o.token, {});
+      if (o.kind == Output::Kind::SpawnRequest) (void)s.answer_spawn(o.token, 0, "kvs-job2");
       if (o.kind == Output::Kind::Reply && o.bytes.size() > 2 * kMaxPmi2Message) __builtin_trap();
     }
   }

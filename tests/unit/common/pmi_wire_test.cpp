@@ -127,12 +127,7 @@ TEST_CASE("malformed and unknown PMI-1 commands get rc=-1 replies") {
         "cmd=frobnicate_result rc=-1 msg=unsupported command\n");
   CHECK(only_reply(s.feed(0, "cmd=put key=a\n")).find("rc=-1") != std::string::npos);
   CHECK(s.feed(0, "mcmd=spawn\nnprocs=2\n").empty());
-  const auto spawn = s.feed(0, "endcmd\n");
-  REQUIRE(spawn.size() == 2);
-  CHECK(spawn[0].kind == Output::Kind::Reply);
-  CHECK(spawn[0].bytes.find("rc=-1") != std::string::npos);
-  CHECK(spawn[1].kind == Output::Kind::Unsupported);
-  CHECK(spawn[1].bytes == "MPI_Comm_spawn (PMI spawn)");
+  CHECK(only_reply(s.feed(0, "endcmd\n")).find("rc=-1") != std::string::npos);  // no execname
   const auto big = s.feed(0, std::string(1100, 'x'));
   REQUIRE(big.size() == 1);
   CHECK(big[0].kind == Output::Kind::ProtocolError);
@@ -229,10 +224,98 @@ TEST_CASE("appnum is the rank's application context, through PMI-1 and PMI-2's f
   CHECK(r.find(";appnum=2;") != std::string::npos);
 }
 
-TEST_CASE("spawn is answered rc=-1 and named as its MPI call") {
-  CHECK(dynamic_call("spawn") == "MPI_Comm_spawn (PMI spawn)");
-  CHECK(dynamic_call("publish_name") == "");
-  CHECK(dynamic_call("get") == "");
+TEST_CASE("PMI-1 spawn: the segments of MPI_Comm_spawn_multiple make one request, one reply") {
+  ServerCore s(facts({0}));
+  (void)s.feed(0, "cmd=init pmi_version=1 pmi_subversion=1\n");
+  // MPICH 4.2's PMI_Spawn_multiple for two commands, in two writes as MPICH 4.0 may send.
+  CHECK(s.feed(0,
+               "mcmd=spawn\nnprocs=2\nexecname=./child\ntotspawns=2\nspawnssofar=1\nargcnt=2\n"
+               "arg1=a b\narg2=x=y\npreput_num=1\npreput_key_0=PARENT_ROOT_PORT_NAME\n"
+               "preput_val_0=tag#0$description#n1$port#42$\ninfo_num=2\ninfo_key_0=wdir\n"
+               "info_val_0=/tmp\ninfo_key_1=host\ninfo_val_1=n2\nendcmd\n")
+            .empty());
+  const auto out = s.feed(0,
+                          "mcmd=spawn\nnprocs=1\nexecname=worker\ntotspawns=2\nspawnssofar=2\n"
+                          "argcnt=0\ninfo_num=1\ninfo_key_0=path\ninfo_val_0=/opt/bin\nendcmd\n");
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].kind == Output::Kind::SpawnRequest);
+  CHECK(out[0].rank == 0);
+  REQUIRE(out[0].request.has_value());
+  const auto* r = std::get_if<protocol::SpawnRequest>(&*out[0].request);
+  REQUIRE(r != nullptr);
+  CHECK(r->nspace == "kvs_7");
+  CHECK(r->rank == 0);
+  CHECK(r->pmi);
+  CHECK(r->preput ==
+        std::vector<std::string>{"PARENT_ROOT_PORT_NAME=tag#0$description#n1$port#42$"});
+  REQUIRE(r->apps.size() == 2);
+  CHECK(r->apps[0].argv == std::vector<std::string>{"./child", "a b", "x=y"});
+  CHECK(r->apps[0].maxprocs == 2);
+  CHECK(r->apps[0].wdir == "/tmp");
+  CHECK(r->apps[0].host == "n2");
+  CHECK(r->apps[0].env == std::vector<std::string>{"PMI_SPAWNED=1"});
+  CHECK(r->apps[1].argv == std::vector<std::string>{"/opt/bin/worker"});
+  CHECK(r->apps[1].maxprocs == 1);
+  CHECK(only_reply(s.answer_spawn(out[0].token, 0, "kvs_7-job2")) == "cmd=spawn_result rc=0\n");
+  CHECK(s.answer_spawn(out[0].token, 0, "kvs_7-job2").empty());  // answered once
+  // A refusal, and a command without its program.
+  const auto again = s.feed(0,
+                            "mcmd=spawn\nnprocs=9\nexecname=./child\ntotspawns=1\nspawnssofar=1\n"
+                            "argcnt=0\npreput_num=0\ninfo_num=0\nendcmd\n");
+  REQUIRE(again.size() == 1);
+  CHECK(only_reply(s.answer_spawn(again[0].token, -29, "")) ==
+        "cmd=spawn_result rc=-1 msg=spawn_refused\n");
+  CHECK(only_reply(s.feed(0, "mcmd=spawn\nnprocs=1\ntotspawns=1\nspawnssofar=1\nendcmd\n")) ==
+        "cmd=spawn_result rc=-1 msg=bad_spawn_command\n");
+  CHECK(only_reply(s.feed(0, "cmd=get_maxes\n")).starts_with("cmd=maxes "));  // still in step
+}
+
+TEST_CASE("PMI-2 spawn: one request from the command's runs of fields; spawn-response with jobid") {
+  ServerCore s(facts({1}));
+  (void)s.feed(1, "cmd=init pmi_version=2 pmi_subversion=0\n");
+  (void)s.feed(1, format_pmi2({"fullinit", {{"pmirank", "1"}, {"threaded", "FALSE"}}}));
+  const auto out = s.feed(1, format_pmi2({"spawn",
+                                          {{"thrid", "3"},
+                                           {"ncmds", "2"},
+                                           {"preputcount", "1"},
+                                           {"ppkey0", "PARENT_ROOT_PORT_NAME"},
+                                           {"ppval0", "p;q"},
+                                           {"subcmd", "./a"},
+                                           {"maxprocs", "2"},
+                                           {"argc", "1"},
+                                           {"argv0", "x"},
+                                           {"infokeycount", "1"},
+                                           {"infokey0", "wdir"},
+                                           {"infoval0", "/w"},
+                                           {"subcmd", "./b"},
+                                           {"maxprocs", "1"},
+                                           {"argc", "0"},
+                                           {"infokeycount", "0"}}}));
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].kind == Output::Kind::SpawnRequest);
+  const auto* r = std::get_if<protocol::SpawnRequest>(&*out[0].request);
+  REQUIRE(r != nullptr);
+  CHECK(r->rank == 1);
+  CHECK(r->preput == std::vector<std::string>{"PARENT_ROOT_PORT_NAME=p;q"});
+  REQUIRE(r->apps.size() == 2);
+  CHECK(r->apps[0].argv == std::vector<std::string>{"./a", "x"});
+  CHECK(r->apps[0].wdir == "/w");
+  CHECK(r->apps[1].argv == std::vector<std::string>{"./b"});
+  CHECK(r->apps[1].maxprocs == 1);
+  CHECK(only_reply(s.answer_spawn(out[0].token, 0, "kvs_7-job2")) ==
+        format_pmi2({"spawn-response",
+                     {{"thrid", "3"}, {"rc", "0"}, {"jobid", "kvs_7-job2"}, {"nerrs", "0"}}}));
+  CHECK(only_reply(s.feed(1, format_pmi2({"spawn", {{"ncmds", "1"}}}))).find("rc=-1;") !=
+        std::string::npos);
+}
+
+TEST_CASE("a spawned job's key-value space starts with the preput keys") {
+  JobFacts f = facts({0});
+  f.preput = {{"PARENT_ROOT_PORT_NAME", "port"}};
+  ServerCore s(f);
+  (void)s.feed(0, "cmd=init pmi_version=1 pmi_subversion=1\n");
+  CHECK(only_reply(s.feed(0, "cmd=get kvsname=kvs_7 key=PARENT_ROOT_PORT_NAME\n")) ==
+        "cmd=get_result rc=0 msg=success value=port\n");
 }
 
 namespace {
