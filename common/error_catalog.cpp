@@ -280,6 +280,11 @@ std::string render_human(const Error& e) {
     out += mpilaunch::format("  signal:    {} ({})\n", *e.signal, signal_name(*e.signal));
   if (!e.phase.empty()) out += mpilaunch::format("  phase:     {}\n", e.phase);
   if (!e.executable.empty()) out += mpilaunch::format("  program:   {}\n", e.executable);
+  // The rank kinds' messages leave the detail out (a spawned process's job, say).
+  const bool rank_kind =
+      e.kind == ErrorKind::RankExitNonzero || e.kind == ErrorKind::RankSignaled ||
+      e.kind == ErrorKind::RankCalledAbort || e.kind == ErrorKind::RankNoFinalize;
+  if (rank_kind && !e.detail.empty()) out += mpilaunch::format("  detail:    {}\n", e.detail);
   if (e.count && *e.count > 1) out += mpilaunch::format("  reported:  {} times\n", *e.count);
   out += mpilaunch::format("  hint:      {}\n", hint(e));
   return out;

@@ -76,6 +76,8 @@ class Supervisor {
     std::uint32_t first_index = 0;
     std::vector<int> node_of_rank;
     std::vector<std::string> program_of_rank;
+    std::string parent_nspace;  // the rank whose MPI_Comm_spawn started it
+    std::uint32_t parent_rank = 0;
   };
 
   void feed(JobEvent event);
@@ -93,8 +95,10 @@ class Supervisor {
   std::vector<std::uint32_t> processes_on(int node) const;
   /// The number of the initial job's ranks (the first processes of ranks_).
   std::uint32_t initial_size() const { return static_cast<std::uint32_t>(config_.plan.map.size()); }
-  /// Names a spawned process in `error` (its rank in its job, its namespace, its program).
-  void name_child(Error& error, std::uint32_t index) const;
+  /// Names a spawned process in `error` (its rank in its job, its namespace, its program, the
+  /// rank that spawned it); `before_connect`: it ended before it connected to its server, so
+  /// the parent's MPI_Comm_spawn cannot complete.
+  void name_child(Error& error, std::uint32_t index, bool before_connect = false) const;
   void execute(Action action);
   void start_agents();
   void start_agent(int node);

@@ -215,13 +215,23 @@ void Supervisor::on_rank_exited(Link& link, const protocol::RankExited& m) {
   auto error = classify_rank_exit(m, link.host.name);
   if (!error && child == nullptr)
     error = singleton_error(m, link.host.name, config_.plan.pmi, initial_size());
+  if (!error && child != nullptr && !m.connected && !m.abort_status)
+    // Its parent's MPI_Comm_spawn waits for it to connect (mpirun 4.1.4 waits for ever).
+    error = Error{.kind = ErrorKind::PmixError,
+                  .host = link.host.name,
+                  .rank = static_cast<int>(m.rank),
+                  .pid = m.pid,
+                  .phase = "startup",
+                  .detail =
+                      "exit status 0, never having reached its node's server (no "
+                      "MPI_Init, or its MPI found no server and ran it as a singleton)"};
   RankCounts& counts = status_.nodes[link.host.name];
   --counts.running;
   ++(error ? counts.failed : counts.succeeded);
   update_status();
   if (error) {
     if (child != nullptr) {
-      name_child(*error, m.rank);
+      name_child(*error, m.rank, !m.connected);
     } else {
       const PlanApp& app = app_of_rank(config_.plan, static_cast<int>(m.rank));
       error->executable = app.argv.empty() ? "" : app.argv[0];

@@ -45,14 +45,18 @@ std::vector<std::uint32_t> Supervisor::processes_on(int node) const {
   return out;
 }
 
-void Supervisor::name_child(Error& error, std::uint32_t index) const {
+void Supervisor::name_child(Error& error, std::uint32_t index, bool before_connect) const {
   const ChildJobRecord* job = child_of(index);
   if (job == nullptr) return;
   const std::uint32_t rank = index - job->first_index;
   error.rank = static_cast<int>(rank);
   error.executable = job->program_of_rank[rank];
-  error.detail = mpilaunch::format("spawned job {} ({}), rank {}: {}", job->job_number, job->nspace,
-                                   rank, error.detail);
+  std::string what = mpilaunch::format(
+      "spawned job {} ({}), rank {}, started by MPI_Comm_spawn of "
+      "rank {} of {}",
+      job->job_number, job->nspace, rank, job->parent_rank, job->parent_nspace);
+  if (before_connect) what += ": it ended before it connected to its parent, so that call fails";
+  error.detail = error.detail.empty() ? what : what + ": " + error.detail;
 }
 
 void Supervisor::on_spawn_request(Link& link, std::uint32_t id, const protocol::SpawnRequest& m) {
@@ -78,6 +82,8 @@ void Supervisor::on_spawn_request(Link& link, std::uint32_t id, const protocol::
   record.job_number = static_cast<std::uint32_t>(child_jobs_.size()) + 2;
   record.nspace = mpilaunch::format("{}-job{}", spec_.nspace, record.job_number);
   record.first_index = static_cast<std::uint32_t>(ranks_.size());
+  record.parent_nspace = m.nspace;
+  record.parent_rank = m.rank;
   protocol::JobSpec spec = spec_;
   spec.nspace = record.nspace;
   spec.apps.clear();

@@ -3,6 +3,8 @@
  *   dynamic spawn N        rank 0 of the world spawns N copies of this program, which get 42
  *                          through the intercommunicator and print it, then all disconnect
  *   dynamic spawn-missing  rank 0 spawns a program that does not exist
+ *   dynamic spawn-dies HOW rank 0 spawns 1 copy that ends before MPI_Init: HOW is an exit
+ *                          status, or "kill" (the child sends itself SIGKILL)
  *   dynamic publish        rank 0 publishes a service name
  *   dynamic names          rank 0 publishes a service name, the others look it up and print
  *                          what they found; after rank 0 unpublished it, and for a name nobody
@@ -11,6 +13,7 @@
  *                          accepts on its own; the others connect as a group
  *   dynamic name-accept    the same through MPI_Publish_name / MPI_Lookup_name */
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +74,10 @@ static void accept_or_connect(int rank, int by_name) {
 int main(int argc, char** argv) {
   int rank;
   MPI_Comm parent;
+  if (argc > 2 && strcmp(argv[1], "die-before-init") == 0) {
+    if (strcmp(argv[2], "kill") == 0) raise(SIGKILL);
+    return atoi(argv[2]);
+  }
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_get_parent(&parent);
@@ -91,6 +98,13 @@ int main(int argc, char** argv) {
     MPI_Comm_spawn("./mpilaunch-no-such-program", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0,
                    MPI_COMM_WORLD, &inter, MPI_ERRCODES_IGNORE);
     MPI_Comm_disconnect(&inter);
+  } else if (strcmp(mode, "spawn-dies") == 0) {
+    MPI_Comm inter;
+    char* child_argv[] = {(char*)"die-before-init", argc > 2 ? argv[2] : (char*)"3", NULL};
+    int rc = MPI_Comm_spawn(argv[0], child_argv, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
+                            MPI_ERRCODES_IGNORE);
+    printf("parent %d: MPI_Comm_spawn returned %d\n", rank, rc);
+    if (rc == MPI_SUCCESS) MPI_Comm_disconnect(&inter);
   } else if (strcmp(mode, "publish") == 0) {
     if (rank == 0) MPI_Publish_name("mpilaunch-dynamic", MPI_INFO_NULL, "port");
   } else if (strcmp(mode, "names") == 0) {

@@ -120,6 +120,51 @@ TEST_CASE("dynamic: a spawned program that does not exist is a typed error namin
   check_nothing_left(job, o);
 }
 
+// A child that ends before MPI_Init (exit 3, SIGKILL, exit 0): its parent's MPI_Comm_spawn
+// cannot complete. mpirun 4.1.4 aborts the job with the child's status (exit 3, 137; the parent
+// gets SIGTERM inside the call) and, for exit 0, waits for ever; mpilaunch ends the job at once
+// with a typed error naming the child's job, namespace and rank, and the parent's rank.
+void check_child_dies(const std::string& how, const std::string& kind, int status) {
+  CAPTURE(how);
+  Job job;
+  const Outcome o = job.launch({"--oversubscribe", "-n", "1", app("dynamic"), "spawn-dies", how},
+                               Millis{120'000});
+  CHECK_MESSAGE(!o.timed_out, o.summary());
+  check_error_block(o, kind, status);
+  const Json error = check_job_failed(job, kind, status);
+  const std::string detail = error.value("detail", std::string());
+  CHECK_MESSAGE(detail.find("spawned job 2 (") != std::string::npos, error.dump());
+  CHECK_MESSAGE(
+      detail.find("-job2), rank 0, started by MPI_Comm_spawn of rank 0 of ") != std::string::npos,
+      error.dump());
+  CHECK_MESSAGE(detail.find("it ended before it connected to its parent") != std::string::npos,
+                error.dump());
+  CHECK(error.value("rank", -1) == 0);
+  CHECK(error.value("phase", std::string()) == "startup");
+  // The block shows where the child belongs (a rank kind's message leaves the detail out).
+  CHECK_MESSAGE(o.err.find("spawned job 2 (") != std::string::npos, o.err);
+  // The parent never returns from the call with success.
+  CHECK_MESSAGE(o.out.find("MPI_Comm_spawn returned 0") == std::string::npos, o.out);
+  const auto exits = events_named(read_events(job.events_path()).events, "rank-exit");
+  const bool child_unconnected = std::any_of(exits.begin(), exits.end(), [](const Json& e) {
+    return e.value("job", 1) == 2 && !e.value("connected", true);
+  });
+  CHECK_MESSAGE(child_unconnected, o.summary());
+  check_nothing_left(job, o);
+}
+
+TEST_CASE("dynamic: a spawned process that exits 3 before MPI_Init ends the job with its status") {
+  check_child_dies("3", "rank-exit-nonzero", 3);
+}
+
+TEST_CASE("dynamic: a spawned process killed before MPI_Init ends the job as rank-signaled") {
+  check_child_dies("kill", "rank-signaled", 137);
+}
+
+TEST_CASE("dynamic: a spawned process that exits 0 before MPI_Init is an error, not a hang") {
+  check_child_dies("0", "pmix-error", 70);
+}
+
 TEST_CASE("dynamic: MPI_Comm_spawn beyond the slots runs with --oversubscribe") {
   Job job;
   const Outcome o =
