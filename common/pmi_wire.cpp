@@ -528,15 +528,24 @@ std::string name_failure(protocol::NameStatus status) {
 }
 }  // namespace
 
+template <typename Pending>
+std::optional<ServerCore::Answered<Pending>> ServerCore::take_answered(
+    std::map<std::uint32_t, Pending>& waiting, std::uint32_t token) {
+  const auto it = waiting.find(token);
+  if (it == waiting.end()) return std::nullopt;
+  Pending pending = std::move(it->second);
+  waiting.erase(it);
+  const auto conn = conns_.find(pending.rank);
+  if (conn == conns_.end() || conn->second.dead) return std::nullopt;
+  return Answered<Pending>{std::move(pending), conn->second};
+}
+
 std::vector<Output> ServerCore::answer_name(std::uint32_t token,
                                             const protocol::NameReply& answer) {
   std::vector<Output> out;
-  const auto it = names_.find(token);
-  if (it == names_.end()) return out;
-  const PendingName pending = std::move(it->second);
-  names_.erase(it);
-  const auto conn = conns_.find(pending.rank);
-  if (conn == conns_.end() || conn->second.dead) return out;
+  const auto taken = take_answered(names_, token);
+  if (!taken) return out;
+  const PendingName& pending = taken->pending;
   std::optional<std::string> port;
   if (answer.status == protocol::NameStatus::Ok && pending.op == NameOp::Lookup)
     for (const protocol::NameFound& f : answer.found)
@@ -572,7 +581,7 @@ std::vector<Output> ServerCore::answer_name(std::uint32_t token,
     r.args.emplace_back("rc", ok ? "0" : "1");
     r.args.emplace_back("msg", ok ? "success" : why);
   }
-  reply(pending.rank, conn->second, std::move(r), out);
+  reply(pending.rank, taken->conn, std::move(r), out);
   return out;
 }
 
@@ -731,12 +740,9 @@ void ServerCore::send_spawn(int rank, const Conn& c, protocol::SpawnRequest requ
 std::vector<Output> ServerCore::answer_spawn(std::uint32_t token, int status,
                                              const std::string& nspace) {
   std::vector<Output> out;
-  const auto it = spawns_.find(token);
-  if (it == spawns_.end()) return out;
-  const PendingSpawn pending = std::move(it->second);
-  spawns_.erase(it);
-  const auto conn = conns_.find(pending.rank);
-  if (conn == conns_.end() || conn->second.dead) return out;
+  const auto taken = take_answered(spawns_, token);
+  if (!taken) return out;
+  const PendingSpawn& pending = taken->pending;
   if (pending.version == 2) {
     Command r{"spawn-response", {}};
     if (pending.thrid) r.args.emplace_back("thrid", *pending.thrid);
@@ -748,11 +754,11 @@ std::vector<Output> ServerCore::answer_spawn(std::uint32_t token, int status,
       r.args.emplace_back("rc", "-1");
       r.args.emplace_back("errmsg", "spawn refused by mpilaunch");
     }
-    reply(pending.rank, conn->second, std::move(r), out);
+    reply(pending.rank, taken->conn, std::move(r), out);
   } else if (status == 0) {
-    reply(pending.rank, conn->second, {"spawn_result", {{"rc", "0"}}}, out);
+    reply(pending.rank, taken->conn, {"spawn_result", {{"rc", "0"}}}, out);
   } else {
-    reply(pending.rank, conn->second, {"spawn_result", {{"rc", "-1"}, {"msg", "spawn_refused"}}},
+    reply(pending.rank, taken->conn, {"spawn_result", {{"rc", "-1"}, {"msg", "spawn_refused"}}},
           out);
   }
   return out;

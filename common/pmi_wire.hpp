@@ -163,6 +163,18 @@ class ServerCore {
     std::optional<std::string> thrid;  // PMI-2: echoed for a threaded client
   };
 
+  /// An upcall answered later (names_, spawns_): the entry `token` taken out of `waiting`, and
+  /// the live connection of its rank; nullopt for an unknown token or a rank gone dead (the
+  /// entry is dropped all the same).
+  template <typename Pending>
+  struct Answered {
+    Pending pending;
+    Conn& conn;
+  };
+  template <typename Pending>
+  std::optional<Answered<Pending>> take_answered(std::map<std::uint32_t, Pending>& waiting,
+                                                 std::uint32_t token);
+
   JobFacts facts_;
   std::map<int, Conn> conns_;
   std::map<std::string, std::string> kvs_;

@@ -435,3 +435,16 @@ TEST_CASE("a name answer for a rank whose connection died is dropped") {
   CHECK(s.answer_name(token, found("svc", "p")).empty());
   CHECK(s.names_waiting() == 0);
 }
+
+TEST_CASE("a spawn answer for a rank whose connection died is dropped, once") {
+  ServerCore s(facts({0}));
+  (void)s.feed(0, "cmd=init pmi_version=1 pmi_subversion=1\n");
+  const auto out = s.feed(0,
+                          "mcmd=spawn\nnprocs=1\nexecname=./child\ntotspawns=1\nspawnssofar=1\n"
+                          "argcnt=0\npreput_num=0\ninfo_num=0\nendcmd\n");
+  REQUIRE(out.size() == 1);
+  REQUIRE(out[0].kind == Output::Kind::SpawnRequest);
+  REQUIRE(s.feed(0, std::string(1100, 'x')).size() == 1);  // overlong: the connection is dead
+  CHECK(s.answer_spawn(out[0].token, 0, "kvs_7-job2").empty());
+  CHECK(s.answer_spawn(out[0].token + 1, 0, "kvs_7-job2").empty());  // a token never given
+}
