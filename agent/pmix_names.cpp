@@ -141,62 +141,51 @@ std::vector<std::string> keys_of(char** keys) {
   return out;
 }
 
-void post(PmixHost& host, protocol::Message request, NameDone done) {
-  asio::post(host.io(), [&host, request = std::move(request), done = std::move(done)]() mutable {
-    host.events().on_name_request(std::move(request), std::move(done));
-  });
+// What a request must name to be forwarded at all: a publish its names, a lookup its keys; an
+// unpublish without keys withdraws all the caller's names.
+bool names_something(const protocol::NamePublish& r) {
+  return !r.entries.empty();
+}
+bool names_something(const protocol::NameLookup& r) {
+  return !r.keys.empty();
+}
+bool names_something(const protocol::NameUnpublish&) {
+  return true;
 }
 
-}  // namespace
-
-pmix_status_t serve_publish(PmixHost& host, const pmix_proc_t* proc, const pmix_info_t info[],
-                            size_t ninfo, pmix_op_cbfunc_t cbfunc, void* cbdata) {
+// The shape of the three upcalls: the calling rank's request, its range directive and whatever
+// else `read` takes from each info (false refuses the call), forwarded to the agent's loop for
+// the launcher's name service; `done` completes the rank's call with the service's reply.
+template <typename Request, typename Read>
+pmix_status_t forward(PmixHost& host, const pmix_proc_t* proc, Request request,
+                      const pmix_info_t info[], size_t ninfo, Read read, NameDone done) {
   if (proc == nullptr) return PMIX_ERR_BAD_PARAM;
-  protocol::NamePublish request{.nspace = proc->nspace, .rank = proc->rank};
+  request.nspace = proc->nspace;
+  request.rank = proc->rank;
   for (size_t i = 0; i < ninfo; ++i) {
-    if (PMIX_CHECK_KEY(&info[i], PMIX_RANGE)) {
+    if (PMIX_CHECK_KEY(&info[i], PMIX_RANGE))
       request.range = range_of(info[i].value);
-    } else if (PMIX_CHECK_KEY(&info[i], PMIX_PERSISTENCE)) {
-      request.persistence = persistence_of(info[i].value);
-    } else if (!is_directive(info[i])) {
-      auto entry = entry_of(info[i]);
-      if (!entry) return PMIX_ERR_BAD_PARAM;
-      request.entries.push_back(std::move(*entry));
-    }
+    else if (!read(request, info[i]))
+      return PMIX_ERR_BAD_PARAM;
   }
-  if (request.entries.empty()) return PMIX_ERR_BAD_PARAM;
-  post(host, std::move(request), [cbfunc, cbdata](const NameReply& reply) {
-    if (cbfunc != nullptr) cbfunc(status_of(reply.status), cbdata);
+  if (!names_something(request)) return PMIX_ERR_BAD_PARAM;
+  asio::post(host.io(), [&host, request = protocol::Message{std::move(request)},
+                         done = std::move(done)]() mutable {
+    host.events().on_name_request(std::move(request), std::move(done));
   });
   return PMIX_SUCCESS;
 }
 
-pmix_status_t serve_lookup(PmixHost& host, const pmix_proc_t* proc, char** keys,
-                           const pmix_info_t info[], size_t ninfo, pmix_lookup_cbfunc_t cbfunc,
-                           void* cbdata) {
-  if (proc == nullptr) return PMIX_ERR_BAD_PARAM;
-  protocol::NameLookup request{.nspace = proc->nspace, .rank = proc->rank, .keys = keys_of(keys)};
-  if (request.keys.empty()) return PMIX_ERR_BAD_PARAM;
-  for (size_t i = 0; i < ninfo; ++i) {
-    const pmix_value_t& v = info[i].value;
-    if (PMIX_CHECK_KEY(&info[i], PMIX_RANGE)) {
-      request.range = range_of(v);
-    } else if (PMIX_CHECK_KEY(&info[i], PMIX_WAIT)) {
-      // Open MPI passes a bool (mpirun 4.1's server then answers once any key is there); the
-      // PMIx standard an int, the number of keys to wait for, 0 meaning all of them.
-      const long long n = number_of(v).value_or(0);
-      if (v.type == PMIX_BOOL)
-        request.wait = n != 0 ? 1 : 0;
-      else
-        request.wait =
-            n > 0 ? static_cast<std::uint32_t>(n) : static_cast<std::uint32_t>(request.keys.size());
-    } else if (PMIX_CHECK_KEY(&info[i], PMIX_TIMEOUT)) {
-      const long long seconds = number_of(v).value_or(0);
-      if (seconds > 0 && seconds < 4'000'000)
-        request.timeout_ms = static_cast<std::uint32_t>(seconds * 1000);
-    }
-  }
-  post(host, std::move(request), [cbfunc, cbdata](const NameReply& reply) {
+// Publish and unpublish answer with a status only.
+NameDone answer_status(pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  return [cbfunc, cbdata](const NameReply& reply) {
+    if (cbfunc != nullptr) cbfunc(status_of(reply.status), cbdata);
+  };
+}
+
+// A lookup answers with what it found, each value as the publisher's type.
+NameDone answer_found(pmix_lookup_cbfunc_t cbfunc, void* cbdata) {
+  return [cbfunc, cbdata](const NameReply& reply) {
     if (cbfunc == nullptr) return;
     pmix_status_t status = status_of(reply.status);
     std::vector<pmix_pdata_t> data(reply.found.size());
@@ -212,22 +201,61 @@ pmix_status_t serve_lookup(PmixHost& host, const pmix_proc_t* proc, char** keys,
     cbfunc(status, status == PMIX_SUCCESS && n > 0 ? data.data() : nullptr,
            status == PMIX_SUCCESS ? n : 0, cbdata);
     for (std::size_t i = 0; i < n; ++i) PMIX_PDATA_DESTRUCT(&data[i]);
-  });
-  return PMIX_SUCCESS;
+  };
+}
+
+}  // namespace
+
+pmix_status_t serve_publish(PmixHost& host, const pmix_proc_t* proc, const pmix_info_t info[],
+                            size_t ninfo, pmix_op_cbfunc_t cbfunc, void* cbdata) {
+  return forward(
+      host, proc, protocol::NamePublish{}, info, ninfo,
+      [](protocol::NamePublish& request, const pmix_info_t& i) {
+        if (PMIX_CHECK_KEY(&i, PMIX_PERSISTENCE)) {
+          request.persistence = persistence_of(i.value);
+        } else if (!is_directive(i)) {
+          auto entry = entry_of(i);
+          if (!entry) return false;
+          request.entries.push_back(std::move(*entry));
+        }
+        return true;
+      },
+      answer_status(cbfunc, cbdata));
+}
+
+pmix_status_t serve_lookup(PmixHost& host, const pmix_proc_t* proc, char** keys,
+                           const pmix_info_t info[], size_t ninfo, pmix_lookup_cbfunc_t cbfunc,
+                           void* cbdata) {
+  return forward(
+      host, proc, protocol::NameLookup{.keys = keys_of(keys)}, info, ninfo,
+      [](protocol::NameLookup& request, const pmix_info_t& i) {
+        const pmix_value_t& v = i.value;
+        if (PMIX_CHECK_KEY(&i, PMIX_WAIT)) {
+          // Open MPI passes a bool (mpirun 4.1's server then answers once any key is there);
+          // the PMIx standard an int, the number of keys to wait for, 0 meaning all of them.
+          const long long n = number_of(v).value_or(0);
+          if (v.type == PMIX_BOOL)
+            request.wait = n != 0 ? 1 : 0;
+          else
+            request.wait = n > 0 ? static_cast<std::uint32_t>(n)
+                                 : static_cast<std::uint32_t>(request.keys.size());
+        } else if (PMIX_CHECK_KEY(&i, PMIX_TIMEOUT)) {
+          const long long seconds = number_of(v).value_or(0);
+          if (seconds > 0 && seconds < 4'000'000)
+            request.timeout_ms = static_cast<std::uint32_t>(seconds * 1000);
+        }
+        return true;
+      },
+      answer_found(cbfunc, cbdata));
 }
 
 pmix_status_t serve_unpublish(PmixHost& host, const pmix_proc_t* proc, char** keys,
                               const pmix_info_t info[], size_t ninfo, pmix_op_cbfunc_t cbfunc,
                               void* cbdata) {
-  if (proc == nullptr) return PMIX_ERR_BAD_PARAM;
-  protocol::NameUnpublish request{
-      .nspace = proc->nspace, .rank = proc->rank, .keys = keys_of(keys)};
-  for (size_t i = 0; i < ninfo; ++i)
-    if (PMIX_CHECK_KEY(&info[i], PMIX_RANGE)) request.range = range_of(info[i].value);
-  post(host, std::move(request), [cbfunc, cbdata](const NameReply& reply) {
-    if (cbfunc != nullptr) cbfunc(status_of(reply.status), cbdata);
-  });
-  return PMIX_SUCCESS;
+  return forward(
+      host, proc, protocol::NameUnpublish{.keys = keys_of(keys)}, info, ninfo,
+      [](protocol::NameUnpublish&, const pmix_info_t&) { return true; },
+      answer_status(cbfunc, cbdata));
 }
 
 }  // namespace mpilaunch::agent
