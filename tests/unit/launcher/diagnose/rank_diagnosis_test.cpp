@@ -11,6 +11,19 @@ using namespace mpilaunch;
 using namespace mpilaunch::launcher;
 
 namespace {
+// A rank's end as the launcher types it before any of its text is read: in phase "running",
+// with the facts a diagnosis must keep.
+Error rank_end(ErrorKind kind, const char* host, int rank, int exit_code, int pid,
+               const char* executable) {
+  return Error{.kind = kind,
+               .host = host,
+               .rank = rank,
+               .exit_code = exit_code,
+               .pid = pid,
+               .phase = "running",
+               .executable = executable};
+}
+
 const char* kComponentText =
     "--------------------------------------------------------------------------\n"
     "A requested component was not found, or was unable to be opened.  This\n"
@@ -23,13 +36,7 @@ const char* kComponentText =
     "Framework: btl\n"
     "Component: nosuch\n"
     "--------------------------------------------------------------------------\n";
-const Error kAbort{.kind = ErrorKind::RankCalledAbort,
-                   .host = "node1",
-                   .rank = 0,
-                   .exit_code = 1,
-                   .pid = 42,
-                   .phase = "running",
-                   .executable = "./app"};
+const Error kAbort = rank_end(ErrorKind::RankCalledAbort, "node1", 0, 1, 42, "./app");
 }  // namespace
 
 TEST_CASE(
@@ -101,13 +108,7 @@ const char* kShmFullText =
     "--------------------------------------------------------------------------\n"
     "[vm:13047] *** An error occurred in MPI_Init\n"
     "[vm:13047] *** on a NULL communicator\n";
-const Error kInitExit{.kind = ErrorKind::RankExitNonzero,
-                      .host = "vm",
-                      .rank = 1,
-                      .exit_code = 1,
-                      .pid = 13048,
-                      .phase = "running",
-                      .executable = "./hello"};
+const Error kInitExit = rank_end(ErrorKind::RankExitNonzero, "vm", 1, 1, 13048, "./hello");
 }  // namespace
 
 TEST_CASE("an MPI_Init failure after Open MPI's shared-memory warnings names /dev/shm") {
@@ -150,13 +151,7 @@ TEST_CASE("a peer's MPI_Init failure names the cause a rank only aborted with") 
   const std::string rank1_tail =
       "[vm:13048] shmem: mmap: an error occurred while determining whether or not "
       "/dev/shm/x/sm_segment.vm.0.1 could be created.\n";
-  const Error aborted{.kind = ErrorKind::RankCalledAbort,
-                      .host = "vm",
-                      .rank = 1,
-                      .exit_code = 14,
-                      .pid = 13048,
-                      .phase = "running",
-                      .executable = "./hello"};
+  const Error aborted = rank_end(ErrorKind::RankCalledAbort, "vm", 1, 14, 13048, "./hello");
   const Error first = diagnose_rank_failure(aborted, rank1_tail);
   REQUIRE(first == aborted);  // its own words name nothing
   Error rank0 = aborted;
@@ -193,13 +188,7 @@ TEST_CASE("a rank's peers on its node complete its diagnosis, never overrule it"
       "--------------------------------------------------------------------------\n";
   const std::string init_failed =
       "[vm:00000] *** An error occurred in MPI_Init\n[vm:00000] *** on a NULL communicator\n";
-  const Error rank1{.kind = ErrorKind::RankCalledAbort,
-                    .host = "vm",
-                    .rank = 1,
-                    .exit_code = 14,
-                    .pid = 7,
-                    .phase = "running",
-                    .executable = "./hello"};
+  const Error rank1 = rank_end(ErrorKind::RankCalledAbort, "vm", 1, 14, 7, "./hello");
   // Its own words name nothing: the peers' name the cause and the step; the facts stay its own.
   const Error from_peers = diagnose_with_peers(rank1, full_warning, init_failed);
   CHECK(from_peers.kind == ErrorKind::MpiInitFailed);
