@@ -234,6 +234,12 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
     plan.hosts_source = hosts.source;
   }
   plan.hostname = machine.hostname;
+  // A plan refused as a whole names the program it would have run.
+  auto refuse = [&o](ErrorKind kind, std::string detail) {
+    return Error{.kind = kind,
+                 .executable = o.program.empty() ? "" : o.program[0],
+                 .detail = std::move(detail)};
+  };
   // mpirun honours its MCA parameters from the environment (OMPI_MCA_*) and --mca as well as
   // its own options; the options win.
   auto mca = [&](const std::string& key) -> std::optional<std::string> {
@@ -261,13 +267,12 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
     std::erase_if(entries,
                   [&](const HostEntry& h) { return is_local_name(h.name, machine.hostname); });
     if (entries.empty())
-      return Error{.kind = ErrorKind::NotEnoughSlots,
-                   .executable = o.program.empty() ? "" : o.program[0],
-                   .detail = mpilaunch::format(
-                       "--nolocal: all nodes which are allocated for this job are already "
-                       "filled: the only host ({}) is this machine, where --nolocal runs no "
-                       "rank; give other hosts (-H, --hostfile) or drop --nolocal",
-                       plan.isolated ? "this machine alone" : hosts.source)};
+      return refuse(
+          ErrorKind::NotEnoughSlots,
+          mpilaunch::format("--nolocal: all nodes which are allocated for this job are already "
+                            "filled: the only host ({}) is this machine, where --nolocal runs no "
+                            "rank; give other hosts (-H, --hostfile) or drop --nolocal",
+                            plan.isolated ? "this machine alone" : hosts.source));
   } else {
     plan.allocation = entries;
   }
@@ -393,13 +398,12 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
         host = h.name;
         break;
       }
-    return Error{.kind = ErrorKind::BadOption,
-                 .executable = o.program.empty() ? "" : o.program[0],
-                 .detail = mpilaunch::format(
-                     "several application contexts (':' or --app) with {}: the line for host {} "
-                     "has no slots=, whose slots would be the node's cores, counted only once "
-                     "its agent runs; give every line slots=N for MPMD",
-                     hosts.source, host)};
+    return refuse(
+        ErrorKind::BadOption,
+        mpilaunch::format("several application contexts (':' or --app) with {}: the line for host "
+                          "{} has no slots=, whose slots would be the node's cores, counted only "
+                          "once its agent runs; give every line slots=N for MPMD",
+                          hosts.source, host));
   }
   if (!hosts.rankfile.empty() || plan.placement.seq) {
     if (nolocal)

@@ -263,6 +263,7 @@ TEST_CASE("slots counted by the agents: several application contexts are refused
   CHECK(mpmd.error().detail.find("several application contexts") != std::string::npos);
   CHECK(mpmd.error().detail.find("hostfile hf") != std::string::npos);
   CHECK(mpmd.error().detail.find("host n2 has no slots=") != std::string::npos);
+  CHECK(mpmd.error().executable == "./a");
   // With slots= on every line, MPMD maps at once.
   const HostList given{{{.name = "n1", .slots = 2, .slots_given = true}}, "hostfile hf"};
   const auto fine =
@@ -441,6 +442,7 @@ TEST_CASE("--nolocal: no rank here, this machine's slots in the universe") {
     REQUIRE_FALSE(none.has_value());
     CHECK(none.error().kind == ErrorKind::NotEnoughSlots);
     CHECK(none.error().detail.find("already filled") != std::string::npos);
+    CHECK(none.error().executable == "./a");
   }
   // A host file's local line without slots= counts this machine's cores (4), known here; the
   // other host's are counted by its agent.
