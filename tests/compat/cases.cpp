@@ -34,6 +34,27 @@ constexpr const char* kOversubscribedRemote =
 constexpr const char* kPrefixRemote =
     "deliberate: --prefix on remote nodes (docs/mpirun-compat.md)";
 
+// An mpi4py.futures program: argv[1] workers (default: mpi4py's choice), argv[2] pools one
+// after the other (default 1).
+constexpr const char* kMpi4pyPool = R"(import sys
+from mpi4py import MPI
+from mpi4py.futures import MPIPoolExecutor
+
+
+def where(_):
+    world = MPI.COMM_WORLD
+    spawned = MPI.Comm.Get_parent() != MPI.COMM_NULL
+    return (world.Get_size(), spawned, world.Get_attr(MPI.UNIVERSE_SIZE))
+
+
+if __name__ == "__main__":
+    kw = {"max_workers": int(sys.argv[1])} if len(sys.argv) > 1 else {}
+    for batch in range(int(sys.argv[2]) if len(sys.argv) > 2 else 1):
+        with MPIPoolExecutor(**kw) as pool:
+            print("batch", batch, "squares", sum(pool.map(pow, range(100), [2] * 100)))
+            print("batch", batch, "workers", sorted(set(pool.map(where, range(64)))))
+)";
+
 constexpr unsigned kAll = Report | Stdout | Stderr;
 constexpr unsigned kRefusal = ExitNonzero | Framed;
 
@@ -400,6 +421,39 @@ std::vector<Case> table() {
        .checks = ExitNonzero,  // mpirun 4.1.4 exits 1 without a word
        .files = {{"rf", "rank 0=localhost slot=5\n"}},
        .source = "issue 21: a rankfile CPU the node lacks is an error before any rank starts"});
+
+  // mpi4py.futures (Debian's python3-mpi4py): MPIPoolExecutor spawns its workers
+  // (MPI_Comm_spawn of `python3 -m mpi4py.futures.server`, info soft=1:N), or, under
+  // `python3 -m mpi4py.futures`, uses the job's other ranks (static mode). Each worker reports
+  // its world's size, whether it was spawned and the universe size; the set of what they said
+  // is printed, so the output does not depend on which worker took which task.
+  const std::map<std::string, std::string> pool = {{"pool.py", kMpi4pyPool}};
+  add({.name = "mpi4py-futures-spawn",
+       .args = {"-H", "localhost:3", "-n", "1", "/usr/bin/python3", "pool.py", "2"},
+       .checks = Stdout | Stderr,
+       .files = pool,
+       .source = "mpi4py docs: MPIPoolExecutor(max_workers=2) spawns 2 workers"});
+  add({.name = "mpi4py-futures-spawn-universe",
+       .args = {"-H", "localhost:3", "-n", "1", "/usr/bin/python3", "pool.py"},
+       .checks = Stdout | Stderr,
+       .files = pool,
+       .source = "mpi4py docs: MPIPoolExecutor() spawns MPI_UNIVERSE_SIZE - 1 workers"});
+  add({.name = "mpi4py-futures-spawn-oversubscribe",
+       .args = {"--oversubscribe", "-n", "1", "/usr/bin/python3", "pool.py", "3", "2"},
+       .checks = Stdout | Stderr,
+       .files = pool,
+       .source = "mpi4py docs: a pool per task batch, more workers than cores"});
+  add({.name = "mpi4py-futures-static",
+       .args = {"-H", "localhost:3", "-n", "3", "/usr/bin/python3", "-m", "mpi4py.futures",
+                "pool.py"},
+       .checks = Stdout | Stderr,
+       .files = pool,
+       .source = "mpi4py docs: mpiexec -n N python -m mpi4py.futures script.py"});
+  add({.name = "mpi4py-futures-static-one",
+       .args = {"-n", "1", "/usr/bin/python3", "-m", "mpi4py.futures", "pool.py"},
+       .checks = Stdout | Stderr,
+       .files = pool,
+       .source = "mpi4py docs: python -m mpi4py.futures with one process"});
 
   // ---- virtual nodes node1 and node2 ----
   auto vnode = [&](Case c) {

@@ -296,4 +296,42 @@ TEST_CASE("dynamic: publish/lookup then accept/connect across 2 virtual nodes") 
   check_connected({"--launcher=local", "-H", "dyn1:1,dyn2:2", "-n", "3"}, "name-accept");
 }
 
+// mpi4py.futures (Debian's python3-mpi4py, installed by tools/bootstrap): MPIPoolExecutor
+// spawns `python3 -m mpi4py.futures.server` workers (job 2), which serve the tasks and are
+// disconnected at the pool's end; the job ends with them. The same run through mpirun 4.1.4:
+// the compat cases mpi4py-futures-*.
+TEST_CASE("dynamic: mpi4py's MPIPoolExecutor spawns its 2 workers as job 2") {
+  Job job;
+  const std::string program = job.dir().file("pool.py");
+  write_file(program, R"(from mpi4py import MPI
+from mpi4py.futures import MPIPoolExecutor
+
+
+def spawned(_):
+    return MPI.Comm.Get_parent() != MPI.COMM_NULL, MPI.COMM_WORLD.Get_size()
+
+
+if __name__ == "__main__":
+    with MPIPoolExecutor(max_workers=2) as pool:
+        print("squares", sum(pool.map(pow, range(100), [2] * 100)))
+        print("workers", sorted(set(pool.map(spawned, range(64)))))
+)");
+  const Outcome o =
+      job.launch({"-H", "localhost:3", "-n", "1", "/usr/bin/python3", program}, Millis{120'000});
+  CHECK_MESSAGE(o.status() == 0, o.summary());
+  CHECK_MESSAGE(count_of(o.out, "squares 328350\n") == 1, o.out);
+  CHECK_MESSAGE(count_of(o.out, "workers [(True, 2)]\n") == 1, o.out);
+  const auto events = read_events(job.events_path()).events;
+  const auto spawns = events_named(events, "spawn");
+  REQUIRE_MESSAGE(spawns.size() == 1, o.summary());
+  CHECK(spawns[0].value("job", 0) == 2);
+  CHECK(spawns[0].value("np", 0) == 2);
+  int workers_ended = 0;
+  for (const Json& e : events_named(events, "rank-exit"))
+    if (e.value("job", 1) == 2 && e.value("exit_code", -1) == 0) ++workers_ended;
+  CHECK_MESSAGE(workers_ended == 2, o.summary());
+  check_events(job, 0);
+  check_nothing_left(job, o);
+}
+
 }  // namespace mpilaunch::e2e
