@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <set>
@@ -42,8 +43,9 @@ std::vector<pid_t> process_tree(pid_t pid) {
   return tree;
 }
 
-// How many of `inodes` the processes of `tree` hold open.
-int held_by(const std::vector<pid_t>& tree, const std::set<unsigned long>& inodes) {
+// Which of `inodes` the processes of `tree` hold open.
+std::set<unsigned long> held_by(const std::vector<pid_t>& tree,
+                                const std::set<unsigned long>& inodes) {
   std::set<unsigned long> held;
   for (const pid_t pid : tree) {
     const std::string fds = "/proc/" + std::to_string(pid) + "/fd";
@@ -63,7 +65,7 @@ int held_by(const std::vector<pid_t>& tree, const std::set<unsigned long>& inode
     }
     ::closedir(dir);
   }
-  return static_cast<int>(held.size());
+  return held;
 }
 
 }  // namespace
@@ -81,7 +83,7 @@ void RankPeers::set_port(std::uint16_t port) {
 void RankPeers::set_pid(const std::string& nspace, std::uint32_t rank, pid_t pid) {
   {
     std::lock_guard lock(mutex_);
-    ranks_[{nspace, rank}] = Rank{pid, 0};
+    ranks_[{nspace, rank}] = Rank{pid, {}};
   }
   changed_.notify_all();
 }
@@ -102,11 +104,17 @@ bool RankPeers::admit(const std::string& nspace, std::uint32_t rank) {
   lock.unlock();
   std::set<unsigned long> inodes = client_socket_inodes(file_text("/proc/net/tcp"), port);
   inodes.merge(client_socket_inodes(file_text("/proc/net/tcp6"), port));
-  const int held = held_by(process_tree(pid), inodes);
+  const std::set<unsigned long> held = held_by(process_tree(pid), inodes);
   lock.lock();
   Rank& r = ranks_[key];
-  if (r.pid != pid || held <= r.admitted) return false;
-  ++r.admitted;
+  if (r.pid != pid) return false;
+  // Sockets of earlier admissions that are closed now (or no longer the rank's) are forgotten;
+  // one the rank holds that no admission took yet takes this one.
+  std::erase_if(r.admitted, [&](unsigned long inode) { return !held.contains(inode); });
+  const auto fresh =
+      std::ranges::find_if(held, [&](unsigned long inode) { return !r.admitted.contains(inode); });
+  if (fresh == held.end()) return false;
+  r.admitted.insert(*fresh);
   return true;
 }
 

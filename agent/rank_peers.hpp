@@ -4,10 +4,12 @@
 /// credential there is the client's own claim of its uid: any local user could connect as a
 /// rank of any job (its namespace is guessable) and, say, decide its exit code with PMIx_Abort.
 /// So the agent admits a connection claiming rank R only while the processes of R (its process
-/// and its descendants) hold more connected sockets to the server than R has been admitted
-/// for: found through /proc/net/tcp and tcp6 (the client ends of connections to the server's
-/// port) and the inodes in their /proc/PID/fd. Called on libpmix's progress thread; the rest
-/// of the agent tells it the server's port and each rank's pid.
+/// and its descendants) hold a connected socket to the server that no earlier admission of R
+/// took: found through /proc/net/tcp and tcp6 (the client ends of connections to the server's
+/// port) and the inodes in their /proc/PID/fd. Admissions are counted by live socket, so a
+/// rank that closes its connection and connects again (PMIx_Finalize then PMIx_Init, as Open
+/// MPI 5 does after a failed MPI_Init to report it) is admitted again. Called on libpmix's progress
+/// thread; the rest of the agent tells it the server's port and each rank's pid.
 
 #include <sys/types.h>
 
@@ -16,6 +18,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -38,7 +41,7 @@ class RankPeers {
  private:
   struct Rank {
     pid_t pid = -1;
-    int admitted = 0;
+    std::set<unsigned long> admitted;  // client socket inodes, each taken by one admission
   };
   std::mutex mutex_;
   std::condition_variable changed_;

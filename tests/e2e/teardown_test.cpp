@@ -477,6 +477,23 @@ TEST_CASE("security: a process that is no rank is refused by the agent's PMIx se
   check_gone_within(job, Millis{1'000});
 }
 
+// The same check must not refuse the rank itself when it leaves and connects again: Open MPI 5
+// finalizes PMIx and initialises it once more in one process (MPI sessions; the report of a
+// failed MPI_Init, seen in the Debian 13 chroot as a lost help text). The check counted every
+// admission ever made, so a rank's second PMIx_Init was refused as an intruder.
+TEST_CASE("security: a rank that leaves its PMIx server and connects again is admitted again") {
+  Job job;
+  const Outcome o = job.launch({"-n", "2", app("pmix_reconnect"), "3"});
+  CHECK_MESSAGE(o.status() == 0, o.summary(), "\n", o.out);
+  for (int round = 0; round < 3; ++round)
+    for (int rank = 0; rank < 2; ++rank)
+      CHECK_MESSAGE(count_of(o.out, "round " + std::to_string(round) + " of rank " +
+                                        std::to_string(rank) + ": size 2\n") == 1,
+                    o.out);
+  CHECK(count_of(o.err, "refused a PMIx connection") == 0);
+  check_nothing_left(job, o);
+}
+
 // A job SIGKILLed with everything it started leaves its directory behind; the next job of the
 // user on the machine removes it, but never one whose lock a live process holds.
 TEST_CASE("leftovers: a SIGKILLed job's directory is removed at the next start; a held one stays") {
