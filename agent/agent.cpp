@@ -351,6 +351,20 @@ void Agent::report_spawn_failure(std::uint32_t rank, Error e) {
   frames_.send(protocol::SpawnFailed{std::move(e)});
 }
 
+bool Agent::oversubscribed_for(const protocol::JobSpec& job, std::uint32_t first_index) const {
+  const protocol::NodeRanks& node = job.nodes[hello_->node_index];
+  if (&job == &*job_) return oversubscribed(node);
+  // A spawned job shares the node with every process still running there (the initial ranks,
+  // earlier spawns): mpirun 4.1.4 counts them all (measured: 2 children next to 2 ranks on 2
+  // slots get 1, the ranks keep their 0).
+  std::size_t size = 0;
+  for (const protocol::NodeRanks& n : job.nodes) size += n.ranks.size();
+  std::size_t running = node.ranks.size();
+  for (const auto& [index, r] : ranks_)
+    if (!r.exit && r.pid > 0 && (index < first_index || index - first_index >= size)) ++running;
+  return node.slots > 0 && running > node.slots;
+}
+
 std::optional<SpawnRequest> Agent::prepare_rank(const protocol::JobSpec& job, std::uint32_t rank,
                                                 std::uint32_t index) {
   const bool current = &job == &*job_;
@@ -385,7 +399,11 @@ std::optional<SpawnRequest> Agent::prepare_rank(const protocol::JobSpec& job, st
   input.app.argv = app.argv;
   input.app.wdir = app.wdir;
   input.job = job.env;
-  input.job.insert(input.job.end(), app.env.begin(), app.env.end());
+  for (const std::string& entry : app.env)
+    // A spawned job's context carries its parent's OMPI_* variables (Open MPI's spawn forwards
+    // them), among them the parent's node's oversubscription: the child's own node decides, as
+    // under mpirun 4.1.4 (a --mca or -x of the job's still comes with job.env).
+    if (current || !entry.starts_with("OMPI_MCA_mpi_oversubscribe=")) input.job.push_back(entry);
   input.placement = RankPlacement{static_cast<int>(rank),
                                   static_cast<int>(size),
                                   local_rank,
@@ -393,7 +411,7 @@ std::optional<SpawnRequest> Agent::prepare_rank(const protocol::JobSpec& job, st
                                   local_rank,
                                   static_cast<int>(job.attempt),
                                   static_cast<int>(job.universe_size),
-                                  oversubscribed(job.nodes[hello_->node_index])};
+                                  oversubscribed_for(job, index - rank)};
   input.vader_dir = node_dir() + "/vader";
   input.ompi_tmpdir = node_dir() + "/ompi";
   input.virtual_nodes = job.virtual_nodes;

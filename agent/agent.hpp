@@ -105,6 +105,9 @@ class Agent final : public FrameSink, public PmixEvents, public PmiEvents {
   /// Registers rank `rank` of `job` with the PMIx server, opens its PMI socket (the current
   /// attempt's job only) and builds its environment; the request carries `index`, the rank's
   /// number for the launcher. nullopt once the failure is reported.
+  /// Whether `job`'s ranks here make the node oversubscribed (OMPI_MCA_mpi_oversubscribe): for a
+  /// spawned job (its processes numbered from `first_index`), counting what still runs here.
+  bool oversubscribed_for(const protocol::JobSpec& job, std::uint32_t first_index) const;
   std::optional<SpawnRequest> prepare_rank(const protocol::JobSpec& job, std::uint32_t rank,
                                            std::uint32_t index);
   std::optional<SpawnedChild> fork_rank(const SpawnRequest& request, const std::string& nspace,

@@ -2,6 +2,7 @@
  * accept/connect, one mode per run.
  *   dynamic spawn N        rank 0 of the world spawns N copies of this program, which get 42
  *                          through the intercommunicator and print it, then all disconnect
+ *   dynamic spawn-env N    as spawn N; each process also prints its OMPI_MCA_mpi_oversubscribe
  *   dynamic spawn-missing  rank 0 spawns a program that does not exist
  *   dynamic spawn-dies HOW rank 0 spawns 1 copy that ends before MPI_Init: HOW is an exit
  *                          status, or "kill" (the child sends itself SIGKILL)
@@ -18,12 +19,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void child(MPI_Comm parent) {
+static void print_oversubscribe(const char* who, int rank) {
+  const char* v = getenv("OMPI_MCA_mpi_oversubscribe");
+  printf("%s %d oversubscribe=%s\n", who, rank, v != NULL ? v : "unset");
+}
+
+static void child(MPI_Comm parent, int with_env) {
   int rank, size, v = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   MPI_Bcast(&v, 1, MPI_INT, 0, parent);
   printf("child %d of %d got %d\n", rank, size, v);
+  if (with_env) print_oversubscribe("child", rank);
   MPI_Comm_disconnect(&parent);
 }
 
@@ -83,11 +90,12 @@ int main(int argc, char** argv) {
   MPI_Comm_get_parent(&parent);
   const char* mode = argc > 1 ? argv[1] : "spawn";
   if (parent != MPI_COMM_NULL) {
-    child(parent);
-  } else if (strcmp(mode, "spawn") == 0) {
+    child(parent, argc > 2 && strcmp(argv[2], "env") == 0);
+  } else if (strcmp(mode, "spawn") == 0 || strcmp(mode, "spawn-env") == 0) {
     int n = argc > 2 ? atoi(argv[2]) : 2, v = 42;
     MPI_Comm inter;
-    char* child_argv[] = {(char*)"child", NULL};
+    char* child_argv[] = {(char*)"child", strcmp(mode, "spawn-env") == 0 ? "env" : NULL, NULL};
+    if (child_argv[1] != NULL) print_oversubscribe("parent", rank);
     MPI_Comm_spawn(argv[0], child_argv, n, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
                    MPI_ERRCODES_IGNORE);
     MPI_Bcast(&v, 1, MPI_INT, rank == 0 ? MPI_ROOT : MPI_PROC_NULL, inter);

@@ -90,6 +90,35 @@ TEST_CASE("dynamic: spawned processes spread over 2 virtual nodes") {
                        2, {"dyn1", "dyn2"});
 }
 
+// OMPI_MCA_mpi_oversubscribe (Open MPI's ranks yield instead of busy-polling when it is 1): a
+// spawned job's node counts every process still running there, as mpirun 4.1.4 does (measured:
+// 2 children next to 2 ranks on 2 slots get 1, the ranks keep their 0; 2 children next to 1 rank
+// on 4 slots get 0). The parent's own value, which Open MPI's spawn forwards, does not decide.
+void check_spawn_oversubscribe(const std::vector<std::string>& options, int parents,
+                               const std::string& children_value) {
+  Job job;
+  std::vector<std::string> argv = options;
+  argv.insert(argv.end(), {app("dynamic"), "spawn-env", "2"});
+  const Outcome o = job.launch(argv, Millis{120'000});
+  CHECK_MESSAGE(o.status() == 0, o.summary());
+  for (int p = 0; p < parents; ++p)
+    CHECK_MESSAGE(count_of(o.out, "parent " + std::to_string(p) + " oversubscribe=0\n") == 1,
+                  o.out);
+  for (const char* c : {"0", "1"})
+    CHECK_MESSAGE(
+        count_of(o.out, std::string("child ") + c + " oversubscribe=" + children_value + "\n") == 1,
+        o.out);
+  check_nothing_left(job, o);
+}
+
+TEST_CASE("dynamic: children on an oversubscribed node get OMPI_MCA_mpi_oversubscribe=1") {
+  check_spawn_oversubscribe({"-H", "localhost:2", "--oversubscribe", "-n", "2"}, 2, "1");
+}
+
+TEST_CASE("dynamic: children within the node's slots get OMPI_MCA_mpi_oversubscribe=0") {
+  check_spawn_oversubscribe({"-H", "localhost:4", "-n", "1"}, 1, "0");
+}
+
 TEST_CASE("dynamic: MPI_Comm_spawn beyond the slots is refused with not-enough-slots") {
   Job job;
   const Outcome o =
