@@ -1,5 +1,7 @@
 #include "agent/namespace_info.hpp"
 
+#include <algorithm>
+
 #include "common/app_contexts.hpp"
 #include "common/text_format.hpp"
 
@@ -45,6 +47,8 @@ Result<NamespaceValues> namespace_values(const protocol::JobSpec& spec, std::uin
   v.hostname = spec.nodes[node_index].name;
   v.local_ranks = spec.nodes[node_index].ranks;
   v.local_peers = mpilaunch::format("{}", fmt::join(v.local_ranks, ","));
+  v.local_cpus = spec.nodes[node_index].cpus;
+  v.local_cpus.resize(v.local_ranks.size());
   v.oversubscribed = oversubscribed(spec.nodes[node_index]);
   std::size_t in_apps = 0;
   for (const protocol::AppContext& app : spec.apps) {
@@ -62,7 +66,12 @@ Result<NamespaceValues> namespace_values(const protocol::JobSpec& spec, std::uin
   // libpmix numbers the nodes of the maps from 0; with a node left out of them that would
   // no longer be the node's index in the job (the agents' PMIX_NODEID), so each rank's node
   // is then given explicitly, as with several contexts.
-  if (v.app_sizes.size() > 1 || names.size() < spec.nodes.size()) {
+  // A bound rank here has per-rank locality data (PMIX_CPUSET, PMIX_LOCALITY_STRING): given
+  // any per-rank data, libpmix 4.2 derives no rank's local and node rank from the maps, so
+  // then every rank's node is given too (mpirun's orted registers the list for every job).
+  const bool bound_here = std::any_of(v.local_cpus.begin(), v.local_cpus.end(),
+                                      [](const std::string& cpus) { return !cpus.empty(); });
+  if (v.app_sizes.size() > 1 || names.size() < spec.nodes.size() || bound_here) {
     v.node_names = all_names;
     v.node_of_rank.assign(total, 0);
     v.local_rank_of_rank.assign(total, 0);

@@ -25,13 +25,16 @@ struct NamespaceValues {
   std::string hostname;
   std::vector<std::uint32_t> local_ranks;
   std::string local_peers;  // "0,1,2"
+  /// Per local rank (in `local_ranks` order) the CPUs it is bound to, a kernel CPU list of OS
+  /// indexes; empty: unbound. The rank's PMIX_CPUSET and PMIX_LOCALITY_STRING come from it.
+  std::vector<std::string> local_cpus;
   /// More ranks here than the node's slots: Open MPI's ranks must yield when idle.
   bool oversubscribed = false;
   /// Ranks of each application context, in rank order (PMIX_APP_SIZE; MPI_APPNUM is the index).
   std::vector<std::uint32_t> app_sizes;
-  /// With several contexts, or nodes of the job without ranks of this namespace (the per-rank
-  /// PMIx data then has to name them, libpmix no longer derives them from the maps): every
-  /// rank's node index in the job and rank within its node.
+  /// With several contexts, nodes of the job without ranks of this namespace, or a bound rank
+  /// on this node (the per-rank PMIx data then has to name them, libpmix no longer derives
+  /// them from the maps): every rank's node index in the job and rank within its node.
   std::vector<std::string> node_names;
   std::vector<std::uint32_t> node_of_rank;
   std::vector<std::uint32_t> local_rank_of_rank;

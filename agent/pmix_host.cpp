@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string_view>
 
 #include "common/text_format.hpp"
@@ -54,6 +55,15 @@ class InfoList {
     items_.emplace_back();
     PMIX_INFO_CONSTRUCT(&items_.back());
     PMIX_INFO_LOAD(&items_.back(), key, value.c_str(), PMIX_STRING);
+  }
+  /// A string value without a string (PMIX_STRING holding NULL), as mpirun's orted registers
+  /// an unbound rank's PMIX_LOCALITY_STRING.
+  void add_null_string(const char* key) {
+    items_.emplace_back();
+    PMIX_INFO_CONSTRUCT(&items_.back());
+    PMIX_LOAD_KEY(items_.back().key, key);
+    items_.back().value.type = PMIX_STRING;
+    items_.back().value.data.string = nullptr;
   }
   void add_regex(const char* key, const char* regex) {
     items_.emplace_back();
@@ -459,6 +469,52 @@ void add_info_array(InfoList& list, const char* key, InfoList& items) {
   array.size = 0;
 }
 
+// Where a local rank runs, as mpirun 4.1.4's orted registers it for each rank of its node
+// (measured: docs/placement.md): PMIX_CPUSET, the CPUs it was bound to as a list ("0",
+// "0-1"), and PMIX_LOCALITY_STRING, libpmix's name of the objects holding them
+// ("SK0:L30:L20:L10:CR0:HT0:NM0"); an unbound rank has no PMIX_CPUSET and a locality string
+// without a string (left out when no rank here is bound and the maps alone describe the job:
+// Open MPI reads the two the same way). Open MPI 4.1's MPI_Init compares its own locality string
+// with each local peer's to learn which of them share its socket, NUMA node, caches or core: its
+// MPI_Comm_split_type by OMPI_COMM_TYPE_SOCKET and the like, and its collective and
+// shared-memory choices, depend on it. Ranks on other nodes get neither, as under mpirun.
+struct RankLocality {
+  std::string cpuset;    // empty: unbound
+  std::string locality;  // empty: unbound, or libpmix could not name the objects
+};
+
+RankLocality rank_locality(const std::string& cpus) {
+  RankLocality out;
+  if (cpus.empty()) return out;
+  hwloc_bitmap_t bitmap = hwloc_bitmap_alloc();
+  if (bitmap == nullptr) return out;
+  // The list is the launcher's own (common/placement.hpp), in the kernel's form.
+  if (hwloc_bitmap_list_sscanf(bitmap, cpus.c_str()) == 0 && !hwloc_bitmap_iszero(bitmap)) {
+    char* text = nullptr;
+    if (hwloc_bitmap_list_asprintf(&text, bitmap) >= 0 && text != nullptr) out.cpuset = text;
+    std::free(text);
+    pmix_cpuset_t cpuset;
+    PMIX_CPUSET_CONSTRUCT(&cpuset);
+    cpuset.source = const_cast<char*>("hwloc");
+    cpuset.bitmap = bitmap;
+    char* locality = nullptr;
+    if (PMIx_server_generate_locality_string(&cpuset, &locality) == PMIX_SUCCESS &&
+        locality != nullptr)
+      out.locality = locality;
+    std::free(locality);
+  }
+  hwloc_bitmap_free(bitmap);
+  return out;
+}
+
+void add_locality(InfoList& items, const RankLocality& where) {
+  if (!where.cpuset.empty()) items.add_string(PMIX_CPUSET, where.cpuset);
+  if (!where.locality.empty())
+    items.add_string(PMIX_LOCALITY_STRING, where.locality);
+  else
+    items.add_null_string(PMIX_LOCALITY_STRING);
+}
+
 // The application contexts, as Open MPI's runtime registers them: per context its number,
 // size and first rank (PMIX_APP_INFO_ARRAY), and, with more than one context, each rank's
 // context and rank within it (PMIX_PROC_DATA): Open MPI 4.1 reads MPI_APPNUM as its own
@@ -467,7 +523,8 @@ void add_info_array(InfoList& list, const char* key, InfoList& items) {
 // them from the maps only for ranks without such data ("getting local rank failed"). The same
 // per-rank data names each rank's node when the maps leave nodes of the job out
 // (NamespaceValues::node_of_rank).
-void add_app_info(InfoList& info, const NamespaceValues& v) {
+void add_app_info(InfoList& info, const NamespaceValues& v,
+                  const std::map<std::uint32_t, RankLocality>& here) {
   std::uint32_t first = 0;
   for (std::size_t app = 0; app < v.app_sizes.size(); ++app) {
     InfoList items;
@@ -496,6 +553,7 @@ void add_app_info(InfoList& info, const NamespaceValues& v) {
       items.add(PMIX_NODE_RANK, local, PMIX_UINT16);
       items.add(PMIX_NODEID, node, PMIX_UINT32);
       items.add_string(PMIX_HOSTNAME, v.node_names.at(node));
+      if (const auto it = here.find(rank); it != here.end()) add_locality(items, it->second);
       add_info_array(info, PMIX_PROC_DATA, items);
     }
     first += v.app_sizes[app];
@@ -530,7 +588,10 @@ Status PmixHost::register_namespace(
   const auto num_apps = static_cast<std::uint32_t>(std::max<std::size_t>(1, v.app_sizes.size()));
   info.add(PMIX_JOB_NUM_APPS, num_apps, PMIX_UINT32);
   info.add(PMIX_APPNUM, zero, PMIX_UINT32);
-  add_app_info(info, v);
+  std::map<std::uint32_t, RankLocality> local;
+  for (std::size_t i = 0; i < v.local_ranks.size(); ++i)
+    local[v.local_ranks[i]] = rank_locality(i < v.local_cpus.size() ? v.local_cpus[i] : "");
+  add_app_info(info, v, local);
   const bool no = false, yes = true;
   info.add(PMIX_SPAWNED, parent ? yes : no, PMIX_BOOL);
   if (parent) {
@@ -553,10 +614,11 @@ Status PmixHost::register_namespace(
     const pmix_rank_t leader = v.local_ranks.front();
     info.add(PMIX_LOCALLDR, leader, PMIX_PROC_RANK);
   }
-  // No per-rank PMIX_PROC_DATA: libpmix derives every rank's hostname, local and node rank
-  // from the two maps, and its clients get the same answers as with the list (the e2e suite
-  // asks for every peer's). The list cost every server, and every client of the hash store,
-  // six more keys to store or unpack per rank of the job.
+  // Per-rank PMIX_PROC_DATA only where needed (add_app_info: several contexts, nodes left out
+  // of the maps, bound ranks here): otherwise libpmix derives every rank's hostname, local and
+  // node rank from the two maps, and its clients get the same answers as with the list (the
+  // e2e suite asks for every peer's). The list costs every server, and every client of the
+  // hash store, six more keys to store or unpack per rank of the job.
   rc = PMIx_server_register_nspace(nspace.c_str(), static_cast<int>(v.local_ranks.size()),
                                    info.data(), info.size(), nullptr, nullptr);
   if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED)

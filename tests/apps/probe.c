@@ -3,7 +3,9 @@
  * PROBE_OUT is set): world size and rank, MPI_APPNUM, MPI_UNIVERSE_SIZE, its host and the lowest
  * world rank sharing its node (MPI_COMM_TYPE_SHARED), the bytes of stdin it received and their
  * FNV-1a checksum, what its descriptors 0-2 are (pipe, pty, devnull, ...), its arguments,
- * working directory, CPU affinity and a set of environment variables (a fixed list plus the
+ * working directory, CPU affinity, how many ranks share its NUMA node, socket, L3 and L2 cache
+ * and core as Open MPI sees them (MPI_Comm_split_type with OMPI_COMM_TYPE_*: from the locality
+ * the launcher's PMIx server gave it) and a set of environment variables (a fixed list plus the
  * comma-separated names in PROBE_ENV). It prints one line to stdout and one to stderr, and
  * exits with $PROBE_EXIT_CODE when its rank is $PROBE_EXIT_RANK (likewise MPI_Abort with
  * PROBE_ABORT_RANK/CODE, a signal with PROBE_SIGNAL_RANK/PROBE_SIGNAL). */
@@ -112,6 +114,20 @@ int main(int argc, char** argv) {
   MPI_Comm_free(&node);
   MPI_Allreduce(&rank, &rank_sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 
+  /* Open MPI's own split types: ranks it knows to share the object (PMIX_LOCALITY_STRING). */
+  const int split_types[] = {OMPI_COMM_TYPE_NUMA, OMPI_COMM_TYPE_SOCKET, OMPI_COMM_TYPE_L3CACHE,
+                             OMPI_COMM_TYPE_L2CACHE, OMPI_COMM_TYPE_CORE};
+  const char* const split_names[] = {"numa", "socket", "l3cache", "l2cache", "core"};
+  int split_sizes[5] = {0, 0, 0, 0, 0};
+  for (int i = 0; i < 5; ++i) {
+    MPI_Comm shared;
+    MPI_Comm_split_type(MPI_COMM_WORLD, split_types[i], 0, MPI_INFO_NULL, &shared);
+    if (shared != MPI_COMM_NULL) {
+      MPI_Comm_size(shared, &split_sizes[i]);
+      MPI_Comm_free(&shared);
+    }
+  }
+
   /* Before anything is read or written: what the launcher made of descriptors 0-2. */
   const char* kinds[3] = {fd_kind(0), fd_kind(1), fd_kind(2)};
 
@@ -141,6 +157,7 @@ int main(int argc, char** argv) {
     fprintf(out, "size=%d\nrank=%d\nappnum=%s\nuniverse=%s\n", size, rank, appnum, universe);
     fprintf(out, "host=%s\nnode_leader=%d\nlocal_size=%d\n", host, node_leader, local_size);
     fprintf(out, "allreduce=%s\n", rank_sum == size * (size - 1) / 2 ? "ok" : "wrong");
+    for (int i = 0; i < 5; ++i) fprintf(out, "sharing.%s=%d\n", split_names[i], split_sizes[i]);
     fprintf(out, "stdin_bytes=%lld\nstdin_fnv=%016llx\n", bytes, (unsigned long long)sum);
     fprintf(out, "fd0=%s\nfd1=%s\nfd2=%s\n", kinds[0], kinds[1], kinds[2]);
     fprintf(out, "argc=%d\n", argc);

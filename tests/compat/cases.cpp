@@ -650,6 +650,7 @@ const std::map<std::string, std::string>& known_key_differences() {
   static const std::map<std::string, std::string> keys = {
       {"cpus", kBinding},
       {"env.OMPI_MCA_orte_bound_at_launch", kBinding},
+      {kSharingOfBinding, kBinding},
       {"universe", kUniverse},
       {"env.OMPI_UNIVERSE_SIZE", kUniverse},
   };

@@ -183,13 +183,23 @@ std::vector<Difference> differences(const Side& mpirun, const Side& mpilaunch, u
       std::set<std::string> keys;
       for (const auto& [k, v] : a->second) keys.insert(k);
       for (const auto& [k, v] : b->second) keys.insert(k);
+      const auto value = [](const std::map<std::string, std::string>& report,
+                            const std::string& k) {
+        auto v = report.find(k);
+        return v == report.end() ? std::string("(absent)") : quoted(v->second);
+      };
+      // Which ranks share an object follows from the binding: where the rank is bound
+      // differently, a sharing.* difference is that one's (kSharingOfBinding).
+      const bool binding_differs = value(a->second, "cpus") != value(b->second, "cpus") ||
+                                   value(a->second, "env.OMPI_MCA_orte_bound_at_launch") !=
+                                       value(b->second, "env.OMPI_MCA_orte_bound_at_launch");
       for (const std::string& k : keys) {
-        auto va = a->second.find(k);
-        auto vb = b->second.find(k);
-        const std::string sa = va == a->second.end() ? "(absent)" : quoted(va->second);
-        const std::string sb = vb == b->second.end() ? "(absent)" : quoted(vb->second);
-        if (sa != sb)
-          diffs.push_back({Report, k, who + " " + k + ": mpirun " + sa + ", mpilaunch " + sb});
+        const std::string sa = value(a->second, k);
+        const std::string sb = value(b->second, k);
+        if (sa == sb) continue;
+        const std::string key =
+            binding_differs && k.starts_with("sharing.") ? kSharingOfBinding : k;
+        diffs.push_back({Report, key, who + " " + k + ": mpirun " + sa + ", mpilaunch " + sb});
       }
     }
   }

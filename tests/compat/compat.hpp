@@ -58,6 +58,10 @@ const std::vector<Case>& cases();
 /// item that owns it: a difference there is pending wherever it shows.
 const std::map<std::string, std::string>& known_key_differences();
 
+/// The key of a difference in the ranks sharing an object (the probe's sharing.* sizes) of a
+/// rank whose binding differs too: it follows from that one.
+inline constexpr const char* kSharingOfBinding = "sharing.* (binding differs)";
+
 /// The bytes a case pipes to stdin when it wants a large, binary input: `size` deterministic
 /// pseudo-random bytes.
 std::string binary_input(std::size_t size);

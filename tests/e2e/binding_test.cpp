@@ -42,32 +42,37 @@ Seen seen(const Outcome& o) {
   return s;
 }
 
-Seen under_mpilaunch(const std::vector<std::string>& options) {
+Seen under_mpilaunch(const std::vector<std::string>& options,
+                     const std::vector<std::string>& program) {
   Job job;
   std::vector<std::string> args = options;
-  args.insert(args.end(), kReport.begin(), kReport.end());
+  args.insert(args.end(), program.begin(), program.end());
   const Outcome o = job.launch(args, Millis{120'000});
   return seen(o);
 }
 
 // `pad` bytes of padding in mpirun's environment (none when 0): see compare().
-Seen under_mpirun(const std::vector<std::string>& options, std::size_t pad = 0) {
+Seen under_mpirun(const std::vector<std::string>& options, const std::vector<std::string>& program,
+                  std::size_t pad = 0) {
   Job job;
   if (pad > 0) job.extra_env = {"MPILAUNCH_E2E_ENV_PAD=" + std::string(pad, 'x')};
   std::vector<std::string> args = {"--engine=ompi", "--events", job.events_path()};
   args.insert(args.end(), options.begin(), options.end());
-  args.insert(args.end(), kReport.begin(), kReport.end());
+  args.insert(args.end(), program.begin(), program.end());
   return seen(job.launch_plain(args, Millis{120'000}));
 }
 
-void compare(const std::vector<std::string>& options) {
+// `program` prints the lines compared (those beginning with "rank="): by default each rank's
+// CPUs and what Open MPI was told (kReport).
+void compare(const std::vector<std::string>& options,
+             const std::vector<std::string>& program = kReport) {
   const std::string line = [&] {
     std::string s;
     for (const auto& o : options) s += o + " ";
     return s;
   }();
   CAPTURE(line);
-  const Seen ours = under_mpilaunch(options);
+  const Seen ours = under_mpilaunch(options, program);
   // mpirun 4.1.4 itself may die of SIGSEGV in opal_finalize (hwloc_bitmap_free) with --mca
   // rmaps seq. Measured here: it follows the exact environment, not one variable (with one
   // environment, adding any variable crashed it 5 times of 5 while removing any one of its 37
@@ -75,12 +80,12 @@ void compare(const std::vector<std::string>& options) {
   // gdb); the Debian package build's environment crashed it every time. So the reference is run
   // again with padding of other sizes in its environment, to move it off that layout;
   // mpilaunch's run is never repeated.
-  Seen theirs = under_mpirun(options);
+  Seen theirs = under_mpirun(options, program);
   for (const std::size_t pad : {16, 150, 1000}) {
     if (theirs.status <= 128) break;
     MESSAGE("mpirun itself failed with status ", theirs.status, "; running it again with ", pad,
             " bytes more environment:\n", theirs.text);
-    theirs = under_mpirun(options, pad);
+    theirs = under_mpirun(options, program, pad);
   }
   if (theirs.status > 128) {
     // Not seen since the padding: there would be nothing to compare with.
@@ -241,4 +246,26 @@ TEST_CASE("binding: --display-map prints mpirun's table, the events file has eve
   CHECK_MESSAGE(o.out.find("rank=0 cpus=" + cpus + " ") != std::string::npos, o.out);
 }
 
+// What PMIx tells each rank about where it and its peers run (PMIX_CPUSET and
+// PMIX_LOCALITY_STRING, from which Open MPI 4.1 computes which local peers share its socket,
+// caches or core): mpirun 4.1.4's orted registers them for the ranks of its node, bound or not.
+TEST_CASE("binding: ranks see the CPU sets and locality mpirun 4.1.4 registers") {
+  if (MPILAUNCH_E2E_OMPI_MAJOR >= 5) {
+    MESSAGE("mpirun here is Open MPI 5, not the 4.1 specification: comparison skipped");
+    return;
+  }
+  const std::vector<std::string> locality = {app("locality")};
+  compare({"-n", "1"}, locality);
+  compare({"-n", "2", "--oversubscribe", "--bind-to", "socket"}, locality);
+  // Unbound ranks: mpirun registers a locality string without a string, mpilaunch none where no
+  // rank of the node is bound (docs/placement.md); Open MPI reads both the same way.
+  const std::vector<std::string> unbound = {app("locality"), "--null-as-absent"};
+  compare({"-n", "1", "--bind-to", "none"}, unbound);
+  compare({"-n", "3", "--oversubscribe"}, unbound);
+  if (std::thread::hardware_concurrency() >= 2) {
+    compare({"-n", "2"}, locality);
+    compare({"-n", "2", "--cpu-list", "1"}, locality);
+    compare({"-n", "1", "--map-by", "slot:PE=2"}, locality);
+  }
+}
 }  // namespace mpilaunch::e2e

@@ -41,6 +41,25 @@ TEST_CASE("namespace values of ranks mapped by node") {
   CHECK(v->hostname == "a");
 }
 
+// Each local rank's CPUs become its PMIX_CPUSET and PMIX_LOCALITY_STRING (pmix_host.cpp); a
+// node given fewer lists than ranks leaves the others unbound.
+TEST_CASE("namespace values carry each local rank's CPUs") {
+  const auto v =
+      namespace_values(spec({{"a", {0, 1}, 2, {"0", "1"}}, {"b", {2, 3}, 2, {"0-1"}}}), 1);
+  REQUIRE(v.has_value());
+  CHECK(v->local_cpus == std::vector<std::string>{"0-1", ""});
+  const auto first = namespace_values(spec({{"a", {0, 1}, 2, {"0", "1"}}, {"b", {2, 3}}}), 0);
+  REQUIRE(first.has_value());
+  CHECK(first->local_cpus == std::vector<std::string>{"0", "1"});
+  // Bound ranks here get per-rank data, and with it every rank's node (libpmix then derives
+  // none from the maps); unbound ranks need none.
+  CHECK(first->node_of_rank == std::vector<std::uint32_t>{0, 0, 1, 1});
+  CHECK(first->local_rank_of_rank == std::vector<std::uint32_t>{0, 1, 0, 1});
+  const auto unbound = namespace_values(spec({{"a", {0, 1}}, {"b", {2, 3}, 2, {"0", "1"}}}), 0);
+  REQUIRE(unbound.has_value());
+  CHECK(unbound->node_of_rank.empty());
+}
+
 TEST_CASE("a spec with holes, duplicates or a foreign node index is refused") {
   CHECK(namespace_values(spec({{"n1", {0, 2}}}), 0).error().kind == ErrorKind::MalformedFrame);
   CHECK(namespace_values(spec({{"n1", {0, 0}}}), 0).error().kind == ErrorKind::MalformedFrame);

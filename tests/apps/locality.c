@@ -1,0 +1,63 @@
+/* locality: where PMIx says each rank of the job runs, as Open MPI's MPI_Init asks it. A bare
+ * PMIx client: after PMIx_Init, one line per rank of the job,
+ *   rank=R peer=P cpuset=LIST locality=STRING
+ * with the PMIX_CPUSET and PMIX_LOCALITY_STRING that PMIx_Get returns for rank P ("-" where the
+ * get fails, "null" for a string value without a string, as mpirun's orted registers an
+ * unbound rank's locality). Open MPI 4.1 compares its own locality string with each local
+ * peer's to learn which peers share its socket, NUMA node, caches and core. The e2e suite
+ * compares these lines under mpilaunch and under mpirun 4.1.4. With the argument
+ * --null-as-absent a string value without a string prints "-" too: Open MPI reads the two the
+ * same way, and mpilaunch leaves the value out where no rank of the node is bound. */
+#include <pmix.h>
+#include <stdio.h>
+#include <string.h>
+
+static int null_as_absent = 0;
+
+static void print_string(const pmix_proc_t* proc, const char* label, const char* key) {
+  pmix_value_t* v = NULL;
+  pmix_info_t optional;
+  bool yes = true;
+  /* Only what the rank's server holds: never a request to another node. */
+  PMIX_INFO_LOAD(&optional, PMIX_OPTIONAL, &yes, PMIX_BOOL);
+  const pmix_status_t rc = PMIx_Get(proc, key, &optional, 1, &v);
+  PMIX_INFO_DESTRUCT(&optional);
+  if (rc != PMIX_SUCCESS || v == NULL)
+    printf(" %s=-", label);
+  else if (v->type != PMIX_STRING)
+    printf(" %s=type%d", label, (int)v->type);
+  else
+    printf(" %s=%s", label,
+           v->data.string != NULL ? v->data.string : (null_as_absent ? "-" : "null"));
+  if (v != NULL) PMIX_VALUE_RELEASE(v);
+}
+
+int main(int argc, char** argv) {
+  null_as_absent = argc > 1 && strcmp(argv[1], "--null-as-absent") == 0;
+  pmix_proc_t me;
+  pmix_status_t rc = PMIx_Init(&me, NULL, 0);
+  if (rc != PMIX_SUCCESS) {
+    fprintf(stderr, "locality: PMIx_Init: %s\n", PMIx_Error_string(rc));
+    return 1;
+  }
+  pmix_proc_t job;
+  PMIX_LOAD_PROCID(&job, me.nspace, PMIX_RANK_WILDCARD);
+  pmix_value_t* size = NULL;
+  rc = PMIx_Get(&job, PMIX_JOB_SIZE, NULL, 0, &size);
+  if (rc != PMIX_SUCCESS || size == NULL) {
+    fprintf(stderr, "locality: job size: %s\n", PMIx_Error_string(rc));
+    return 2;
+  }
+  for (uint32_t r = 0; r < size->data.uint32; ++r) {
+    pmix_proc_t peer;
+    PMIX_LOAD_PROCID(&peer, me.nspace, r);
+    printf("rank=%u peer=%u", (unsigned)me.rank, (unsigned)r);
+    print_string(&peer, "cpuset", PMIX_CPUSET);
+    print_string(&peer, "locality", PMIX_LOCALITY_STRING);
+    printf("\n");
+  }
+  PMIX_VALUE_RELEASE(size);
+  fflush(stdout);
+  PMIx_Finalize(NULL, 0);
+  return 0;
+}
