@@ -22,7 +22,13 @@ struct OptionSpec {
   Handler apply;                        // Answer::Works only
   OptionAnswer answer = OptionAnswer::Works;
   std::string_view why = {};  // Ignored: why it has no effect; Refused: why it is refused
+  // The MCA parameter mpirun 4.1.4 gives its ranks for this option (measured: OMPI_MCA_<mca>,
+  // the value as given, "1" for a flag); empty: none. The parser records it in option_mca.
+  std::string_view mca = {};
 };
+
+/// `spec` with the MCA parameter mpirun 4.1.4 passes its ranks for it.
+OptionSpec passes(std::string_view mca, OptionSpec spec);
 
 /// A spec that stores nothing and says why (an mpirun option without effect here).
 OptionSpec ignored(std::vector<std::string_view> names, int arity, std::string_view why);

@@ -35,18 +35,21 @@ void add_fault_options(std::vector<OptionSpec>& t) {
                  o.kill_grace_seconds = s.value();
                  return {};
                }});
-  t.push_back({{"--max-restarts", "-max-restarts"}, 1, [](Options& o, const Values& v) -> Status {
-                 int n = -1;
-                 const auto [p, ec] = std::from_chars(v[0].data(), v[0].data() + v[0].size(), n);
-                 if (ec != std::errc() || p != v[0].data() + v[0].size() || n < 0)
-                   return bad_option(mpilaunch::format(
-                       "--max-restarts needs a whole number of at least 0, not '{}'", v[0]));
-                 o.max_restarts = n;
-                 return {};
-               }});
-  t.push_back({{"--enable-recovery", "-enable-recovery"}, 0, [](Options& o, const Values&) {
-                 return set_flag(o.enable_recovery);
-               }});
+  t.push_back(
+      passes("orte_max_restarts",
+             {{"--max-restarts", "-max-restarts"}, 1, [](Options& o, const Values& v) -> Status {
+                int n = -1;
+                const auto [p, ec] = std::from_chars(v[0].data(), v[0].data() + v[0].size(), n);
+                if (ec != std::errc() || p != v[0].data() + v[0].size() || n < 0)
+                  return bad_option(mpilaunch::format(
+                      "--max-restarts needs a whole number of at least 0, not '{}'", v[0]));
+                o.max_restarts = n;
+                return {};
+              }}));
+  t.push_back(passes("orte_enable_recovery",
+                     {{"--enable-recovery", "-enable-recovery"}, 0, [](Options& o, const Values&) {
+                        return set_flag(o.enable_recovery);
+                      }}));
   t.push_back({{"--restart-on"}, 1, [](Options& o, const Values& v) -> Status {
                  std::string_view rest = v[0];
                  while (!rest.empty()) {

@@ -1,5 +1,6 @@
 // Mapping, ranking and binding: every spelling mpirun(1) 4.1 has. The launcher implements
 // placement by slot or node; the rest is recognised here and refused by unsupported_options().
+// Each option's MCA parameter (passes()) reaches the ranks as under mpirun 4.1.4.
 #include "common/text_format.hpp"
 
 #include <algorithm>
@@ -44,91 +45,117 @@ void add_mapping_options(std::vector<OptionSpec>& t) {
                  o.np = n.value();
                  return {};
                }});
-  t.push_back({{"-N", "--npernode", "-npernode"}, 1, [](Options& o, const Values& v) -> Status {
-                 auto n = positive_int("-N", v[0], kMaxRanks);
-                 if (!n) return n.error();
-                 o.per_node = n.value();
-                 return {};
-               }});
-  t.push_back({{"--pernode", "-pernode"}, 0, [](Options& o, const Values&) -> Status {
-                 o.per_node = 1;
-                 return {};
-               }});
-  t.push_back({{"--npersocket", "-npersocket"}, 1, [](Options& o, const Values& v) -> Status {
-                 auto n = positive_int("--npersocket", v[0], kMaxRanks);
-                 if (!n) return n.error();
-                 o.per_socket = n.value();
-                 return {};
-               }});
-  t.push_back({{"--map-by", "-map-by"}, 1, [](Options& o, const Values& v) -> Status {
-                 return map_by(o, v[0]);
-               }});
-  t.push_back({{"--byslot", "-byslot"}, 0, [](Options& o, const Values&) -> Status {
-                 return map_by(o, "slot");
-               }});
-  t.push_back({{"--bycore", "-bycore"}, 0, [](Options& o, const Values&) -> Status {
-                 return map_by(o, "core");
-               }});
-  t.push_back({{"--bynode", "-bynode"}, 0, [](Options& o, const Values&) -> Status {
-                 return map_by(o, "node");
-               }});
-  t.push_back({{"--rank-by", "-rank-by"}, 1, [](Options& o, const Values& v) -> Status {
-                 return store(o.rank_by, v);
-               }});
-  t.push_back({{"--bind-to", "-bind-to"}, 1, [](Options& o, const Values& v) -> Status {
-                 return store(o.bind_to, v);
-               }});
-  t.push_back({{"--bind-to-core", "-bind-to-core"}, 0, [](Options& o, const Values&) -> Status {
-                 o.bind_to = "core";
-                 return {};
-               }});
-  t.push_back({{"--bind-to-socket", "-bind-to-socket"}, 0, [](Options& o, const Values&) -> Status {
-                 o.bind_to = "socket";
-                 return {};
-               }});
-  t.push_back({{"-rf", "--rankfile", "-rankfile"}, 1, [](Options& o, const Values& v) -> Status {
-                 return store(o.rankfile, v);
-               }});
+  t.push_back(
+      passes("rmaps_ppr_n_pernode",
+             {{"-N", "--npernode", "-npernode"}, 1, [](Options& o, const Values& v) -> Status {
+                auto n = positive_int("-N", v[0], kMaxRanks);
+                if (!n) return n.error();
+                o.per_node = n.value();
+                return {};
+              }}));
+  t.push_back(passes("rmaps_ppr_pernode",
+                     {{"--pernode", "-pernode"}, 0, [](Options& o, const Values&) -> Status {
+                        o.per_node = 1;
+                        return {};
+                      }}));
+  t.push_back(
+      passes("rmaps_ppr_n_persocket",
+             {{"--npersocket", "-npersocket"}, 1, [](Options& o, const Values& v) -> Status {
+                auto n = positive_int("--npersocket", v[0], kMaxRanks);
+                if (!n) return n.error();
+                o.per_socket = n.value();
+                return {};
+              }}));
+  t.push_back(passes("rmaps_base_mapping_policy",
+                     {{"--map-by", "-map-by"}, 1, [](Options& o, const Values& v) -> Status {
+                        return map_by(o, v[0]);
+                      }}));
+  t.push_back(passes("rmaps_base_byslot",
+                     {{"--byslot", "-byslot"}, 0, [](Options& o, const Values&) -> Status {
+                        return map_by(o, "slot");
+                      }}));
+  t.push_back(passes("rmaps_base_bycore",
+                     {{"--bycore", "-bycore"}, 0, [](Options& o, const Values&) -> Status {
+                        return map_by(o, "core");
+                      }}));
+  t.push_back(passes("rmaps_base_bynode",
+                     {{"--bynode", "-bynode"}, 0, [](Options& o, const Values&) -> Status {
+                        return map_by(o, "node");
+                      }}));
+  t.push_back(passes("rmaps_base_ranking_policy",
+                     {{"--rank-by", "-rank-by"}, 1, [](Options& o, const Values& v) -> Status {
+                        return store(o.rank_by, v);
+                      }}));
+  t.push_back(passes("hwloc_base_binding_policy",
+                     {{"--bind-to", "-bind-to"}, 1, [](Options& o, const Values& v) -> Status {
+                        return store(o.bind_to, v);
+                      }}));
+  t.push_back(
+      passes("hwloc_base_bind_to_core",
+             {{"--bind-to-core", "-bind-to-core"}, 0, [](Options& o, const Values&) -> Status {
+                o.bind_to = "core";
+                return {};
+              }}));
+  t.push_back(
+      passes("hwloc_base_bind_to_socket",
+             {{"--bind-to-socket", "-bind-to-socket"}, 0, [](Options& o, const Values&) -> Status {
+                o.bind_to = "socket";
+                return {};
+              }}));
+  t.push_back(passes("orte_rankfile",
+                     {{"-rf", "--rankfile", "-rankfile"},
+                      1,
+                      [](Options& o, const Values& v) -> Status { return store(o.rankfile, v); }}));
   t.push_back({{"--cpu-list", "-cpu-list"}, 1, [](Options& o, const Values& v) -> Status {
                  return store(o.cpu_list, v);
                }});
   t.push_back({{"--cpu-set", "-cpu-set"}, 1, [](Options& o, const Values& v) -> Status {
                  return store(o.cpu_set, v);
                }});
-  t.push_back({{"--cpus-per-proc", "-cpus-per-proc", "--cpus-per-rank", "-cpus-per-rank"},
-               1,
-               [](Options& o, const Values& v) -> Status { return store(o.cpus_per_proc, v); }});
-  t.push_back({{"--ppr", "-ppr"}, 1, [](Options& o, const Values& v) -> Status {
-                 return store(o.ppr, v);
-               }});
-  t.push_back({{"--use-hwthread-cpus", "-use-hwthread-cpus"}, 0, [](Options& o, const Values&) {
-                 return set_flag(o.use_hwthread_cpus);
-               }});
-  t.push_back({{"--oversubscribe", "-oversubscribe"}, 0, [](Options& o, const Values&) {
-                 return set_flag(o.oversubscribe);
-               }});
   t.push_back(
+      passes("rmaps_base_cpus_per_rank",
+             {{"--cpus-per-proc", "-cpus-per-proc", "--cpus-per-rank", "-cpus-per-rank"},
+              1,
+              [](Options& o, const Values& v) -> Status { return store(o.cpus_per_proc, v); }}));
+  t.push_back(
+      passes("rmaps_ppr_pattern", {{"--ppr", "-ppr"}, 1, [](Options& o, const Values& v) -> Status {
+                                     return store(o.ppr, v);
+                                   }}));
+  t.push_back(passes("hwloc_base_use_hwthreads_as_cpus",
+                     {{"--use-hwthread-cpus", "-use-hwthread-cpus"},
+                      0,
+                      [](Options& o, const Values&) { return set_flag(o.use_hwthread_cpus); }}));
+  t.push_back(passes("rmaps_base_oversubscribe",
+                     {{"--oversubscribe", "-oversubscribe"}, 0, [](Options& o, const Values&) {
+                        return set_flag(o.oversubscribe);
+                      }}));
+  t.push_back(passes(
+      "rmaps_base_no_oversubscribe",
       {{"--nooversubscribe", "-nooversubscribe"}, 0, [](Options& o, const Values&) -> Status {
          o.oversubscribe = false;
          return {};
-       }});
-  t.push_back({{"--nolocal", "-nolocal"}, 0, [](Options& o, const Values&) {
-                 return set_flag(o.nolocal);
-               }});
+       }}));
+  t.push_back(passes("rmaps_base_no_schedule_local",
+                     {{"--nolocal", "-nolocal"}, 0, [](Options& o, const Values&) {
+                        return set_flag(o.nolocal);
+                      }}));
   t.push_back({{"--report-bindings", "-report-bindings"}, 0, [](Options& o, const Values&) {
                  return set_flag(o.report_bindings);
                }});
-  t.push_back({{"--display-map", "-display-map"}, 0, [](Options& o, const Values&) {
-                 return set_flag(o.display_map);
-               }});
+  t.push_back(passes("rmaps_base_display_map",
+                     {{"--display-map", "-display-map"}, 0, [](Options& o, const Values&) {
+                        return set_flag(o.display_map);
+                      }}));
   t.push_back({{"--display-devel-map", "-display-devel-map", "--display-diffable-map",
                 "-display-diffable-map", "--display-topo", "-display-topo"},
                0,
                [](Options& o, const Values&) { return set_flag(o.display_devel_map); }});
-  t.push_back({{"--display-allocation", "-display-allocation", "--display-devel-allocation",
-                "-display-devel-allocation"},
-               0,
-               [](Options& o, const Values&) { return set_flag(o.display_allocation); }});
+  // mpirun 4.1.4 passes the devel spellings as orte_display_devel_alloc; one entry here.
+  t.push_back(passes("orte_display_alloc",
+                     {{"--display-allocation", "-display-allocation", "--display-devel-allocation",
+                       "-display-devel-allocation"},
+                      0,
+                      [](Options& o, const Values&) { return set_flag(o.display_allocation); }}));
 }
 
 }  // namespace mpilaunch::launcher

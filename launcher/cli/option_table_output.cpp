@@ -6,17 +6,20 @@
 namespace mpilaunch::launcher {
 
 void add_output_options(std::vector<OptionSpec>& t) {
-  t.push_back({{"--tag-output", "-tag-output"}, 0, [](Options& o, const Values&) {
-                 return set_flag(o.tag_output);
-               }});
-  t.push_back({{"--timestamp-output", "-timestamp-output"}, 0, [](Options& o, const Values&) {
-                 return set_flag(o.timestamp_output);
-               }});
   t.push_back(
+      passes("orte_tag_output", {{"--tag-output", "-tag-output"}, 0, [](Options& o, const Values&) {
+                                   return set_flag(o.tag_output);
+                                 }}));
+  t.push_back(passes("orte_timestamp_output",
+                     {{"--timestamp-output", "-timestamp-output"},
+                      0,
+                      [](Options& o, const Values&) { return set_flag(o.timestamp_output); }}));
+  t.push_back(passes(
+      "orte_output_filename",
       {{"--output-filename", "-output-filename"}, 1, [](Options& o, const Values& v) -> Status {
          o.output_filename = std::string(v[0]);
          return {};
-       }});
+       }}));
   t.push_back({{"--stdin", "-stdin"}, 1, [](Options& o, const Values& v) -> Status {
                  if (v[0] != "all" && v[0] != "none" &&
                      v[0].find_first_not_of("0123456789") != std::string_view::npos)
@@ -35,9 +38,10 @@ void add_output_options(std::vector<OptionSpec>& t) {
                  o.rank_stdout = std::string(v[0]);
                  return {};
                }});
-  t.push_back({{"-q", "--quiet", "-quiet"}, 0, [](Options& o, const Values&) {
-                 return set_flag(o.quiet);
-               }});
+  t.push_back(
+      passes("orte_execute_quiet", {{"-q", "--quiet", "-quiet"}, 0, [](Options& o, const Values&) {
+                                      return set_flag(o.quiet);
+                                    }}));
   t.push_back({{"--report-pid", "-report-pid"}, 1, [](Options& o, const Values& v) -> Status {
                  if (v[0].empty()) return bad_option("--report-pid needs '-', '+' or a file name");
                  o.report_pid = std::string(v[0]);

@@ -31,6 +31,11 @@ OptionSpec refused(std::vector<std::string_view> names, int arity, std::string_v
                     .why = why};
 }
 
+OptionSpec passes(std::string_view mca, OptionSpec spec) {
+  spec.mca = mca;
+  return spec;
+}
+
 Status set_flag(bool& flag) {
   flag = true;
   return {};
@@ -188,6 +193,11 @@ Result<std::size_t> parse_option_words(Options& o, const std::vector<std::string
       if (short_attached && std::isalpha(static_cast<unsigned char>(attached->front())) != 0)
         return unknown_option(arg, arg);
       return st.error();
+    } else if (!spec->mca.empty()) {
+      // The last one counts, as under mpirun (measured: --bind-to core --bind-to none gives
+      // the ranks none).
+      std::erase_if(o.option_mca, [&](const auto& kv) { return kv.first == spec->mca; });
+      o.option_mca.emplace_back(spec->mca, spec->arity == 0 ? "1" : values[0]);
     }
     ++i;
     if (o.help) {  // "--help TOPIC": an option, "errors" or "exit-codes"

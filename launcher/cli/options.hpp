@@ -76,6 +76,10 @@ struct Options {
   // Environment
   std::vector<std::string> exports;  // -x NAME or NAME=value
   std::vector<std::pair<std::string, std::string>> mca;
+  /// The MCA parameters mpirun 4.1.4 gives its ranks for the options given (--bind-to is
+  /// hwloc_base_binding_policy, --map-by rmaps_base_mapping_policy, ...; measured): each value
+  /// as given, the last one of a parameter only. They win over --mca's, as under mpirun.
+  std::vector<std::pair<std::string, std::string>> option_mca;
   /// --am FILE[,FILE]: Open MPI's MCA parameter files, read by each rank's Open MPI (the ranks
   /// get OMPI_MCA_mca_base_param_file_prefix), not by the launcher, as under mpirun 4.1.4.
   std::string am;

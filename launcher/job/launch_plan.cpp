@@ -489,7 +489,15 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
     app.num_procs = ranks_of_context[c];
     plan.apps.push_back(std::move(app));
   }
+  // mpirun 4.1.4 passes its ranks the MCA parameters of its own options (--bind-to core is
+  // OMPI_MCA_hwloc_base_binding_policy=core), which win over a --mca of the same name (measured).
+  auto from_option = [&](std::string_view key) {
+    return std::any_of(o.option_mca.begin(), o.option_mca.end(),
+                       [&](const auto& kv) { return kv.first == key; });
+  };
   for (const auto& [key, value] : o.mca)
+    if (!from_option(key)) plan.env.push_back(mpilaunch::format("OMPI_MCA_{}={}", key, value));
+  for (const auto& [key, value] : o.option_mca)
     plan.env.push_back(mpilaunch::format("OMPI_MCA_{}={}", key, value));
   // mpirun 4.1.4 hands the files' names to the ranks, whose Open MPI reads them (measured); a
   // --tune file's --mca reaches the ranks only that way, never as OMPI_MCA_* variables.

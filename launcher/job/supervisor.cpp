@@ -237,6 +237,11 @@ void Supervisor::spawn_ranks() {
     spec.apps.push_back({app.argv, app.env, app.wdir, static_cast<std::uint32_t>(app.num_procs)});
   spec.env = plan.env;
   spec.env.push_back(mpilaunch::format("MPILAUNCH_MAX_RESTARTS={}", config_.restart.max_restarts));
+  // --report-bindings of unbound ranks: mpirun 4.1.4 leaves the line to each rank's Open MPI,
+  // giving it OMPI_MCA_hwloc_base_report_bindings=1 only then (measured; a bound rank would
+  // print its binding a second time, in another format).
+  if (plan.placement.report_bindings && bindings_->policy == "none")
+    spec.env.emplace_back("OMPI_MCA_hwloc_base_report_bindings=1");
   {
     // Open MPI's transport default (docs/transport.md), from every agent's report.
     std::vector<std::string> chosen = plan.env;

@@ -347,6 +347,49 @@ std::vector<Case> table() {
        .args = {"-cpu-set", "0", "-n", "2", "@probe"},
        .env = {"PROBE_ENV=OMPI_MCA_hwloc_base_cpu_list,OMPI_MCA_hwloc_base_cpu_set"},
        .source = "issue 21: -cpu-set is --cpu-list under mpirun's older parameter name"});
+  // mpirun 4.1.4 passes its ranks the MCA parameters of its options (their Open MPI reads them:
+  // spawned children, MPI_T); nothing without them.
+  const std::string policy_env =
+      "PROBE_ENV=OMPI_MCA_hwloc_base_binding_policy,OMPI_MCA_rmaps_base_mapping_policy,"
+      "OMPI_MCA_rmaps_base_ranking_policy,OMPI_MCA_hwloc_base_report_bindings,"
+      "OMPI_MCA_rmaps_base_oversubscribe,OMPI_MCA_rmaps_ppr_n_pernode,"
+      "OMPI_MCA_hwloc_base_use_hwthreads_as_cpus,OMPI_MCA_orte_tag_output,"
+      "OMPI_MCA_orte_execute_quiet,OMPI_MCA_rmaps_base_no_schedule_local";
+  add({.name = "policy-env-default",
+       .args = {"-n", "2", "@probe"},
+       .env = {policy_env},
+       .source = "issue 20: no mapping/binding parameter in the ranks by default"});
+  add({.name = "policy-env-bind-to-core",
+       .args = {"--bind-to", "core", "-n", "2", "@probe"},
+       .env = {policy_env},
+       .source = "issue 20: --bind-to core reaches the ranks as hwloc_base_binding_policy"});
+  add({.name = "policy-env-map-rank-bind",
+       .args = {"--map-by", "socket", "--rank-by", "core", "--bind-to", "socket", "-n", "2",
+                "@probe"},
+       .env = {policy_env},
+       .source = "mpirun(1): --map-by socket --rank-by core --bind-to socket, passed on"});
+  add({.name = "policy-env-single-dash",
+       .args = {"-bind-to", "none", "-map-by", "node", "-n", "2", "@probe"},
+       .env = {policy_env},
+       .source = "issue 20: -bind-to none -map-by node, passed on as given"});
+  add({.name = "policy-env-mca-loses",
+       .args = {"--bind-to", "core", "--mca", "hwloc_base_binding_policy", "none", "-n", "2",
+                "@probe"},
+       .env = {policy_env},
+       .source = "mpirun 4.1.4: --bind-to wins over --mca hwloc_base_binding_policy"});
+  add({.name = "policy-env-last-wins",
+       .args = {"--bind-to", "core", "--bind-to", "none", "-n", "2", "@probe"},
+       .env = {policy_env},
+       .source = "mpirun 4.1.4: the last --bind-to counts"});
+  add({.name = "policy-env-flags",
+       .args = {"-N", "1", "--use-hwthread-cpus", "--oversubscribe", "--tag-output", "-q",
+                "@probe"},
+       .env = {policy_env},
+       .source = "mpirun(1): -N, --use-hwthread-cpus, --oversubscribe, --tag-output, -q"});
+  add({.name = "report-bindings-unbound",
+       .args = {"--report-bindings", "--bind-to", "none", "-n", "2", "@probe"},
+       .env = {policy_env},
+       .source = "mpirun(1): --report-bindings of unbound ranks (their own line)"});
   add({.name = "map-by-slot",
        .args = {"--map-by", "slot", "-np", "2", "@probe"},
        .source = "mpirun(1): --map-by slot"});
@@ -562,6 +605,15 @@ std::vector<Case> table() {
          .pending_on = Report,
          .files = {{"hf", "localhost slots=1\nnode1 slots=2\nnode2 slots=1\n"}},
          .source = "mpirun(1): -nolocal without -np, oversubscribed"});
+  vnode({.name = "vn-policy-env",
+         .args = {"-H", "node1:1,node2:1", "--map-by", "node", "--bind-to", "core", "-n", "2",
+                  "@probe"},
+         .env = {policy_env},
+         .source = "issue 20: mapping and binding parameters reach ranks on every node"});
+  vnode({.name = "vn-nolocal-policy-env",
+         .args = {"--nolocal", "-H", "localhost:1,node1:2", "-n", "2", "@probe"},
+         .env = {policy_env},
+         .source = "mpirun(1): --nolocal, passed on"});
   vnode({.name = "vn-nolocal-counted",
          .args = {"--hostfile", "hf", "-nolocal", "-n", "3", "@probe"},
          .files = {{"hf", "localhost\nnode1 slots=1\nnode2\n"}},

@@ -135,3 +135,42 @@ TEST_CASE("options: the placement options are kept as written, checked as they c
   CHECK_FALSE(unsupported_options(*elbow));  // the value is checked with the others
   CHECK(parse_options({"-bind-to", "none", "./a"}).has_value());
 }
+
+TEST_CASE("options carry the MCA parameter mpirun 4.1.4 gives its ranks, as given, last wins") {
+  using Mca = std::vector<std::pair<std::string, std::string>>;
+  struct Row {
+    std::vector<std::string> args;
+    Mca expected;
+  };
+  const std::vector<Row> rows = {
+      {{"a"}, {}},
+      {{"--bind-to", "core", "a"}, {{"hwloc_base_binding_policy", "core"}}},
+      {{"-bind-to", "CORE", "a"}, {{"hwloc_base_binding_policy", "CORE"}}},
+      {{"--bind-to", "core", "--bind-to", "none", "a"}, {{"hwloc_base_binding_policy", "none"}}},
+      {{"--map-by=ppr:1:socket:pe=1", "--rank-by", "core", "a"},
+       {{"rmaps_base_mapping_policy", "ppr:1:socket:pe=1"}, {"rmaps_base_ranking_policy", "core"}}},
+      {{"--bynode", "--bind-to-core", "a"},
+       {{"rmaps_base_bynode", "1"}, {"hwloc_base_bind_to_core", "1"}}},
+      {{"-N", "2", "--pernode", "--npersocket", "1", "a"},
+       {{"rmaps_ppr_n_pernode", "2"}, {"rmaps_ppr_pernode", "1"}, {"rmaps_ppr_n_persocket", "1"}}},
+      {{"--cpus-per-rank", "1", "--use-hwthread-cpus", "-oversubscribe", "a"},
+       {{"rmaps_base_cpus_per_rank", "1"},
+        {"hwloc_base_use_hwthreads_as_cpus", "1"},
+        {"rmaps_base_oversubscribe", "1"}}},
+      {{"-rf", "rf", "--display-map", "--display-devel-allocation", "a"},
+       {{"orte_rankfile", "rf"}, {"rmaps_base_display_map", "1"}, {"orte_display_alloc", "1"}}},
+      {{"--tag-output", "-q", "--output-filename", "out", "--max-restarts", "2", "a"},
+       {{"orte_tag_output", "1"},
+        {"orte_execute_quiet", "1"},
+        {"orte_output_filename", "out"},
+        {"orte_max_restarts", "2"}}},
+      // --report-bindings is passed only to unbound ranks (the supervisor decides); -x, -n none.
+      {{"--report-bindings", "-x", "A=1", "-n", "1", "a"}, {}},
+  };
+  for (const Row& row : rows) {
+    CAPTURE(row.args.front());
+    const auto o = parse(row.args);
+    REQUIRE(o.has_value());
+    CHECK(o->option_mca == row.expected);
+  }
+}

@@ -494,3 +494,13 @@ TEST_CASE("--am, --tune: the ranks get the file names; the tune file's --mca ste
   REQUIRE_FALSE(no.has_value());
   CHECK(no.error().kind == ErrorKind::NotEnoughSlots);
 }
+
+TEST_CASE("options' MCA parameters reach the ranks and win over --mca of the same name") {
+  const auto plan = make_plan(opts({"--mca", "hwloc_base_binding_policy", "none", "--mca", "btl",
+                                    "self", "--bind-to", "core", "--map-by", "slot", "./a"}),
+                              HostList{}, kMachine, env);
+  REQUIRE(plan.has_value());
+  CHECK(plan->env == std::vector<std::string>{"OMPI_MCA_btl=self",
+                                              "OMPI_MCA_hwloc_base_binding_policy=core",
+                                              "OMPI_MCA_rmaps_base_mapping_policy=slot"});
+}
