@@ -133,6 +133,8 @@ class Supervisor {
   void on_node_stacks(Link& link, std::uint32_t refers_to, const protocol::NodeStacks& m);
   /// Calls the pending collection's `done` with what came, the silent agents' ranks noted.
   void finish_stacks();
+  /// Names process `index` of ranks_ in `stack`: its job (1, or a spawned job's number) and rank.
+  void label_process(ProcessStack& stack, std::uint32_t index) const;
   /// The timeout of the whole job: its stacks first with --get-stack-traces.
   void on_job_timeout();
   void tear_down();

@@ -74,10 +74,20 @@ void Supervisor::on_node_stacks(Link& link, std::uint32_t refers_to,
                                 const protocol::NodeStacks& m) {
   if (!stacks_ || stacks_->waiting.erase(refers_to) == 0) return;  // late: already reported
   for (const protocol::RankStack& s : m.stacks) {
-    stacks_->stacks.push_back(
-        process_stack(static_cast<int>(s.rank), link.host.name, s.pid, s.tool, s.text, s.note));
+    ProcessStack p =
+        process_stack(static_cast<int>(s.rank), link.host.name, s.pid, s.tool, s.text, s.note);
+    label_process(p, s.rank);
+    stacks_->stacks.push_back(std::move(p));
   }
   if (stacks_->waiting.empty()) finish_stacks();
+}
+
+void Supervisor::label_process(ProcessStack& stack, std::uint32_t index) const {
+  stack.rank = static_cast<int>(index);
+  if (const ChildJobRecord* job = child_of(index)) {
+    stack.job = static_cast<int>(job->job_number);
+    stack.rank = static_cast<int>(index - job->first_index);
+  }
 }
 
 void Supervisor::finish_stacks() {
@@ -86,11 +96,12 @@ void Supervisor::finish_stacks() {
   StacksRequest request = std::move(*stacks_);
   stacks_.reset();
   for (const auto& [id, node] : request.waiting) {
-    for (const int r : config_.plan.map.ranks_on(node)) {
-      const RankStatus& s = ranks_[static_cast<std::size_t>(r)];
+    // Every process there: the initial ranks and those spawned onto the node.
+    for (const std::uint32_t index : processes_on(node)) {
+      const RankStatus& s = ranks_[index];
       if (s.phase != RankPhase::Running && s.phase != RankPhase::Spawning) continue;
       ProcessStack p;
-      p.rank = r;
+      label_process(p, index);
       p.host = config_.plan.map.node_name(node);
       p.pid = s.pid;
       p.note = mpilaunch::format("its agent did not answer within {:g} s",

@@ -53,19 +53,27 @@ std::string rank_ranges(const std::vector<int>& ranks) {
   return out;
 }
 
+std::string ranks_label(int job, const std::vector<int>& ranks) {
+  return mpilaunch::format("{}{} {}", job == 1 ? "" : mpilaunch::format("job {} ", job),
+                           ranks.size() == 1 ? "rank" : "ranks", rank_ranges(ranks));
+}
+
 std::vector<StackGroup> merge_stacks(const std::vector<ProcessStack>& stacks) {
-  std::map<std::tuple<std::vector<std::string>, std::string, std::vector<std::string>>, StackGroup>
+  std::map<std::tuple<int, std::vector<std::string>, std::string, std::vector<std::string>>,
+           StackGroup>
       by_key;
   std::vector<const ProcessStack*> in_order;
   for (const ProcessStack& p : stacks) in_order.push_back(&p);
-  std::sort(in_order.begin(), in_order.end(),
-            [](const ProcessStack* a, const ProcessStack* b) { return a->rank < b->rank; });
+  std::sort(in_order.begin(), in_order.end(), [](const ProcessStack* a, const ProcessStack* b) {
+    return std::tie(a->job, a->rank) < std::tie(b->job, b->rank);
+  });
   for (const ProcessStack* p : in_order) {
     std::vector<std::string> path = path_of(*p);
     std::string note = note_of(*p, path);
     if (!note.empty()) path.clear();
     std::vector<std::string> python(p->python_frames.rbegin(), p->python_frames.rend());
-    StackGroup& g = by_key[{path, note, python}];
+    StackGroup& g = by_key[{p->job, path, note, python}];
+    g.job = p->job;
     g.path = path;
     g.python_path = std::move(python);
     g.note = note;
@@ -80,7 +88,7 @@ std::vector<StackGroup> merge_stacks(const std::vector<ProcessStack>& stacks) {
   for (auto& [key, g] : by_key) groups.push_back(std::move(g));
   std::sort(groups.begin(), groups.end(), [](const StackGroup& a, const StackGroup& b) {
     if (a.ranks.size() != b.ranks.size()) return a.ranks.size() < b.ranks.size();
-    return a.ranks.front() < b.ranks.front();
+    return std::tie(a.job, a.ranks.front()) < std::tie(b.job, b.ranks.front());
   });
   return groups;
 }
@@ -93,8 +101,8 @@ std::vector<StackGroup> stragglers(const std::vector<StackGroup>& groups) {
 }
 
 std::string render_group(const StackGroup& group, bool several_hosts) {
-  std::string out = mpilaunch::format("{} {} ({})", group.ranks.size() == 1 ? "rank" : "ranks",
-                                      rank_ranges(group.ranks), group.ranks.size());
+  std::string out =
+      mpilaunch::format("{} ({})", ranks_label(group.job, group.ranks), group.ranks.size());
   if (several_hosts && group.hosts.size() <= 3) {
     out += mpilaunch::format(" on {}", fmt::join(group.hosts, ","));
   }
@@ -113,13 +121,12 @@ std::string render_stack_tree(const std::vector<ProcessStack>& stacks) {
       "ones first):\n",
       stacks.size(), stacks.size() == 1 ? "" : "s", tools_of(stacks));
   for (const StackGroup& g : groups) out += "  " + render_group(g, several_hosts) + "\n";
-  std::map<std::string, std::vector<int>> python_notes;  // why not -> the ranks
+  std::map<std::pair<std::string, int>, std::vector<int>> python_notes;  // why not, job -> ranks
   for (const ProcessStack& p : stacks)
-    if (!p.python_note.empty()) python_notes[p.python_note].push_back(p.rank);
-  for (auto& [why, ranks] : python_notes) {
+    if (!p.python_note.empty()) python_notes[{p.python_note, p.job}].push_back(p.rank);
+  for (auto& [key, ranks] : python_notes) {
     std::sort(ranks.begin(), ranks.end());
-    out += mpilaunch::format("  {} {}: {}\n", ranks.size() == 1 ? "rank" : "ranks",
-                             rank_ranges(ranks), why);
+    out += mpilaunch::format("  {}: {}\n", ranks_label(key.second, ranks), key.first);
   }
   return out;
 }
@@ -131,6 +138,7 @@ nlohmann::json stacks_to_json(const std::vector<ProcessStack>& stacks) {
                         {"ranks_text", rank_ranges(g.ranks)},
                         {"hosts", g.hosts},
                         {"path", g.path}};
+    if (g.job != 1) j["job"] = g.job;
     if (!g.note.empty()) j["note"] = g.note;
     if (g.reason != StackReason::None) j["reason"] = reason_name(g.reason);
     if (!g.python_path.empty()) j["python_path"] = g.python_path;
@@ -140,6 +148,7 @@ nlohmann::json stacks_to_json(const std::vector<ProcessStack>& stacks) {
   for (const ProcessStack& p : stacks) {
     nlohmann::json j = {
         {"rank", p.rank}, {"host", p.host}, {"pid", p.pid}, {"tool", p.tool}, {"raw", p.raw}};
+    if (p.job != 1) j["job"] = p.job;
     if (!p.note.empty()) j["note"] = p.note;
     if (p.reason != StackReason::None) j["reason"] = reason_name(p.reason);
     if (!p.python_frames.empty()) j["python_frames"] = p.python_frames;

@@ -17,6 +17,7 @@ struct StackGroup {
   std::vector<std::string> path;  // outermost first; empty when `note` says why there is none
   std::string note;
   StackReason reason = StackReason::None;  // the note's type
+  int job = 1;                             // the ranks' job (ProcessStack::job)
   std::vector<int> ranks;                  // ascending
   std::vector<std::string> hosts;          // the hosts of those ranks, each once, in rank order
   std::vector<std::string> python_path;    // Python ranks: their py-bt functions, outermost first
@@ -25,7 +26,10 @@ struct StackGroup {
 /// "0-2,4-7".
 std::string rank_ranges(const std::vector<int>& ranks);
 
-/// Groups `stacks` by call path (and Python ranks also by their Python call path): smallest
+/// "rank 3", "ranks 0-2,5"; for a spawned job "job 2 rank 0".
+std::string ranks_label(int job, const std::vector<int>& ranks);
+
+/// Groups `stacks` by job and call path (and Python ranks also by their Python call path): smallest
 /// group first, then by lowest rank.
 std::vector<StackGroup> merge_stacks(const std::vector<ProcessStack>& stacks);
 
@@ -44,7 +48,8 @@ std::string render_stack_tree(const std::vector<ProcessStack>& stacks);
 
 /// {"groups": [{"ranks", "ranks_text", "hosts", "path", "note"?, "reason"?}], "ranks": [{"rank",
 /// "host", "pid", "tool", "note"?, "reason"?, "raw"}]}: the merged tree and each rank's raw
-/// stack; "reason" is reason_name() wherever there is a note. Python ranks add "python_path" to
+/// stack; groups and ranks of a spawned job say "job" (2, 3, ...), the initial job's do not;
+/// "reason" is reason_name() wherever there is a note. Python ranks add "python_path" to
 /// their group and "python_frames" (innermost first) or "python_note" to their rank.
 nlohmann::json stacks_to_json(const std::vector<ProcessStack>& stacks);
 

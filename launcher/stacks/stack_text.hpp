@@ -29,7 +29,8 @@ std::string_view reason_name(StackReason reason);
 
 /// One rank's stack as collected on its node.
 struct ProcessStack {
-  int rank = -1;
+  int rank = -1;  // in its job
+  int job = 1;    // mpirun's job number: 1 the initial ranks, 2, 3, ... each MPI_Comm_spawn
   std::string host;
   long pid = 0;
   std::string tool;  // "gdb", "eu-stack", or empty when nothing was collected

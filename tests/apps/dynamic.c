@@ -3,6 +3,8 @@
  *   dynamic spawn N        rank 0 of the world spawns N copies of this program, which get 42
  *                          through the intercommunicator and print it, then all disconnect
  *   dynamic spawn-env N    as spawn N; each process also prints its OMPI_MCA_mpi_oversubscribe
+ *   dynamic spawn-hang     rank 0 spawns 1 copy; each side prints "ready" and waits in MPI_Recv
+ *                          for the other, for ever (stacks of spawned processes)
  *   dynamic spawn-missing  rank 0 spawns a program that does not exist
  *   dynamic spawn-dies HOW rank 0 spawns 1 copy that ends before MPI_Init: HOW is an exit
  *                          status, or "kill" (the child sends itself SIGKILL)
@@ -24,10 +26,18 @@ static void print_oversubscribe(const char* who, int rank) {
   printf("%s %d oversubscribe=%s\n", who, rank, v != NULL ? v : "unset");
 }
 
+static void wait_for_ever(MPI_Comm inter) {
+  int v;
+  printf("ready\n");
+  fflush(stdout);
+  MPI_Recv(&v, 1, MPI_INT, 0, 0, inter, MPI_STATUS_IGNORE);
+}
+
 static void child(MPI_Comm parent, int with_env) {
   int rank, size, v = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (with_env == 2) wait_for_ever(parent);
   MPI_Bcast(&v, 1, MPI_INT, 0, parent);
   printf("child %d of %d got %d\n", rank, size, v);
   if (with_env) print_oversubscribe("child", rank);
@@ -90,7 +100,10 @@ int main(int argc, char** argv) {
   MPI_Comm_get_parent(&parent);
   const char* mode = argc > 1 ? argv[1] : "spawn";
   if (parent != MPI_COMM_NULL) {
-    child(parent, argc > 2 && strcmp(argv[2], "env") == 0);
+    child(parent, argc < 3                       ? 0
+                  : strcmp(argv[2], "env") == 0  ? 1
+                  : strcmp(argv[2], "hang") == 0 ? 2
+                                                 : 0);
   } else if (strcmp(mode, "spawn") == 0 || strcmp(mode, "spawn-env") == 0) {
     int n = argc > 2 ? atoi(argv[2]) : 2, v = 42;
     MPI_Comm inter;
@@ -101,6 +114,12 @@ int main(int argc, char** argv) {
     MPI_Bcast(&v, 1, MPI_INT, rank == 0 ? MPI_ROOT : MPI_PROC_NULL, inter);
     MPI_Comm_disconnect(&inter);
     printf("parent %d spawned %d\n", rank, n);
+  } else if (strcmp(mode, "spawn-hang") == 0) {
+    MPI_Comm inter;
+    char* child_argv[] = {(char*)"child", (char*)"hang", NULL};
+    MPI_Comm_spawn(argv[0], child_argv, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
+                   MPI_ERRCODES_IGNORE);
+    wait_for_ever(inter);
   } else if (strcmp(mode, "spawn-missing") == 0) {
     MPI_Comm inter;
     MPI_Comm_spawn("./mpilaunch-no-such-program", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0,

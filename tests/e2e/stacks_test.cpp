@@ -67,6 +67,39 @@ std::optional<Json> run_deadlock(Job& job, const std::vector<std::string>& place
 
 }  // namespace
 
+// A spawned process is one of the job's: a timed-out job's stacks show it as job 2's rank 0,
+// next to the parent (both wait in MPI_Recv for the other).
+TEST_CASE("stacks: a spawned process's stack is shown as job 2's") {
+  Job job;
+  job.extra_env = {"MPILAUNCH_STACK_TOOL=eu-stack"};
+  const Outcome o = job.launch({"--oversubscribe", "-n", "1", "--timeout", "20",
+                                "--get-stack-traces", app("dynamic"), "spawn-hang"},
+                               Millis{120'000});
+  CAPTURE(o.err);
+  check_error_block(o, "timeout", 124);
+  CHECK_MESSAGE(count_of(o.out, "ready\n") == 2, o.out);
+  CHECK(o.err.find("stacks of 2 ranks (eu-stack;") != std::string::npos);
+  check_nothing_left(job, o);
+  const auto stacks = first_event(read_events(job.events_path()).events, "stacks");
+  REQUIRE(stacks.has_value());
+  REQUIRE((*stacks)["ranks"].size() == 2);
+  if (attach_denied(*stacks)) return;
+  int spawned = 0;
+  for (const Json& r : (*stacks)["ranks"])
+    if (r.value("job", 1) == 2) {
+      ++spawned;
+      CHECK(r.value("rank", -1) == 0);
+    }
+  CHECK(spawned == 1);
+  REQUIRE((*stacks)["groups"].size() == 2);
+  for (const Json& g : (*stacks)["groups"]) {
+    CHECK(g["ranks"] == Json::array({0}));
+    CHECK(g["path"].back() == "MPI_Recv");
+  }
+  CHECK(o.err.find("  job 2 rank 0 (1): main > ") != std::string::npos);
+  CHECK(o.err.find("  rank 0 (1): main > ") != std::string::npos);
+}
+
 TEST_CASE("stacks: a deadlock on virtual nodes names rank 3 in MPI_Recv, the others in a barrier") {
   Job job;
   const auto found = run_deadlock(job, {"--launcher=local", "-H", "node1:2,node2:2"}, "recv");

@@ -240,6 +240,39 @@ TEST_CASE("the merge groups equal stacks, the odd one out first, and names it") 
   CHECK(j["ranks"][0]["raw"].get<std::string>().empty());  // built from parsed threads here
 }
 
+TEST_CASE("a spawned job's processes group apart from the initial ranks and are named by job") {
+  const std::string barrier = data("gdb_barrier.txt");
+  std::vector<ProcessStack> stacks;
+  for (int r : {0, 1, 2}) stacks.push_back(rank_on(r, "n", barrier));
+  for (int r : {0, 1}) {
+    stacks.push_back(rank_on(r, "n", barrier));  // the same place, in job 2
+    stacks.back().job = 2;
+  }
+  stacks.back().python_note = "no gdb";
+  const std::vector<StackGroup> groups = merge_stacks(stacks);
+  REQUIRE(groups.size() == 2);
+  CHECK(groups[0].job == 2);
+  CHECK(groups[0].ranks == std::vector<int>{0, 1});
+  CHECK(groups[1].job == 1);
+  CHECK(groups[1].ranks == std::vector<int>{0, 1, 2});
+  CHECK(render_stack_tree(stacks) ==
+        "stacks of 5 ranks (gdb; main threads, calls into MPI shown as the MPI call, the odd "
+        "ones first):\n"
+        "  job 2 ranks 0-1 (2): main > MPI_Barrier\n"
+        "  ranks 0-2 (3): main > MPI_Barrier\n"
+        "  job 2 rank 1: no gdb\n");
+  CHECK(describe_stragglers(stacks) == "job 2 ranks 0-1 on n in main > MPI_Barrier");
+  mpilaunch::Error timeout;
+  name_stragglers(timeout, stacks);
+  CHECK(!timeout.rank.has_value());  // Error::rank names an initial rank only
+  const nlohmann::json j = stacks_to_json(stacks);
+  CHECK(j["groups"][0]["job"] == 2);
+  CHECK(!j["groups"][1].contains("job"));
+  CHECK(j["ranks"][3]["job"] == 2);
+  CHECK(!j["ranks"][0].contains("job"));
+  CHECK(ranks_label(3, {4}) == "job 3 rank 4");
+}
+
 TEST_CASE("no straggler when the largest group is not alone") {
   std::vector<ProcessStack> stacks;
   stacks.push_back(rank_on(0, "n", data("gdb_barrier.txt")));
