@@ -3,6 +3,8 @@
  *   dynamic spawn N        rank 0 of the world spawns N copies of this program, which get 42
  *                          through the intercommunicator and print it, then all disconnect
  *   dynamic spawn-env N    as spawn N; each process also prints its OMPI_MCA_mpi_oversubscribe
+ *   dynamic spawn-flaky N  as spawn N, but in the run's first attempt (MPILAUNCH_ATTEMPT=1) the
+ *                          children exit 3 before MPI_Init (restarts)
  *   dynamic spawn-hang     rank 0 spawns 1 copy; each side prints "ready" and waits in MPI_Recv
  *                          for the other, for ever (stacks of spawned processes)
  *   dynamic spawn-missing  rank 0 spawns a program that does not exist
@@ -91,6 +93,10 @@ static void accept_or_connect(int rank, int by_name) {
 int main(int argc, char** argv) {
   int rank;
   MPI_Comm parent;
+  const char* attempt = getenv("MPILAUNCH_ATTEMPT");
+  if (argc > 1 && strcmp(argv[1], "flaky-child") == 0 && attempt != NULL &&
+      strcmp(attempt, "1") == 0)
+    return 3;
   if (argc > 2 && strcmp(argv[1], "die-before-init") == 0) {
     if (strcmp(argv[2], "kill") == 0) raise(SIGKILL);
     return atoi(argv[2]);
@@ -104,10 +110,12 @@ int main(int argc, char** argv) {
                   : strcmp(argv[2], "env") == 0  ? 1
                   : strcmp(argv[2], "hang") == 0 ? 2
                                                  : 0);
-  } else if (strcmp(mode, "spawn") == 0 || strcmp(mode, "spawn-env") == 0) {
+  } else if (strcmp(mode, "spawn") == 0 || strcmp(mode, "spawn-env") == 0 ||
+             strcmp(mode, "spawn-flaky") == 0) {
     int n = argc > 2 ? atoi(argv[2]) : 2, v = 42;
     MPI_Comm inter;
-    char* child_argv[] = {(char*)"child", strcmp(mode, "spawn-env") == 0 ? "env" : NULL, NULL};
+    char* child_argv[] = {strcmp(mode, "spawn-flaky") == 0 ? "flaky-child" : "child",
+                          strcmp(mode, "spawn-env") == 0 ? "env" : NULL, NULL};
     if (child_argv[1] != NULL) print_oversubscribe("parent", rank);
     MPI_Comm_spawn(argv[0], child_argv, n, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
                    MPI_ERRCODES_IGNORE);

@@ -194,6 +194,37 @@ TEST_CASE("dynamic: a spawned process that exits 0 before MPI_Init is an error, 
   check_child_dies("0", "pmix-error", 70);
 }
 
+// --max-restarts with children: a child that dies in the first attempt fails it; the restart
+// is a new job whose spawn is job 2 again, in the new attempt's namespace, and succeeds.
+TEST_CASE("dynamic: a restart after a spawned process failed spawns it again and succeeds") {
+  Job job;
+  const Outcome o = job.launch({"--max-restarts", "1", "--oversubscribe", "-n", "1", "--tag-output",
+                                app("dynamic"), "spawn-flaky", "1"},
+                               Millis{120'000});
+  CHECK_MESSAGE(o.status() == 0, o.summary());
+  CHECK_MESSAGE(count_of(o.out, "[2,0]<stdout>:child 0 of 1 got 42\n") == 1, o.out);
+  CHECK_MESSAGE(count_of(o.out, "[1,0]<stdout>:parent 0 spawned 1\n") == 1, o.out);
+  const auto events = read_events(job.events_path()).events;
+  const auto spawns = events_named(events, "spawn");
+  REQUIRE_MESSAGE(spawns.size() == 2, o.summary());
+  for (int a = 0; a < 2; ++a) {
+    CAPTURE(a);
+    CHECK(spawns[static_cast<std::size_t>(a)].value("job", 0) == 2);
+    CHECK(spawns[static_cast<std::size_t>(a)].value("attempt", 0) == a + 1);
+    CHECK(spawns[static_cast<std::size_t>(a)]
+              .value("nspace", std::string())
+              .ends_with("-" + std::to_string(a + 1) + "-job2"));
+  }
+  const auto failed = events_named(events, "attempt-failed");
+  REQUIRE(failed.size() == 1);
+  CHECK(failed[0].value("decision", std::string()) == "restart");
+  CHECK_MESSAGE(
+      failed[0]["error"].value("detail", std::string()).find("spawned job 2") != std::string::npos,
+      failed[0].dump());
+  check_events(job, 0);
+  check_nothing_left(job, o);
+}
+
 TEST_CASE("dynamic: MPI_Comm_spawn beyond the slots runs with --oversubscribe") {
   Job job;
   const Outcome o =
