@@ -172,15 +172,20 @@ std::vector<std::string> python_run(const std::vector<StackTarget>& targets,
 
 // Appends each Python rank's py-bt text from `run` (its output cut at the markers).
 void add_python_frames(std::vector<protocol::RankStack>& out, const std::vector<std::string>& exes,
-                       const Run& run, double seconds) {
+                       const Run& run, double seconds, const std::string& host) {
   const std::map<long, std::string> texts = split_gdb_output(run.out, run.finished);
   for (std::size_t i = 0; i < out.size(); ++i) {
     if (exes[i].empty() || out[i].text.find(kPythonSection) != std::string::npos) continue;
     const auto it = texts.find(out[i].pid);
-    out[i].text += it != texts.end()
-                       ? mpilaunch::format("\n{}\n{}", kPythonSection, it->second)
-                       : mpilaunch::format("\n{}no Python frames: gdb {}\n", kPythonSectionNone,
-                                           no_answer_note(seconds));
+    if (it == texts.end()) {
+      out[i].text += mpilaunch::format("\n{}no Python frames: gdb {}\n", kPythonSectionNone,
+                                       no_answer_note(seconds));
+    } else if (python_frames_unreadable(it->second)) {
+      out[i].text += mpilaunch::format("\n{}{}\n", kPythonSectionNone,
+                                       unreadable_python_frames_note(host, exes[i]));
+    } else {
+      out[i].text += mpilaunch::format("\n{}\n{}", kPythonSection, it->second);
+    }
   }
 }
 
@@ -235,7 +240,7 @@ std::vector<protocol::RankStack> collect_now(const std::vector<StackTarget>& tar
   const std::vector<std::string> python_argv = python_run(targets, exes, host, python_notes);
   for (std::size_t i = 0; i < out.size(); ++i) out[i].text += python_notes[i];
   if (!python_argv.empty())
-    add_python_frames(out, exes, run_all({python_argv}, 1, until)[0], seconds);
+    add_python_frames(out, exes, run_all({python_argv}, 1, until)[0], seconds, host);
   return out;
 }
 

@@ -70,6 +70,18 @@ std::string no_python_frames_note(const std::string& host, bool gdb_found, std::
       exe, host);
 }
 
+bool python_frames_unreadable(std::string_view py_bt) {
+  return py_bt.find("File \"") == std::string_view::npos &&
+         py_bt.find("unable to read python frame information") != std::string_view::npos;
+}
+
+std::string unreadable_python_frames_note(const std::string& host, std::string_view exe) {
+  return mpilaunch::format(
+      "no Python frames: gdb cannot read {}'s frames on {} (optimized out in this release "
+      "build; its debug build, e.g. python3-dbg's {}d, keeps them)",
+      exe, host, exe.substr(exe.rfind('/') + 1));
+}
+
 std::vector<std::string> eu_stack_argv(const std::string& eu_stack, long pid) {
   return {eu_stack, "-p", std::to_string(pid)};
 }

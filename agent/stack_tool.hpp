@@ -41,6 +41,15 @@ std::string python_gdb_extension(std::string_view exe);
 /// Why a Python rank has no Python frames, in one line: no gdb, or no extension for `exe`.
 std::string no_python_frames_note(const std::string& host, bool gdb_found, std::string_view exe);
 
+/// Whether gdb's py-bt text shows that gdb found the interpreter but could read none of its
+/// Python frames: no `File "..."` line, and libpython's "unable to read python frame
+/// information". Python 3.13's release interpreter (Debian 13) does this: its debug symbols
+/// are installed, but _PyEval_EvalFrameDefault's frame is optimized out where it waits.
+bool python_frames_unreadable(std::string_view py_bt);
+
+/// Why such a rank has no Python frames, in one line, with what gives them.
+std::string unreadable_python_frames_note(const std::string& host, std::string_view exe);
+
 /// Why a rank has no stack when no tool is installed on `host`, with the packages to install.
 std::string no_stack_tool_note(const std::string& host);
 

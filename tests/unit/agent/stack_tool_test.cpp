@@ -55,3 +55,26 @@ TEST_CASE("the notes say what to install and how long was waited") {
   CHECK(no_answer_note(5) == "did not answer within 5 s");
   CHECK(no_answer_note(2.5) == "did not answer within 2.5 s");
 }
+
+TEST_CASE("py-bt that reads no Python frame is told apart from one that does") {
+  // gdb 16 + Python 3.13.5 (Debian 13), a release interpreter in time.sleep called from f().
+  const char* unreadable =
+      "Traceback (most recent call first):\n"
+      "  <built-in method sleep of module object at remote 0x7fd8f0680540>\n"
+      "  (unable to read python frame information)\n";
+  CHECK(python_frames_unreadable(unreadable));
+  // The same under python3.13d: the frames are there.
+  const char* readable =
+      "Traceback (most recent call first):\n"
+      "  <built-in method sleep of module object at remote 0x7f920a00b470>\n"
+      "  File \"<string>\", line 2, in f\n"
+      "  File \"<string>\", line 3, in <module>\n";
+  CHECK_FALSE(python_frames_unreadable(readable));
+  // Some frames read, one not: the frames that were read are kept.
+  CHECK_FALSE(python_frames_unreadable(std::string(readable) +
+                                       "  (unable to read python frame information)\n"));
+  CHECK_FALSE(python_frames_unreadable(""));
+  CHECK(unreadable_python_frames_note("node2", "/usr/bin/python3.13") ==
+        "no Python frames: gdb cannot read /usr/bin/python3.13's frames on node2 (optimized out "
+        "in this release build; its debug build, e.g. python3-dbg's python3.13d, keeps them)");
+}
