@@ -30,6 +30,15 @@ bool mpirun_lost_its_text(const Outcome& o) {
 }
 constexpr int kRunsWhenMpirunLosesText = 12;
 
+// prterun 5.0.7 loses a failed MPI_Init's help text itself, too: in the Debian 13 chroot,
+// without mpilaunch, 3 of 6 runs of `mpirun --mca pml nosuch -n 1 hello` printed only Open MPI's
+// "An error occurred in MPI_Init ... not able to aggregate error messages", nothing naming the
+// component. Such a run can only be MPI_Init's failure; tests repeat it as above.
+bool prterun_lost_its_text(const Outcome& o, const std::string& component) {
+  return o.err.find("An error occurred in MPI_Init") != std::string::npos &&
+         o.err.find("Component: " + component) == std::string::npos;
+}
+
 }  // namespace
 
 TEST_CASE("wrap: a successful mpirun job passes its output through and exits 0") {
@@ -116,12 +125,21 @@ TEST_CASE("wrap: launch-time failures: missing program, too few slots, unknown c
       check_events(job, 0);
       check_nothing_left(job, o);
     }
-    Job job;
-    const Outcome o = wrapped(job, {"--mca", "pml", "nosuch", "-n", "1", app("hello")});
-    check_error_block(o, "component-not-found", 78);
-    const Json error = check_job_failed(job, "component-not-found", 78);
-    CHECK(error.value("detail", "").find("nosuch") != std::string::npos);
-    check_nothing_left(job, o);
+    for (int run = 1;; ++run) {
+      Job job;
+      const Outcome o = wrapped(job, {"--mca", "pml", "nosuch", "-n", "1", app("hello")});
+      check_nothing_left(job, o);
+      if (run < kRunsWhenMpirunLosesText && prterun_lost_its_text(o, "nosuch")) {
+        // What is left is said as what it is.
+        CHECK_MESSAGE(count_of(o.err, "\n  kind:      mpi-init-failed\n") == 1, o.err);
+        CHECK(o.status() != 0);
+        continue;
+      }
+      check_error_block(o, "component-not-found", 78);
+      const Json error = check_job_failed(job, "component-not-found", 78);
+      CHECK(error.value("detail", "").find("nosuch") != std::string::npos);
+      break;
+    }
   }
 }
 
