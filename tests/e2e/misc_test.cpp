@@ -17,18 +17,31 @@ namespace mpilaunch::e2e {
 
 using namespace std::chrono_literals;
 
+// Open MPI 5 sends a failed MPI_Init's help text to its PMIx server and then ends the rank,
+// and at times the text never arrives: prterun 5.0.7 itself printed it in 3 of 6 bare runs in
+// the Debian 13 chroot (mpilaunch in 7 of 8), each rank saying "not able to aggregate error
+// messages". Such a run is repeated there, a dozen times at most, and must be mpi-init-failed;
+// Open MPI 4.1 prints the text from the rank itself, every time.
 TEST_CASE("misc: Open MPI's error text for --mca btl nosuch reaches stderr") {
-  Job job;
-  const Outcome o = job.launch({"--mca", "btl", "nosuch", "-n", "2", app("hello")});
-  CHECK_MESSAGE(o.status() != 0, o.summary());
-  const bool open_mpi_text =
-      o.err.find("A requested component was not found") != std::string::npos ||
-      o.err.find("MPI_INIT failed") != std::string::npos;
-  CHECK_MESSAGE(open_mpi_text, "Open MPI's own message is missing; stderr:\n", o.err);
-  CHECK_MESSAGE(count_of(o.err, "mpilaunch: error: ") == 1, o.err);
-  CHECK(o.out.find("hello rank") == std::string::npos);
-  check_events(job, o.status());
-  check_nothing_left(job, o);
+  for (int run = 1;; ++run) {
+    Job job;
+    const Outcome o = job.launch({"--mca", "btl", "nosuch", "-n", "2", app("hello")});
+    CHECK_MESSAGE(o.status() != 0, o.summary());
+    const bool open_mpi_text =
+        o.err.find("A requested component was not found") != std::string::npos ||
+        o.err.find("MPI_INIT failed") != std::string::npos;
+    CHECK_MESSAGE(count_of(o.err, "mpilaunch: error: ") == 1, o.err);
+    CHECK(o.out.find("hello rank") == std::string::npos);
+    check_events(job, o.status());
+    check_nothing_left(job, o);
+    if (MPILAUNCH_E2E_OMPI_MAJOR >= 5 && !open_mpi_text && run < 12 &&
+        o.err.find("not able to aggregate error messages") != std::string::npos) {
+      CHECK_MESSAGE(count_of(o.err, "\n  kind:      mpi-init-failed\n") == 1, o.err);
+      continue;
+    }
+    CHECK_MESSAGE(open_mpi_text, "Open MPI's own message is missing; stderr:\n", o.err);
+    break;
+  }
 }
 
 TEST_CASE("misc: --dry-run starts nothing and exits 0") {
