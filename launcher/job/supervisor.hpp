@@ -78,7 +78,13 @@ class Supervisor {
     std::vector<std::string> program_of_rank;
     std::string parent_nspace;  // the rank whose MPI_Comm_spawn started it
     std::uint32_t parent_rank = 0;
+    std::vector<std::vector<std::uint32_t>> pus_of_rank;  // bound PUs; empty: unbound
   };
+  /// Binds a spawn's processes as mpirun 4.1.4 does (launcher/job/spawn_binding.hpp), with
+  /// `running` processes on each node before it: fills record.pus_of_rank and spec's cpus, and
+  /// prints their --report-bindings lines.
+  void bind_children(ChildJobRecord& record, protocol::JobSpec& spec,
+                     const std::vector<int>& running);
 
   void feed(JobEvent event);
   /// A rank called MPI_Comm_spawn (supervisor_spawn.cpp): places the new job's processes,

@@ -6,6 +6,10 @@
 
 #include "common/text_format.hpp"
 
+#include <algorithm>
+#include <cstdio>
+
+#include "launcher/job/spawn_binding.hpp"
 #include "launcher/job/spawn_placement.hpp"
 #include "launcher/job/supervisor_link.hpp"
 
@@ -59,6 +63,61 @@ void Supervisor::name_child(Error& error, std::uint32_t index, bool before_conne
   error.detail = error.detail.empty() ? what : what + ": " + error.detail;
 }
 
+void Supervisor::bind_children(ChildJobRecord& record, protocol::JobSpec& spec,
+                               const std::vector<int>& running) {
+  const LaunchPlan& plan = config_.plan;
+  record.pus_of_rank.assign(record.node_of_rank.size(), {});
+  if (!bindings_) return;
+  std::vector<SpawnBindingNode> nodes(running.size());
+  for (std::size_t n = 0; n < nodes.size(); ++n) {
+    nodes[n].slots = n < plan.nodes.size() ? plan.nodes[n].slots : 0;
+    nodes[n].running = running[n];
+    if (n < links_.size() && links_[n] && n < bindings_->pus.size())
+      nodes[n].topology = &links_[n]->topology;
+  }
+  // The PUs of every bound process that still runs: the initial ranks', then earlier children's.
+  for (std::size_t n = 0; n < nodes.size() && n < bindings_->pus.size(); ++n) {
+    const std::vector<int> ranks = plan.map.ranks_on(static_cast<int>(n));
+    for (std::size_t local = 0; local < ranks.size() && local < bindings_->pus[n].size(); ++local)
+      if (ranks_[static_cast<std::size_t>(ranks[local])].phase != RankPhase::Ended &&
+          !bindings_->pus[n][local].empty())
+        nodes[n].bound.push_back(bindings_->pus[n][local]);
+  }
+  for (const ChildJobRecord& job : child_jobs_)
+    for (std::size_t r = 0; r < job.pus_of_rank.size(); ++r) {
+      const auto n = static_cast<std::size_t>(job.node_of_rank[r]);
+      if (ranks_[job.first_index + r].phase != RankPhase::Ended && !job.pus_of_rank[r].empty() &&
+          n < nodes.size())
+        nodes[n].bound.push_back(job.pus_of_rank[r]);
+    }
+  record.pus_of_rank = bind_spawned(nodes, record.node_of_rank, plan.placement.use_hwthreads);
+  std::string report;
+  for (std::size_t r = 0; r < record.pus_of_rank.size(); ++r) {
+    const std::vector<std::uint32_t>& pus = record.pus_of_rank[r];
+    if (pus.empty()) continue;
+    const auto n = static_cast<std::size_t>(record.node_of_rank[r]);
+    const Link& node_link = *links_[n];
+    protocol::NodeRanks& node = spec.nodes[n];
+    node.cpus.resize(node.ranks.size());
+    const auto local = static_cast<std::size_t>(
+        std::find(node.ranks.begin(), node.ranks.end(), static_cast<std::uint32_t>(r)) -
+        node.ranks.begin());
+    if (local < node.cpus.size()) node.cpus[local] = os_cpu_list(node_link.topology, pus);
+    // mpirun 4.1.4 reports a bound child as it reports the job's ranks (rank in its own job).
+    const std::string& name = plan.nodes[n].name;
+    const bool local_name = name == "localhost" || name.starts_with("127.") || name == "::1";
+    const std::string shown = local_name && !node_link.os_hostname.empty()
+                                  ? node_link.os_hostname.substr(0, node_link.os_hostname.find('.'))
+                                  : name;
+    report += mpilaunch::format("[{}:{:05}] {}\n", shown, node_link.agent_pid,
+                                report_binding_line(static_cast<int>(r), node_link.topology, pus));
+  }
+  if (plan.placement.report_bindings && !report.empty()) {
+    std::fwrite(report.data(), 1, report.size(), stderr);
+    std::fflush(stderr);
+  }
+}
+
 void Supervisor::on_spawn_request(Link& link, std::uint32_t id, const protocol::SpawnRequest& m) {
   const auto refuse = [&](std::int32_t status) {
     link.stream.send(protocol::SpawnReply{status, {}}, 0, id);
@@ -78,6 +137,8 @@ void Supervisor::on_spawn_request(Link& link, std::uint32_t id, const protocol::
                                  : plan.map.node_of(static_cast<int>(i));
     if (n >= 0) ++nodes[static_cast<std::size_t>(n)].used;
   }
+  std::vector<int> running;  // per node, before this spawn
+  for (const SpawnNode& node : nodes) running.push_back(node.used);
   ChildJobRecord record;
   record.job_number = static_cast<std::uint32_t>(child_jobs_.size()) + 2;
   record.nspace = mpilaunch::format("{}-job{}", spec_.nspace, record.job_number);
@@ -125,6 +186,7 @@ void Supervisor::on_spawn_request(Link& link, std::uint32_t id, const protocol::
     }
     spec.apps.push_back({app.argv, app.env, app.wdir, app.maxprocs});
   }
+  bind_children(record, spec, running);
   const auto count = static_cast<std::uint32_t>(record.node_of_rank.size());
   ranks_.resize(ranks_.size() + count, RankStatus{RankPhase::Spawning, -1});
   for (std::uint32_t r = 0; r < count; ++r) {
@@ -134,12 +196,20 @@ void Supervisor::on_spawn_request(Link& link, std::uint32_t id, const protocol::
   relay_.add_namespace(record.nspace, record.node_of_rank);
   nlohmann::json hosts = nlohmann::json::array();
   for (int n : record.node_of_rank) hosts.push_back(plan.map.node_name(n));
+  nlohmann::json cpus = nlohmann::json::array();  // per child, "" unbound
+  for (std::uint32_t r = 0; r < count; ++r) {
+    const auto n = static_cast<std::size_t>(record.node_of_rank[r]);
+    cpus.push_back(record.pus_of_rank[r].empty()
+                       ? std::string()
+                       : os_cpu_list(links_[n]->topology, record.pus_of_rank[r]));
+  }
   events_.write("spawn", {{"job", record.job_number},
                           {"nspace", record.nspace},
                           {"parent_nspace", m.nspace},
                           {"parent_rank", m.rank},
                           {"np", count},
                           {"hosts", std::move(hosts)},
+                          {"cpus", std::move(cpus)},
                           {"attempt", attempt_}});
   protocol::ChildJob child{std::move(spec), record.job_number, record.first_index, m.nspace,
                            m.rank,          m.preput};

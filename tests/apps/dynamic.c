@@ -17,7 +17,9 @@
  *   dynamic port-accept    rank 0 opens a port, sends its name to the others in MPI_COMM_WORLD,
  *                          accepts on its own; the others connect as a group
  *   dynamic name-accept    the same through MPI_Publish_name / MPI_Lookup_name */
+#define _GNU_SOURCE
 #include <mpi.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +28,22 @@
 static void print_oversubscribe(const char* who, int rank) {
   const char* v = getenv("OMPI_MCA_mpi_oversubscribe");
   printf("%s %d oversubscribe=%s\n", who, rank, v != NULL ? v : "unset");
+  /* Its affinity as a kernel CPU list ("0-1,4"), as the spawn event's cpus say it. */
+  cpu_set_t set;
+  char list[4096] = "";
+  size_t used = 0;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0)
+    for (int c = 0; c < CPU_SETSIZE; ++c) {
+      if (!CPU_ISSET(c, &set)) continue;
+      int last = c;
+      while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set)) ++last;
+      used += (size_t)snprintf(list + used, sizeof list - used, last > c ? "%s%d-%d" : "%s%d",
+                               used > 0 ? "," : "", c, last);
+      if (used >= sizeof list) break;
+      c = last;
+    }
+  printf("%s %d cpus=%s\n", who, rank, list);
 }
 
 static void wait_for_ever(MPI_Comm inter) {

@@ -3,6 +3,8 @@
 // (MPI_Publish_name, MPI_Lookup_name, MPI_Unpublish_name through the launcher, for Open MPI's
 // and MPICH's ranks) and accept/connect, on one node and across virtual nodes; spawns that
 // cannot be honoured end the job with one typed error, never a hang.
+#include <sched.h>
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -117,6 +119,68 @@ TEST_CASE("dynamic: children on an oversubscribed node get OMPI_MCA_mpi_oversubs
 
 TEST_CASE("dynamic: children within the node's slots get OMPI_MCA_mpi_oversubscribe=0") {
   check_spawn_oversubscribe({"-H", "localhost:4", "-n", "1"}, 1, "0");
+}
+
+// The binding of spawned processes, as mpirun 4.1.4 binds them (measured): its default policy
+// whatever the job's --bind-to, each on the least used core (hwthread here), the parent's
+// counting; none at all on an oversubscribed node. The spawn event's cpus are what the
+// child's affinity says.
+struct SpawnBinding {
+  std::vector<std::string> event_cpus;  // the spawn event's, per child
+  std::string parent_cpus, out;
+};
+
+SpawnBinding run_spawn_binding(const std::vector<std::string>& options, int children) {
+  Job job;
+  std::vector<std::string> argv = options;
+  argv.insert(argv.end(), {app("dynamic"), "spawn-env", std::to_string(children)});
+  const Outcome o = job.launch(argv, Millis{120'000});
+  CHECK_MESSAGE(o.status() == 0, o.summary());
+  check_nothing_left(job, o);
+  SpawnBinding b;
+  b.out = o.out;
+  const auto spawns = events_named(read_events(job.events_path()).events, "spawn");
+  REQUIRE_MESSAGE(spawns.size() == 1, o.summary());
+  for (const Json& c : spawns[0].value("cpus", Json::array())) b.event_cpus.push_back(c);
+  REQUIRE(b.event_cpus.size() == static_cast<std::size_t>(children));
+  for (const std::string& line : lines_of(o.out))
+    if (line.starts_with("parent 0 cpus=")) b.parent_cpus = line.substr(14);
+  for (int c = 0; c < children; ++c) {
+    const std::string& cpus = b.event_cpus[static_cast<std::size_t>(c)];
+    if (!cpus.empty())
+      CHECK_MESSAGE(count_of(o.out, "child " + std::to_string(c) + " cpus=" + cpus + "\n") == 1,
+                    o.out);
+  }
+  return b;
+}
+
+int usable_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+}
+
+TEST_CASE("dynamic: a spawned process is bound to a free CPU next to its bound parent") {
+  if (usable_cpus() < 2) {  // one CPU: the child would share the parent's (unbound)
+    MESSAGE("skipped: this test needs 2 CPUs");
+    return;
+  }
+  const SpawnBinding b = run_spawn_binding({"--use-hwthread-cpus", "-n", "1"}, 1);
+  CHECK_MESSAGE(!b.event_cpus[0].empty(), b.out);
+  CHECK_MESSAGE(b.event_cpus[0].find_first_of(",-") == std::string::npos, b.out);  // one CPU
+  CHECK_MESSAGE(b.event_cpus[0] != b.parent_cpus, b.out);
+}
+
+TEST_CASE("dynamic: a spawned process is bound even when the job is --bind-to none") {
+  const SpawnBinding b =
+      run_spawn_binding({"--use-hwthread-cpus", "--bind-to", "none", "-n", "1"}, 1);
+  CHECK_MESSAGE(!b.event_cpus[0].empty(), b.out);
+  CHECK_MESSAGE(b.event_cpus[0].find_first_of(",-") == std::string::npos, b.out);
+}
+
+TEST_CASE("dynamic: spawned processes on an oversubscribed node are not bound") {
+  const SpawnBinding b = run_spawn_binding({"-H", "localhost:2", "--oversubscribe", "-n", "2"}, 2);
+  CHECK(b.event_cpus == std::vector<std::string>{"", ""});
 }
 
 TEST_CASE("dynamic: MPI_Comm_spawn beyond the slots is refused with not-enough-slots") {

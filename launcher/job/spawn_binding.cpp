@@ -1,0 +1,51 @@
+#include "launcher/job/spawn_binding.hpp"
+
+#include <algorithm>
+
+namespace mpilaunch::launcher {
+
+std::vector<std::vector<std::uint32_t>> bind_spawned(const std::vector<SpawnBindingNode>& nodes,
+                                                     const std::vector<int>& node_of_rank,
+                                                     bool use_hwthreads) {
+  const std::vector<std::vector<std::uint32_t>> unbound(node_of_rank.size());
+  const HwLevel level = node_of_rank.size() <= 2
+                            ? (use_hwthreads ? HwLevel::HwThread : HwLevel::Core)
+                            : HwLevel::Numa;
+  // Per node: its objects of that level and how many processes are bound to each.
+  std::vector<std::vector<std::vector<std::uint32_t>>> objects(nodes.size());
+  std::vector<std::vector<int>> load(nodes.size());
+  std::vector<int> running(nodes.size());
+  for (std::size_t n = 0; n < nodes.size(); ++n) {
+    running[n] = nodes[n].running;
+    if (nodes[n].topology == nullptr) continue;
+    objects[n] = nodes[n].topology->objects(level);
+    load[n].assign(objects[n].size(), 0);
+    for (const std::vector<std::uint32_t>& pus : nodes[n].bound) {
+      const auto it = std::find(objects[n].begin(), objects[n].end(), pus);
+      if (it != objects[n].end()) ++load[n][static_cast<std::size_t>(it - objects[n].begin())];
+    }
+  }
+  std::vector<std::vector<std::uint32_t>> out;
+  for (const int node : node_of_rank) {
+    if (node < 0 || static_cast<std::size_t>(node) >= nodes.size()) return unbound;
+    const auto n = static_cast<std::size_t>(node);
+    if (objects[n].empty()) return unbound;
+    if (nodes[n].slots > 0 && ++running[n] > nodes[n].slots) return unbound;
+    const auto least = static_cast<std::size_t>(std::min_element(load[n].begin(), load[n].end()) -
+                                                load[n].begin());
+    // An object's CPUs: its cores, or its hwthreads with --use-hwthread-cpus.
+    const std::vector<std::uint32_t>& pus = objects[n][least];
+    std::vector<std::int32_t> cores;
+    for (const std::uint32_t pu : pus) cores.push_back(nodes[n].topology->pus[pu].core);
+    std::sort(cores.begin(), cores.end());
+    const auto cpus =
+        use_hwthreads
+            ? pus.size()
+            : static_cast<std::size_t>(std::unique(cores.begin(), cores.end()) - cores.begin());
+    if (static_cast<std::size_t>(++load[n][least]) > cpus) return unbound;
+    out.push_back(pus);
+  }
+  return out;
+}
+
+}  // namespace mpilaunch::launcher
