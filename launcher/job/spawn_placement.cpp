@@ -5,10 +5,12 @@
 #include "common/text.hpp"
 #include "common/text_format.hpp"
 
+#include "launcher/job/launch_plan.hpp"
+
 namespace mpilaunch::launcher {
 
 Result<std::vector<int>> place_spawn(std::vector<SpawnNode>& nodes, const std::string& hosts,
-                                     int count, bool oversubscribe) {
+                                     int count, bool oversubscribe, const std::string& hostname) {
   std::vector<int> candidates;
   if (trim(hosts).empty()) {
     for (std::size_t n = 0; n < nodes.size(); ++n) candidates.push_back(static_cast<int>(n));
@@ -22,8 +24,11 @@ Result<std::vector<int>> place_spawn(std::vector<SpawnNode>& nodes, const std::s
       if (const auto colon = name.find(':'); colon != std::string_view::npos)
         name = name.substr(0, colon);
       if (name.empty()) continue;
-      const auto it = std::find_if(nodes.begin(), nodes.end(),
-                                   [&](const SpawnNode& node) { return node.name == name; });
+      auto it = std::find_if(nodes.begin(), nodes.end(),
+                             [&](const SpawnNode& node) { return node.name == name; });
+      if (it == nodes.end() && is_local_name(std::string(name), hostname))
+        it = std::find_if(nodes.begin(), nodes.end(),
+                          [](const SpawnNode& node) { return node.this_machine; });
       if (it == nodes.end())
         return Error{
             .kind = ErrorKind::UnknownHost,

@@ -15,13 +15,18 @@ struct SpawnNode {
   std::string name;
   int slots = 0;  // 0: unknown (counts as 1)
   int used = 0;   // processes of the run that are still there
+  /// The node is this machine (launch_plan.hpp's is_local_name): the info key "host" may also
+  /// name it localhost, 127.0.0.1, ::1 or the machine's hostname, as under mpirun 4.1.4.
+  bool this_machine = false;
 };
 
 /// Places `count` processes: the node index of each, in rank order; `nodes[i].used` grows by
 /// what went there. `hosts` is the info key "host" (comma-separated node names, "name:N" taken
-/// as name) or empty for every node. Errors: UnknownHost (a name that is not a node of the
-/// job), NotEnoughSlots (no --oversubscribe and too few free slots; nothing is placed then).
+/// as name) or empty for every node; `hostname` is this machine's. Errors: UnknownHost (a name that
+/// is not a node of the job), NotEnoughSlots (no --oversubscribe and too few free slots; nothing is
+/// placed then).
 Result<std::vector<int>> place_spawn(std::vector<SpawnNode>& nodes, const std::string& hosts,
-                                     int count, bool oversubscribe);
+                                     int count, bool oversubscribe,
+                                     const std::string& hostname = {});
 
 }  // namespace mpilaunch::launcher

@@ -72,7 +72,8 @@ void Supervisor::bind_children(ChildJobRecord& record, protocol::JobSpec& spec,
   for (std::size_t n = 0; n < nodes.size(); ++n) {
     nodes[n].slots = n < plan.nodes.size() ? plan.nodes[n].slots : 0;
     nodes[n].running = running[n];
-    if (n < links_.size() && links_[n] && n < bindings_->pus.size())
+    // Every agent's node, also one without initial ranks (nothing bound there yet).
+    if (n < links_.size() && links_[n] && !links_[n]->topology.pus.empty())
       nodes[n].topology = &links_[n]->topology;
   }
   // The PUs of every bound process that still runs: the initial ranks', then earlier children's.
@@ -137,6 +138,7 @@ void Supervisor::on_spawn_request(Link& link, std::uint32_t id, const protocol::
                                  : plan.map.node_of(static_cast<int>(i));
     if (n >= 0) ++nodes[static_cast<std::size_t>(n)].used;
   }
+  for (SpawnNode& node : nodes) node.this_machine = is_local_name(node.name, plan.hostname);
   std::vector<int> running;  // per node, before this spawn
   for (const SpawnNode& node : nodes) running.push_back(node.used);
   ChildJobRecord record;
@@ -157,8 +159,8 @@ void Supervisor::on_spawn_request(Link& link, std::uint32_t id, const protocol::
     node.cpus.clear();
   }
   for (const protocol::SpawnApp& app : m.apps) {
-    auto placed =
-        place_spawn(nodes, app.host, static_cast<int>(app.maxprocs), plan.request.oversubscribe);
+    auto placed = place_spawn(nodes, app.host, static_cast<int>(app.maxprocs),
+                              plan.request.oversubscribe, plan.hostname);
     if (!placed || app.argv.empty() || !app.hostfile.empty() || !app.add_host.empty()) {
       Error e = placed
                     ? Error{.kind = ErrorKind::BadOption,

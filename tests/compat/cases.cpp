@@ -35,7 +35,7 @@ constexpr const char* kPrefixRemote =
     "deliberate: --prefix on remote nodes (docs/mpirun-compat.md)";
 
 // An mpi4py.futures program: argv[1] workers (default: mpi4py's choice), argv[2] pools one
-// after the other (default 1).
+// after the other (default 1), argv[3] the spawn's info key host (default none).
 constexpr const char* kMpi4pyPool = R"(import sys
 from mpi4py import MPI
 from mpi4py.futures import MPIPoolExecutor
@@ -49,6 +49,8 @@ def where(_):
 
 if __name__ == "__main__":
     kw = {"max_workers": int(sys.argv[1])} if len(sys.argv) > 1 else {}
+    if len(sys.argv) > 3:
+        kw["mpi_info"] = {"host": sys.argv[3]}
     for batch in range(int(sys.argv[2]) if len(sys.argv) > 2 else 1):
         with MPIPoolExecutor(**kw) as pool:
             print("batch", batch, "squares", sum(pool.map(pow, range(100), [2] * 100)))
@@ -486,6 +488,11 @@ std::vector<Case> table() {
        .checks = Stdout | Stderr,
        .files = pool,
        .source = "mpi4py docs: a pool per task batch, more workers than cores"});
+  add({.name = "mpi4py-futures-spawn-localhost",
+       .args = {"--oversubscribe", "-n", "1", "/usr/bin/python3", "pool.py", "1", "1", "localhost"},
+       .checks = Stdout | Stderr,
+       .files = pool,
+       .source = "mpi4py docs: MPIPoolExecutor(mpi_info={'host': 'localhost'})"});
   add({.name = "mpi4py-futures-static",
        .args = {"-H", "localhost:3", "-n", "3", "/usr/bin/python3", "-m", "mpi4py.futures",
                 "pool.py"},

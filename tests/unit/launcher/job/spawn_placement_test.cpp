@@ -44,6 +44,21 @@ TEST_CASE("spawn placement: a host that is not a node of the job") {
   CHECK(placed.error().host == "zz");
 }
 
+TEST_CASE("spawn placement: localhost, 127.0.0.1 and the hostname name this machine's node") {
+  for (const char* alias : {"localhost", "127.0.0.1", "vm", "vm.example.org", "localhost:1"}) {
+    CAPTURE(alias);
+    std::vector<SpawnNode> nodes{{"a", 2, 0, false}, {"vm", 2, 0, true}};
+    const auto placed = place_spawn(nodes, alias, 1, false, "vm");
+    REQUIRE(placed);
+    CHECK(placed.value() == std::vector<int>{1});
+  }
+  // Virtual nodes are not this machine by name: localhost names none of them.
+  std::vector<SpawnNode> nodes{{"dyn1", 2, 0, false}, {"dyn2", 2, 0, false}};
+  const auto placed = place_spawn(nodes, "localhost", 1, false, "vm");
+  REQUIRE(!placed);
+  CHECK(placed.error().kind == ErrorKind::UnknownHost);
+}
+
 TEST_CASE("spawn placement: unknown slots count as one") {
   std::vector<SpawnNode> nodes{{"a", 0, 0}};
   CHECK(place_spawn(nodes, "", 1, false));
