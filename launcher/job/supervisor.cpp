@@ -1,22 +1,17 @@
 #include "launcher/job/supervisor.hpp"
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <filesystem>
 #include <random>
 
 #include "common/text_format.hpp"
 
 #include "common/error_catalog.hpp"
 #include "common/error_json.hpp"
-#include "common/exit_codes.hpp"
 #include "launcher/job/supervisor_link.hpp"
 #include "launcher/job/teardown_deadline.hpp"
 #include "launcher/job/transport_default.hpp"
@@ -26,32 +21,10 @@ namespace mpilaunch::launcher {
 namespace {
 
 constexpr std::int32_t kPmixErrLostConnection = -61;  // PMIX_ERR_LOST_CONNECTION
-constexpr auto kShutdownGrace = std::chrono::seconds(5);
-// How long after the SIGKILL an agent has to report its ranks' ends before its link is closed:
-// a live agent reaps a SIGKILLed rank at once; under load, and under sanitizers, a few seconds.
-constexpr auto kTeardownAnswer = std::chrono::seconds(5);
 
 std::chrono::steady_clock::duration seconds(double s) {
   return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
       std::chrono::duration<double>(s));
-}
-
-// Replaces `path` in one step, so readers never see a half-written status; a write that fails
-// (a full file system) leaves the previous file in place. Returns the errno of the failure, 0.
-int write_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  std::FILE* f = std::fopen(tmp.c_str(), "we");
-  if (f == nullptr) return errno;
-  errno = 0;
-  // No fsync: the file is rewritten on every rank's end, and a full disk fails the write or
-  // the close already (tmpfs, ext4's delayed allocation reserves space at write()).
-  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0;
-  int err = errno;
-  if (std::fclose(f) != 0 && ok) ok = false, err = errno;
-  if (ok && std::rename(tmp.c_str(), path.c_str()) == 0) return 0;
-  if (ok) err = errno;
-  std::remove(tmp.c_str());
-  return err != 0 ? err : EIO;
 }
 
 }  // namespace
@@ -639,176 +612,6 @@ void Supervisor::start_backoff() {
   backoff_timer_.expires_at(next_start_);
   backoff_timer_.async_wait([this](const boost::system::error_code& ec) {
     if (!ec) feed(JobEvent::BackoffElapsed);
-  });
-}
-
-void Supervisor::update_status() {
-  if (config_.status_file.empty()) return;
-  status_.updated = rfc3339_now();
-  const int err = write_atomically(config_.status_file, to_json(status_).dump(2) + "\n");
-  if (err == 0 || status_write_failed_) return;
-  status_write_failed_ = true;  // said once; later updates still try
-  std::fprintf(stderr,
-               "mpilaunch: warning: --status %s: %s; the file keeps its last complete state\n",
-               config_.status_file.c_str(), std::strerror(err));
-}
-
-void Supervisor::finish() {
-  finishing_ = true;
-  if (stdin_) stdin_->stop();
-  output_.release();
-  kill_timer_.cancel();
-  teardown_timer_.cancel();
-  start_timer_.cancel();
-  backoff_timer_.cancel();
-  wireup_timer_.cancel();
-  adopt_output_error();  // output lost while the ranks ran fails a job that otherwise succeeded
-  if (error_) {
-    status_.move_to(JobPhase::Failed, std::string(kind_name(error_->kind)), message(*error_),
-                    rfc3339_now());
-  } else {
-    status_.move_to(JobPhase::Succeeded, "AllRanksSucceeded", "every rank exited 0", rfc3339_now());
-  }
-  update_status();
-  // An agent that never said hello (silent, still starting, a fake at --agent-path) cannot
-  // take a Shutdown: its link is closed now, which ends it (EOF on its stdin; a local one is
-  // killed). on_link_closed() completes the job once every link is closed.
-  std::vector<Link*> silent;
-  bool any_open = false;
-  for (const auto& link : links_)
-    if (link && !link->closed) {
-      if (!link->ready) {
-        silent.push_back(link.get());
-        continue;
-      }
-      link->stream.send(protocol::Shutdown{});
-      any_open = true;
-    }
-  if (any_open) {
-    shutdown_timer_.expires_after(kShutdownGrace);
-    shutdown_timer_.async_wait([this](const boost::system::error_code& ec) {
-      if (ec) return;
-      // A local agent is killed (its link then closes); a remote one, whose process is not
-      // ours, has its link closed: the ssh session ends and the agent finds EOF.
-      std::vector<Link*> remote;
-      for (const auto& link : links_)
-        if (link && !link->closed) {
-          if (link->pid > 0)
-            ::kill(link->pid, SIGKILL);
-          else
-            remote.push_back(link.get());
-        }
-      for (Link* link : remote) on_link_closed(*link, std::nullopt);
-    });
-  }
-  for (Link* link : silent) on_link_closed(*link, std::nullopt);
-  if (!any_open && silent.empty()) complete();
-}
-
-void Supervisor::complete() {
-  if (done_) return;
-  done_ = true;
-  // Killed at their bye: every exit is under way at once, each is reaped here.
-  for (const pid_t pid : stopped_) wait_status_of(pid, false);
-  stopped_.clear();
-  shutdown_timer_.cancel();
-  sigchld_.cancel();
-  if (control_) control_->close();
-  streams_.close_all();
-  output_.flush_all();
-  // A reader that is slow (| less) gets the rest before the job ends, as from any Unix tool;
-  // a signal or --timeout meanwhile gives up on it (give_up_output()). A job ended by one
-  // (SIGINT, SIGTERM, --timeout) does not wait for its reader at all: the output still queued
-  // is counted as lost (output-lost events), as a tool's buffers are when a signal ends it.
-  draining_ = true;
-  if (error_ && (error_->kind == ErrorKind::Interrupted ||
-                 (error_->kind == ErrorKind::Timeout && error_->phase == "job")))
-    output_.abandon();
-  output_.when_drained([this] { complete_now(); });
-}
-
-void Supervisor::give_up_output(Error why) {
-  if (!draining_) return;
-  if (!error_) record_cause(std::move(why), std::nullopt, false);
-  output_.abandon();  // runs complete_now()
-}
-
-void Supervisor::complete_now() {
-  if (!draining_) return;
-  draining_ = false;
-  signals_.cancel();
-  job_timer_.cancel();
-  if (adopt_output_error()) {  // the last bytes, written just now, could not be
-    status_.move_to(JobPhase::Failed, std::string(kind_name(error_->kind)), message(*error_),
-                    rfc3339_now());
-    update_status();
-  }
-  report_output_losses();
-  std::error_code ec;
-  std::filesystem::remove_all(config_.tmpdir, ec);
-  exit_code_ = error_ ? exit_codes::for_error(*error_) : exit_codes::kSuccess;
-  if (error_ && !output_.stderr_stalled()) {
-    const std::string text = render_framed(*error_);
-    std::fputs(text.c_str(), stderr);
-  }
-  events_.write("job-end", {{"exit_code", exit_code_},
-                            {"status", error_ ? "failed" : "succeeded"},
-                            {"attempts", attempt_}});
-  io_.stop();
-}
-
-// Reaps every child: our local agents, and, when mpilaunch is PID 1 in a container or a
-// subreaper, the orphans the kernel hands to us. Agents' statuses are kept for their links.
-void Supervisor::reap_children() {
-  sigchld_.async_wait([this](const boost::system::error_code& ec, int) {
-    if (ec) return;
-    for (;;) {
-      int status = 0;
-      const pid_t pid = ::waitpid(-1, &status, WNOHANG);
-      if (pid <= 0) break;
-      reaped_[pid] = status;
-    }
-    reap_children();
-  });
-}
-
-std::optional<int> Supervisor::wait_status_of(pid_t pid, bool kill_first) {
-  int status = 0;
-  if (const auto it = reaped_.find(pid); it != reaped_.end()) {
-    status = it->second;
-    reaped_.erase(it);
-    return status;
-  }
-  if (::waitpid(pid, &status, WNOHANG) == pid) return status;
-  if (kill_first) ::kill(pid, SIGKILL);
-  // The blocking wait is interrupted by any SIGCHLD (asio's handler is not SA_RESTART): an
-  // EINTR here used to lose the agent's status ("the connection closed" instead of the signal).
-  pid_t got;
-  while ((got = ::waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
-  }
-  if (got == pid) return status;
-  return std::nullopt;  // reaped meanwhile by reap_children(): the status is in reaped_
-}
-
-void Supervisor::wait_for_signals() {
-  signals_.async_wait([this](const boost::system::error_code& ec, int signal) {
-    if (ec) return;
-    if (signal == SIGUSR1 || signal == SIGUSR2) {
-      kill_ranks(signal);
-    } else if (draining_) {
-      // The ranks are gone; only the reader is waited for: no more.
-      give_up_output(Error{.kind = ErrorKind::Interrupted, .signal = signal});
-      return;
-    } else if (++interrupts_ == 1) {
-      fail(Error{.kind = ErrorKind::Interrupted, .signal = signal}, JobEvent::Interrupted);
-    } else {
-      kill_ranks(SIGKILL);  // a second interrupt: no more grace
-      // ... and no long wait for an agent that cannot pass the SIGKILL on.
-      if (state_ == JobState::TearingDown &&
-          teardown_timer_.expiry() > std::chrono::steady_clock::now() + kTeardownAnswer)
-        arm_teardown_timer(kTeardownAnswer);
-    }
-    wait_for_signals();
   });
 }
 

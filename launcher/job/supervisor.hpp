@@ -61,6 +61,10 @@ class Supervisor {
 
  private:
   class Link;
+  // How long after the SIGKILL an agent has to report its ranks' ends before its link is
+  // closed: a live agent reaps a SIGKILLed rank at once; under load, and under sanitizers, a
+  // few seconds.
+  static constexpr auto kTeardownAnswer = std::chrono::seconds(5);
   enum class RankPhase { NotSpawned, Spawning, Running, Ended };
   struct RankStatus {
     RankPhase phase = RankPhase::NotSpawned;
