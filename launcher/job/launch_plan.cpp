@@ -380,9 +380,23 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
   // each node's objects once its agent has reported them (common/placement.hpp).
   if (plan.placement.ppr > 0 && plan.placement.map_level == HwLevel::Board && !o.per_node)
     request.per_node = plan.placement.ppr;
+  // mpirun 4.1.4 (measured): ppr:N:socket without -n starts N per socket on every node (more
+  // than a node's slots needs --oversubscribe); ppr over a smaller object asks for every slot.
+  // A node's sockets are known once its agent has reported them.
+  if (plan.placement.ppr > 0 && plan.placement.map_level == HwLevel::Socket && !request.np &&
+      !request.per_node && hosts.rankfile.empty() && !plan.placement.seq) {
+    if (o.contexts.size() > 1)
+      return refuse(ErrorKind::BadOption,
+                    mpilaunch::format("--map-by ppr:{}:socket without -n with several application "
+                                      "contexts (':' or --app): not supported; give each "
+                                      "context -n",
+                                      plan.placement.ppr));
+    plan.ppr_per_socket = plan.placement.ppr;
+    plan.slots_from_agents = true;
+  }
   // mpirun 4.1.4 (measured): --nolocal without -n still asks for every slot of the allocation,
   // this machine's included, so it fits only with --oversubscribe.
-  plan.np_is_allocation = nolocal && !request.np && !request.per_node;
+  plan.np_is_allocation = nolocal && !request.np && !request.per_node && !plan.ppr_per_socket;
   if (plan.np_is_allocation && !plan.slots_from_agents) request.np = plan.universe_size;
   plan.request = request;
   std::vector<AppOptions> contexts = o.contexts;
@@ -529,7 +543,41 @@ const PlanApp& app_of_rank(const LaunchPlan& plan, int rank) {
       .apps[context_of_rank(plan.apps, static_cast<std::uint64_t>(rank), &PlanApp::num_procs)];
 }
 
-Status map_on_reported_slots(LaunchPlan& plan, const std::vector<int>& cores) {
+namespace {
+
+// ppr:N:socket without -n (LaunchPlan::ppr_per_socket): N per socket of every node, node after
+// node; a node given more than its slots needs --oversubscribe, as with -n.
+Result<JobMap> map_per_socket(const LaunchPlan& plan, const std::vector<NodeSlots>& slots,
+                              const std::vector<int>& sockets) {
+  if (sockets.size() != slots.size())
+    return Error{
+        .kind = ErrorKind::Unknown,
+        .detail = mpilaunch::format("{} hosts but {} socket counts", slots.size(), sockets.size())};
+  std::vector<std::string> names;
+  std::vector<int> node_of_rank;
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    const int wanted = plan.ppr_per_socket * std::max(1, sockets[i]);
+    if (wanted > slots[i].slots && !plan.request.oversubscribe)
+      return Error{.kind = ErrorKind::NotEnoughSlots,
+                   .detail = mpilaunch::format(
+                       "--map-by ppr:{}:socket without -n asks for {} processes on {} ({} "
+                       "socket{}), which has {} slot{}; give -n, or --oversubscribe",
+                       plan.ppr_per_socket, wanted, slots[i].name, std::max(1, sockets[i]),
+                       sockets[i] > 1 ? "s" : "", slots[i].slots, slots[i].slots == 1 ? "" : "s")};
+    if (static_cast<long>(node_of_rank.size()) + wanted > kMaxRanks)
+      return Error{.kind = ErrorKind::BadOption,
+                   .detail = mpilaunch::format("--map-by ppr:{}:socket: more than {} processes",
+                                               plan.ppr_per_socket, kMaxRanks)};
+    names.push_back(slots[i].name);
+    node_of_rank.insert(node_of_rank.end(), static_cast<std::size_t>(wanted), static_cast<int>(i));
+  }
+  return JobMap(std::move(names), std::move(node_of_rank));
+}
+
+}  // namespace
+
+Status map_on_reported_slots(LaunchPlan& plan, const std::vector<int>& cores,
+                             const std::vector<int>& sockets) {
   if (!plan.slots_from_agents) return {};
   if (cores.size() != plan.nodes.size())
     return Error{.kind = ErrorKind::Unknown,
@@ -558,7 +606,8 @@ Status map_on_reported_slots(LaunchPlan& plan, const std::vector<int>& cores) {
       *request.np += counted;
     }
   }
-  auto map = map_job(slots, request);
+  auto map =
+      plan.ppr_per_socket > 0 ? map_per_socket(plan, slots, sockets) : map_job(slots, request);
   if (!map) {
     Error e = map.error();
     if (!plan.apps.empty() && !plan.apps[0].argv.empty()) e.executable = plan.apps[0].argv[0];
@@ -628,7 +677,12 @@ std::string render_plan(const LaunchPlan& plan, const std::string& agent_command
     }
   }
   out += mpilaunch::format("interface:  {} ({})\n", pmi_label(plan.pmi), plan.pmi.reason);
-  if (plan.slots_from_agents)
+  if (plan.ppr_per_socket > 0)
+    out += mpilaunch::format(
+        "processes:  {} per socket on up to {} nodes, placed once each agent has reported its "
+        "node's sockets\n",
+        plan.ppr_per_socket, plan.map.node_count());
+  else if (plan.slots_from_agents)
     out += mpilaunch::format(
         "processes:  {} on up to {} nodes, placed once each agent has counted its node's cores\n",
         plan.request.np ? std::to_string(*plan.request.np) : "one per slot", plan.map.node_count());

@@ -46,6 +46,10 @@ struct LaunchPlan {
   bool slots_from_agents = false;
   /// --nolocal without -n: every slot of the allocation is asked for, this machine's too.
   bool np_is_allocation = false;
+  /// --map-by ppr:N:socket (or --npersocket N) without -n: each node runs N per socket, as
+  /// mpirun 4.1.4 does; the sockets are known once its agent has reported (slots_from_agents
+  /// is set too). 0: not so.
+  int ppr_per_socket = 0;
   MapRequest request;            // what `map` was (or will be) made from
   PlacementPolicy placement;     // mapping, ranking, binding (common/placement.hpp)
   std::vector<std::string> env;  // NAME=value for every rank (--mca)
@@ -73,7 +77,9 @@ Result<LaunchPlan> make_plan(const Options& options, const HostList& hosts,
 /// and keeps in `nodes` only the hosts that received ranks, which are always the first ones
 /// (mapping by slot or by node fills hosts in order). Errors: as make_plan's (NotEnoughSlots,
 /// BadOption).
-Status map_on_reported_slots(LaunchPlan& plan, const std::vector<int>& cores);
+/// `sockets[i]` (needed with ppr_per_socket) is host i's sockets.
+Status map_on_reported_slots(LaunchPlan& plan, const std::vector<int>& cores,
+                             const std::vector<int>& sockets = {});
 
 /// True when `name` denotes this machine (localhost, 127.x, its hostname).
 bool is_local_name(const std::string& name, const std::string& hostname);

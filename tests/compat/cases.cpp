@@ -335,8 +335,24 @@ std::vector<Case> table() {
        .source = "issue 20 item 2: per-context -n, -x, --wdir (and PWD)"});
   add({.name = "npersocket-single-dash",
        .args = {"-npersocket", "1", "@probe"},
-       .pending = kBinding,  // ppr:N:OBJ without -n: mpirun starts N per object
        .source = "issue 20 item 9: -npersocket is not -n persocket"});
+  // ppr:N:socket without -n: N per socket on every node (mpirun 4.1.4, measured).
+  add({.name = "npersocket-2-no-np",
+       .args = {"--npersocket", "2", "--report-bindings", "@probe"},
+       .source = "mpirun(1): --npersocket without -np"});
+  add({.name = "map-by-ppr-socket-no-np",
+       .args = {"--map-by", "ppr:1:socket", "--report-bindings", "@probe"},
+       .source = "mpirun(1): --map-by ppr:N:socket without -np"});
+  add({.name = "npersocket-oversubscribe-no-np",
+       .args = {"--npersocket", "3", "--oversubscribe", "@probe"},
+       .source = "mpirun(1): --npersocket beyond the slots with --oversubscribe"});
+  add({.name = "npersocket-too-many-no-np",
+       .args = {"--npersocket", "3", "@probe"},
+       .checks = kRefusal,
+       .source = "mpirun(1): --npersocket beyond the slots"});
+  add({.name = "npersocket-host-slots-no-np",
+       .args = {"-H", "localhost:4", "--npersocket", "3", "@probe"},
+       .source = "mpirun(1): --npersocket within -H's slots"});
   add({.name = "npersocket-with-n",
        .args = {"-npersocket", "1", "-n", "1", "@probe"},
        .source = "issue 21: --npersocket N is ppr:N:socket"});
@@ -696,6 +712,9 @@ std::vector<Case> table() {
          .checks = kRefusal,
          .files = {{"rf", "rank 0=node2 slot=1\nrank 1=node1 slot=0\n"}},
          .source = "mpirun 4.1.4: a rankfile host outside -H is refused"});
+  vnode({.name = "vn-npersocket-no-np",
+         .args = {"-H", "node1:2,node2:2", "--npersocket", "1", "@probe"},
+         .source = "mpirun(1): --npersocket without -np on every node"});
   vnode({.name = "vn-report-bindings",
          .args = {"-H", "node1:1,node2:1", "--report-bindings", "-n", "2", "@probe"},
          .pending = kBinding,

@@ -504,3 +504,44 @@ TEST_CASE("options' MCA parameters reach the ranks and win over --mca of the sam
                                               "OMPI_MCA_hwloc_base_binding_policy=core",
                                               "OMPI_MCA_rmaps_base_mapping_policy=slot"});
 }
+
+// mpirun 4.1.4 (measured): ppr:N:socket without -n starts N per socket on every node, known once
+// each agent has reported its sockets; beyond a node's slots only with --oversubscribe.
+TEST_CASE("ppr:N:socket without -n: N per socket of every node, once the agents report") {
+  const HostList hosts{{{.name = "a", .slots = 4, .slots_given = true},
+                        {.name = "b", .slots = 8, .slots_given = true}},
+                       "-H"};
+  auto plan = make_plan(opts({"--npersocket", "2", "./a"}), hosts, kMachine, env);
+  REQUIRE_MESSAGE(plan.has_value(), plan.error().detail);
+  CHECK(plan->ppr_per_socket == 2);
+  CHECK(plan->slots_from_agents);
+  REQUIRE(map_on_reported_slots(*plan, {4, 8}, {1, 2}));
+  CHECK(plan->map.size() == 6);
+  CHECK(plan->map.ranks_on(0) == std::vector<int>{0, 1});
+  CHECK(plan->map.ranks_on(1) == std::vector<int>{2, 3, 4, 5});
+  CHECK(plan->apps[0].num_procs == 6);
+  CHECK(plan->universe_size == 12);
+  // 5 per socket is more than a's 4 slots: refused, unless --oversubscribe.
+  plan = make_plan(opts({"--map-by", "ppr:5:socket", "./a"}), hosts, kMachine, env);
+  REQUIRE(plan.has_value());
+  const Status short_of_slots = map_on_reported_slots(*plan, {4, 8}, {1, 1});
+  REQUIRE_FALSE(short_of_slots);
+  CHECK(short_of_slots.error().kind == ErrorKind::NotEnoughSlots);
+  plan =
+      make_plan(opts({"--map-by", "ppr:5:socket", "--oversubscribe", "./a"}), hosts, kMachine, env);
+  REQUIRE(plan.has_value());
+  REQUIRE(map_on_reported_slots(*plan, {4, 8}, {1, 1}));
+  CHECK(plan->map.size() == 10);
+  // With -n, or ppr over another object, the job is mapped at once as before.
+  plan = make_plan(opts({"--npersocket", "1", "-n", "1", "./a"}), hosts, kMachine, env);
+  REQUIRE(plan.has_value());
+  CHECK_FALSE(plan->slots_from_agents);
+  CHECK(plan->ppr_per_socket == 0);
+  plan = make_plan(opts({"--map-by", "ppr:1:core", "./a"}), hosts, kMachine, env);
+  REQUIRE(plan.has_value());
+  CHECK(plan->ppr_per_socket == 0);
+  // Several application contexts without -n: refused by name.
+  const auto mpmd = make_plan(opts({"--npersocket", "1", "./a", ":", "./b"}), hosts, kMachine, env);
+  REQUIRE_FALSE(mpmd.has_value());
+  CHECK(mpmd.error().detail.find("several application contexts") != std::string::npos);
+}
