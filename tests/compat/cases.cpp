@@ -712,6 +712,15 @@ std::vector<Case> table() {
          .checks = kRefusal,
          .files = {{"rf", "rank 0=node2 slot=1\nrank 1=node1 slot=0\n"}},
          .source = "mpirun 4.1.4: a rankfile host outside -H is refused"});
+  // --cpu-list on virtual nodes: each node's ranks on the list's CPUs of their node.
+  vnode({.name = "vn-cpu-list",
+         .args = {"-H", "node1:2,node2:2", "-n", "4", "--cpu-list", "1", "--report-bindings",
+                  "@probe"},
+         .source = "mpirun(1): --cpu-list on several nodes"});
+  vnode({.name = "vn-cpu-list-ordered",
+         .args = {"-H", "node1:2,node2:2", "-n", "4", "--cpu-list", "1,0", "--bind-to",
+                  "cpu-list:ordered", "@probe"},
+         .source = "mpirun(1): --bind-to cpu-list:ordered on several nodes"});
   vnode({.name = "vn-npersocket-no-np",
          .args = {"-H", "node1:2,node2:2", "--npersocket", "1", "@probe"},
          .source = "mpirun(1): --npersocket without -np on every node"});
