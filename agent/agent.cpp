@@ -423,8 +423,13 @@ std::optional<SpawnRequest> Agent::prepare_rank(const protocol::JobSpec& job, st
                                : std::string();
   input.bound = !bind.empty();
   input.prefix = job.prefix;
+  // --index-argv-by-rank: argv[0] "<argv[0]>-<rank in the job>", as mpirun 4.1.4 gives it.
+  const std::string argv0 = job.index_argv_by_rank && !app.argv.empty()
+                                ? mpilaunch::format("{}-{}", app.argv.front(), rank)
+                                : std::string();
   return SpawnRequest{index,
                       app.argv,
+                      argv0,
                       build_rank_env(input),
                       app.wdir,
                       input.pmi_fd,

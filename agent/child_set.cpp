@@ -257,6 +257,7 @@ Result<SpawnedChild> ChildSet::spawn(const SpawnRequest& request) {
   // Everything the child touches is prepared before fork: it only calls async-signal-safe code.
   std::vector<char*> argv, envp;
   for (const auto& a : request.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  if (!request.argv0.empty()) argv.front() = const_cast<char*>(request.argv0.c_str());
   argv.push_back(nullptr);
   for (const auto& e : request.env) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);

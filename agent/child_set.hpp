@@ -23,6 +23,7 @@ namespace mpilaunch::agent {
 struct SpawnRequest {
   std::uint32_t rank = 0;
   std::vector<std::string> argv;  // argv[0] is the program as the user wrote it
+  std::string argv0;              // the argv[0] the rank sees, when not argv[0] (empty)
   std::vector<std::string> env;
   std::string wdir;          // empty: the agent's own
   int inherit_fd = -1;       // a close-on-exec descriptor the rank keeps, same number (PMI_FD)

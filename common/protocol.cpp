@@ -101,6 +101,7 @@ void put(Writer& w, const JobSpec& m) {
   w.i32(m.stdin_rank);
   w.boolean(m.rank_stdout_pty);
   w.str(m.prefix);
+  w.boolean(m.index_argv_by_rank);
 }
 void put(Writer& w, const SpawnRequest& m) {
   w.str(m.nspace);
@@ -255,6 +256,7 @@ JobSpec get_job_spec(Reader& r) {
   m.stdin_rank = r.i32();
   m.rank_stdout_pty = r.boolean();
   m.prefix = r.str();
+  m.index_argv_by_rank = r.boolean();
   return m;
 }
 

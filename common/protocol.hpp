@@ -19,7 +19,7 @@
 
 namespace mpilaunch::protocol {
 
-inline constexpr std::uint16_t kProtocolVersion = 16;
+inline constexpr std::uint16_t kProtocolVersion = 17;
 inline constexpr std::size_t kHeaderBytes = 16;  // version, type: u16; id, refers_to, size: u32
 inline constexpr std::uint32_t kMaxBodyBytes = 16u << 20;
 
@@ -133,6 +133,9 @@ struct JobSpec {
   /// get in front of PATH and LD_LIBRARY_PATH as mpirun gives them (agent/rank_env.hpp).
   /// Empty: none.
   std::string prefix;
+  /// --index-argv-by-rank: each rank's argv[0] is "<argv[0]>-<rank>" (the rank in the job), as
+  /// mpirun 4.1.4 gives it; the program run is still argv[0]'s.
+  bool index_argv_by_rank = false;
   friend bool operator==(const JobSpec&, const JobSpec&) = default;
 };
 

@@ -159,6 +159,10 @@ constexpr OptionDoc kDocs[] = {
      "the variable. One for the whole job, given before the first program; DIR absolute. "
      "OPAL_PREFIX is left as it is, as mpirun leaves it. It does not say where mpilaunch's "
      "agent is (--agent-path)."},
+    {"--index-argv-by-rank", "Environment", "", "argv[0] of rank R is '<argv[0]>-R'", "",
+     "As mpirun 4.1.4 gives it: R is the rank in MPI_COMM_WORLD, in every application context "
+     "('./a -n 1 : ./b' gives './a-0' and './b-1'); the program run, OMPI_COMMAND and the other "
+     "arguments are unchanged."},
     {"--app", "Environment", "FILE", "run the application contexts of an appfile (MPMD)", "",
      "One context per line: mpirun's options and a program with its arguments, split at blanks "
      "(no quoting, as mpirun reads it), '#' starts a comment. The contexts form one "

@@ -48,8 +48,6 @@ void add_compat_options(std::vector<OptionSpec>& t) {
                       "file system)"));
   t.push_back(refused({"--set-cwd-to-session-dir", "-set-cwd-to-session-dir"}, 0,
                       "there is no ORTE session directory; use --wdir"));
-  t.push_back(
-      refused({"--index-argv-by-rank", "-index-argv-by-rank"}, 0, "argv[0] is passed unchanged"));
   constexpr std::string_view kNoXml =
       "there is no XML output; --events writes a JSON Lines timeline";
   t.push_back(refused({"--xml", "-xml"}, 0, kNoXml));

@@ -49,6 +49,9 @@ void add_environment_options(std::vector<OptionSpec>& t) {
        }});
   // mpirun's install prefix: the ranks' PATH and LD_LIBRARY_PATH (agent/rank_env.hpp). One for
   // the whole job, as mpirun 4.1.4 uses only the first.
+  t.push_back({{"--index-argv-by-rank", "-index-argv-by-rank"}, 0, [](Options& o, const Values&) {
+                 return set_flag(o.index_argv_by_rank);
+               }});
   t.push_back({{"--prefix", "-prefix"}, 1, [](Options& o, const Values& v) -> Status {
                  std::string dir(v[0]);
                  if (dir.empty() || dir[0] != '/')

@@ -89,6 +89,7 @@ struct Options {
   std::vector<std::pair<std::string, std::string>> tune_mca;  // --tune files' --mca, in order
   std::string wdir;
   std::string prefix;  // --prefix DIR: absolute, without trailing '/' (one for the whole job)
+  bool index_argv_by_rank = false;  // --index-argv-by-rank: argv[0] "<argv[0]>-<rank>"
   PmiKind pmi = PmiKind::Auto;
   // Output
   bool tag_output = false;

@@ -534,6 +534,7 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
       }
   }
   plan.prefix = o.prefix;
+  plan.index_argv_by_rank = o.index_argv_by_rank;
   return plan;
 }
 

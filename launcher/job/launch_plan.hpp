@@ -50,10 +50,11 @@ struct LaunchPlan {
   /// mpirun 4.1.4 does; the sockets are known once its agent has reported (slots_from_agents
   /// is set too). 0: not so.
   int ppr_per_socket = 0;
-  MapRequest request;            // what `map` was (or will be) made from
-  PlacementPolicy placement;     // mapping, ranking, binding (common/placement.hpp)
-  std::vector<std::string> env;  // NAME=value for every rank (--mca)
-  std::string prefix;            // --prefix DIR: the ranks' PATH and LD_LIBRARY_PATH (JobSpec)
+  MapRequest request;               // what `map` was (or will be) made from
+  PlacementPolicy placement;        // mapping, ranking, binding (common/placement.hpp)
+  std::vector<std::string> env;     // NAME=value for every rank (--mca)
+  std::string prefix;               // --prefix DIR: the ranks' PATH and LD_LIBRARY_PATH (JobSpec)
+  bool index_argv_by_rank = false;  // --index-argv-by-rank (JobSpec)
   /// Every host of the allocation, with or without ranks, in the order given (mpirun's
   /// ALLOCATED NODES); slots of hosts counted by their agents once map_on_reported_slots() ran.
   std::vector<HostEntry> allocation;

@@ -240,6 +240,7 @@ void Supervisor::spawn_ranks() {
   spec.stdin_rank = stdin_ ? config_.stdin_rank : protocol::kStdinNone;
   spec.rank_stdout_pty = config_.rank_stdout_pty;
   spec.prefix = plan.prefix;
+  spec.index_argv_by_rank = plan.index_argv_by_rank;
   // A fresh attempt: new namespace, nothing carried over but the agents (its spawned jobs go).
   streams_.close_all();
   output_.hold();

@@ -161,7 +161,7 @@ int main(int argc, char** argv) {
     fprintf(out, "stdin_bytes=%lld\nstdin_fnv=%016llx\n", bytes, (unsigned long long)sum);
     fprintf(out, "fd0=%s\nfd1=%s\nfd2=%s\n", kinds[0], kinds[1], kinds[2]);
     fprintf(out, "argc=%d\n", argc);
-    for (int i = 1; i < argc; ++i) fprintf(out, "argv.%d=%s\n", i, argv[i]);
+    for (int i = 0; i < argc; ++i) fprintf(out, "argv.%d=%s\n", i, argv[i]);
     char cwd[4096];
     fprintf(out, "cwd=%s\n", getcwd(cwd, sizeof cwd) != NULL ? cwd : "(unknown)");
     write_cpus(out);

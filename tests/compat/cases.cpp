@@ -408,6 +408,13 @@ std::vector<Case> table() {
        .args = {"--report-bindings", "--bind-to", "none", "-n", "2", "@probe"},
        .env = {policy_env},
        .source = "mpirun(1): --report-bindings of unbound ranks (their own line)"});
+  add({.name = "index-argv-by-rank",
+       .args = {"--index-argv-by-rank", "-n", "2", "@probe", "in.dat"},
+       .source = "mpirun(1): --index-argv-by-rank (argv[0] becomes argv[0]-RANK)"});
+  add({.name = "index-argv-by-rank-mpmd",
+       .args = {"-index-argv-by-rank", "-n", "1", "@probe", ":", "-n", "1", "@probe", "x"},
+       .env = {"PROBE_ENV=OMPI_COMMAND,OMPI_ARGV"},
+       .source = "mpirun 4.1.4: --index-argv-by-rank numbers ranks across MPMD contexts"});
   add({.name = "map-by-slot",
        .args = {"--map-by", "slot", "-np", "2", "@probe"},
        .source = "mpirun(1): --map-by slot"});
@@ -637,6 +644,9 @@ std::vector<Case> table() {
          .args = {"--nolocal", "-H", "localhost:1,node1:2", "-n", "2", "@probe"},
          .env = {policy_env},
          .source = "mpirun(1): --nolocal, passed on"});
+  vnode({.name = "vn-index-argv-by-rank",
+         .args = {"-H", "node1:1,node2:1", "--index-argv-by-rank", "-n", "2", "@probe"},
+         .source = "mpirun(1): --index-argv-by-rank on every node"});
   vnode({.name = "vn-nolocal-counted",
          .args = {"--hostfile", "hf", "-nolocal", "-n", "3", "@probe"},
          .files = {{"hf", "localhost\nnode1 slots=1\nnode2\n"}},
@@ -691,6 +701,22 @@ std::vector<Case> table() {
          .pending = kMpmdHostfile,
          .files = {{"hf1", "node1 slots=2\n"}, {"hf2", "node2 slots=2\n"}},
          .source = "MPMD: a host file per application context"});
+  vnode({.name = "vn-mpmd-hostfile-first-only",
+         .args = {"-n", "1", "--hostfile", "hf1", "@probe", ":", "-n", "1", "@probe"},
+         .files = {{"hf1", "node1 slots=2\n"}},
+         .source = "MPMD: a host file with the first context only (both contexts on its hosts)"});
+  vnode({.name = "vn-mpmd-hostfile-shared-host",
+         .args = {"-n", "1", "--hostfile", "hf1", "@probe", ":", "-n", "2", "--hostfile", "hf2",
+                  "@probe"},
+         .pending = kMpmdHostfile,
+         .files = {{"hf1", "node1 slots=1\n"}, {"hf2", "node1 slots=2\nnode2 slots=1\n"}},
+         .source = "MPMD: two host files naming one host"});
+  vnode(
+      {.name = "vn-mpmd-hostfile-and-host",
+       .args = {"-n", "1", "--hostfile", "hf1", "@probe", ":", "-n", "1", "-H", "node2", "@probe"},
+       .pending = kMpmdHostfile,
+       .files = {{"hf1", "node1 slots=2\n"}},
+       .source = "MPMD: a host file for one context, -H for the other"});
   vnode({.name = "vn-mpmd-hosts",
          .args = {"-n", "1", "-H", "node2", "@probe", ":", "-n", "1", "-H", "node1", "@probe"},
          .source = "issue 20 item 2: per-context -H"});

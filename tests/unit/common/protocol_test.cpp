@@ -109,6 +109,7 @@ TEST_CASE("every message type round-trips") {
               0,
               true,
               "/opt/openmpi-4.1"},
+      JobSpec{.job_id = "j", .nspace = "ns", .index_argv_by_rank = true},
       Spawn{"ns"},
       RankStarted{3, 4242, false},
       RankStarted{4, 4243, true},
