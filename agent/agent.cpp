@@ -415,7 +415,9 @@ std::optional<SpawnRequest> Agent::prepare_rank(const protocol::JobSpec& job, st
   input.vader_dir = node_dir() + "/vader";
   input.ompi_tmpdir = node_dir() + "/ompi";
   input.virtual_nodes = job.virtual_nodes;
-  input.whole_job_here = local.size() == size;
+  // Only when no other node is the job's: an idle host's agent (no initial rank) can receive
+  // spawned processes, which must reach these ranks over the network.
+  input.whole_job_here = local.size() == size && job.nodes.size() == 1;
   input.topology_xml = topology_xml_.value_or(std::string());
   const auto& cpus = job.nodes[hello_->node_index].cpus;
   const std::string bind = static_cast<std::size_t>(local_rank) < cpus.size()

@@ -219,6 +219,16 @@ Result<PlacementLines> seq_lines(const HostList& hosts) {
   return by;
 }
 
+// mpirun 4.1.4 starts a daemon on every host of the allocation, ranks or not (measured), and
+// places a spawn's children on their free slots: every host the map left without ranks gets an
+// agent after the map's nodes, with no rank until a spawn.
+void add_idle_hosts(LaunchPlan& plan, const std::vector<HostEntry>& hosts) {
+  for (const HostEntry& h : hosts)
+    if (std::none_of(plan.nodes.begin(), plan.nodes.end(),
+                     [&](const HostEntry& node) { return node.name == h.name; }))
+      plan.nodes.push_back(h);
+}
+
 }  // namespace
 
 Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const MachineFacts& machine,
@@ -535,6 +545,7 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
   }
   plan.prefix = o.prefix;
   plan.index_argv_by_rank = o.index_argv_by_rank;
+  if (!plan.slots_from_agents) add_idle_hosts(plan, entries);
   return plan;
 }
 
@@ -628,7 +639,7 @@ Status map_on_reported_slots(LaunchPlan& plan, const std::vector<int>& cores,
       if (h.name == a.name) a = h;
     universe += a.slots;
   }
-  nodes.resize(static_cast<std::size_t>(map->node_count()));
+  // The hosts left without ranks keep their agents, idle until a spawn places children there.
   plan.nodes = std::move(nodes);
   plan.universe_size = universe;
   plan.map = std::move(map).value();
@@ -690,9 +701,13 @@ std::string render_plan(const LaunchPlan& plan, const std::string& agent_command
   else
     out += mpilaunch::format("processes:  {} on {} node{}\n", plan.map.size(),
                              plan.map.node_count(), plan.map.node_count() == 1 ? "" : "s");
-  for (int n = 0; n < plan.map.node_count(); ++n) {
+  for (int n = 0; n < static_cast<int>(plan.nodes.size()); ++n) {
     const HostEntry& h = plan.nodes[static_cast<std::size_t>(n)];
-    if (h.count_cores)
+    if (n >= plan.map.node_count())
+      out += mpilaunch::format("  node {} {} (slots {}{}): no ranks, for spawned processes\n", n,
+                               h.name, h.slots,
+                               h.max_slots ? mpilaunch::format(", max {}", *h.max_slots) : "");
+    else if (h.count_cores)
       out += mpilaunch::format("  node {} {} (slots: its cores{})\n", n, h.name,
                                h.max_slots ? mpilaunch::format(", max {}", *h.max_slots) : "");
     else

@@ -34,9 +34,12 @@ struct PlanApp {
 
 struct LaunchPlan {
   LauncherKind launcher = LauncherKind::Local;
-  bool isolated = false;         // no hosts were given: one local agent
-  std::string hosts_source;      // where the hosts came from
-  std::vector<HostEntry> nodes;  // one per node of the map, in node order
+  bool isolated = false;     // no hosts were given: one local agent
+  std::string hosts_source;  // where the hosts came from
+  /// One per agent: the map's nodes first, in node order (index = node id), then the idle
+  /// hosts of the allocation, which get no rank but an agent, as mpirun 4.1.4 starts a daemon on
+  /// every allocated host: a spawn can place children there (docs/dynamic-processes.md).
+  std::vector<HostEntry> nodes;
   JobMap map;
   int universe_size = 0;  // slots of every host, with ranks or not (MPI_UNIVERSE_SIZE)
   /// A host's slots are its cores (a host file line without slots=, HostEntry::count_cores),

@@ -143,7 +143,8 @@ void Supervisor::execute(Action action) {
 }
 
 void Supervisor::start_agents() {
-  for (int n = 0; n < config_.plan.map.node_count(); ++n) {
+  // Every host of the allocation: those without ranks idle until a spawn places children there.
+  for (int n = 0; n < static_cast<int>(config_.plan.nodes.size()); ++n) {
     links_.emplace_back();
     start_agent(n);
     if (state_ != JobState::StartingAgents) return;
@@ -179,7 +180,7 @@ void Supervisor::start_agent(int n) {
 bool Supervisor::all_agents_ready() const {
   for (const auto& link : links_)
     if (!link || !link->ready || link->closed) return false;
-  return static_cast<int>(links_.size()) == config_.plan.map.node_count();
+  return links_.size() == config_.plan.nodes.size();
 }
 
 void Supervisor::spawn_ranks() {
@@ -206,6 +207,10 @@ void Supervisor::spawn_ranks() {
       node.cpus.push_back(pus.empty() ? std::string() : os_cpu_list(topology, pus));
     spec.nodes.push_back(std::move(node));
   }
+  // The idle hosts' agents: no rank, their slots free for spawns.
+  for (std::size_t n = spec.nodes.size(); n < plan.nodes.size(); ++n)
+    spec.nodes.push_back(protocol::NodeRanks{
+        plan.nodes[n].name, {}, static_cast<std::uint32_t>(plan.nodes[n].slots)});
   for (const PlanApp& app : plan.apps)
     spec.apps.push_back({app.argv, app.env, app.wdir, static_cast<std::uint32_t>(app.num_procs)});
   spec.env = plan.env;
@@ -233,7 +238,7 @@ void Supervisor::spawn_ranks() {
     transport_reported_ = true;
   }
   spec.tmpdir = config_.tmpdir;
-  spec.virtual_nodes = plan.launcher == LauncherKind::Local && plan.map.node_count() > 1;
+  spec.virtual_nodes = plan.launcher == LauncherKind::Local && plan.nodes.size() > 1;
   spec.serve_pmix = plan.pmi.pmix;
   spec.serve_pmi = plan.pmi.pmi;
   spec.universe_size = static_cast<std::uint32_t>(plan.universe_size);
@@ -247,7 +252,7 @@ void Supervisor::spawn_ranks() {
   output_.forget_names();
   std::map<std::string, int> spawned_on;  // the previous attempt's spawned processes per node
   for (const ChildJobRecord& job : child_jobs_)
-    for (int n : job.node_of_rank) ++spawned_on[plan.map.node_name(n)];
+    for (int n : job.node_of_rank) ++spawned_on[host_name(n)];
   child_jobs_.clear();
   ranks_.resize(initial_size());
   for (RankStatus& r : ranks_) r = RankStatus{RankPhase::Spawning, -1};
@@ -420,7 +425,7 @@ void Supervisor::report_state() const {
     const RankStatus& s = ranks_[r];
     if (s.phase == RankPhase::Ended) continue;
     const int n = node_of_process(static_cast<std::uint32_t>(r));
-    const std::string node = n >= 0 ? config_.plan.map.node_name(n) : std::string("?");
+    const std::string node = n >= 0 ? host_name(n) : std::string("?");
     const ChildJobRecord* child = child_of(static_cast<std::uint32_t>(r));
     const std::string who =
         child != nullptr
@@ -515,7 +520,7 @@ void Supervisor::close_unresponsive_links() {
     rank.phase = RankPhase::Ended;
     const int node = node_of_process(index);
     Error e{.kind = ErrorKind::Timeout,
-            .host = node >= 0 ? config_.plan.map.node_name(node) : std::string(),
+            .host = node >= 0 ? host_name(node) : std::string(),
             .rank = static_cast<int>(index),
             .phase = "teardown",
             .detail =

@@ -100,6 +100,8 @@ class Supervisor {
   int node_of(const std::string& nspace, std::uint32_t rank) const;
   /// The node of process `index` of ranks_ (an initial rank or a spawned one); -1: none.
   int node_of_process(std::uint32_t index) const;
+  /// Node `node`'s host: the map's nodes first, then the idle hosts (LaunchPlan::nodes).
+  const std::string& host_name(int node) const;
   /// The processes of the attempt on `node` (indices into ranks_): its initial ranks, then
   /// those of each spawned job placed there.
   std::vector<std::uint32_t> processes_on(int node) const;

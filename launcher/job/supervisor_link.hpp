@@ -36,8 +36,7 @@ class Supervisor::Link final : public FrameSink {
   bool ready = false;
   bool bye = false;
   bool closed = false;
-  bool unresponsive = false;  // closed by close_unresponsive_links()
-  bool surplus = false;       // its host got no ranks: shut down, its end is no failure
+  bool unresponsive = false;                 // closed by close_unresponsive_links()
   std::vector<std::string> transport_facts;  // from the AgentHello
   NodeTopology topology;                     // from the AgentHello: what the node's ranks may use
   std::string os_hostname;                   // from the AgentHello

@@ -305,7 +305,7 @@ bool Supervisor::ranks_killed_with(const Link& link) const {
 void Supervisor::on_link_closed(Link& link, std::optional<Error> why) {
   if (link.closed) return;
   link.closed = true;
-  if (stdin_ && !link.surplus) stdin_->node_lost(link.node);
+  if (stdin_) stdin_->node_lost(link.node);
   names_.node_lost(link.node);
   link.stream.close();
   if (link.channel) {
@@ -338,7 +338,6 @@ void Supervisor::on_link_closed(Link& link, std::optional<Error> why) {
         crashed_with = WTERMSIG(*wstatus);
     }
   }
-  if (link.surplus) return;  // an agent of a host without ranks, shut down at the start
   if (!link.bye && !done_) {
     for (const std::uint32_t r : processes_on(link.node)) {
       RankStatus& rank = ranks_[r];

@@ -25,19 +25,14 @@ bool Supervisor::map_on_agent_slots() {
   }
   nlohmann::json hosts = nlohmann::json::array();
   for (std::size_t i = 0; i < cores.size(); ++i)
-    hosts.push_back(
-        {{"host", links_[i]->host.name},
-         {"cores", cores[i]},
-         {"ranks", i < plan.nodes.size() ? plan.map.ranks_on(static_cast<int>(i)).size() : 0}});
+    hosts.push_back({{"host", links_[i]->host.name},
+                     {"cores", cores[i]},
+                     {"ranks", static_cast<int>(i) < plan.map.node_count()
+                                   ? plan.map.ranks_on(static_cast<int>(i)).size()
+                                   : 0}});
   events_.write("slots-counted", {{"np", plan.map.size()}, {"hosts", std::move(hosts)}});
-  // The hosts with ranks are the first ones (map_on_reported_slots): the others' agents go.
-  while (links_.size() > plan.nodes.size()) {
-    std::unique_ptr<Link> link = std::move(links_.back());
-    links_.pop_back();
-    link->surplus = true;
-    if (!link->closed) link->stream.send(protocol::Shutdown{});
-    lost_links_.push_back(std::move(link));
-  }
+  // The hosts with ranks are the first ones (map_on_reported_slots); the others' agents stay,
+  // idle until a spawn places children there, as mpirun's daemons do.
   ranks_.assign(static_cast<std::size_t>(plan.map.size()), RankStatus{});
   status_.nodes.clear();
   for (int n = 0; n < plan.map.node_count(); ++n)

@@ -40,9 +40,15 @@ int Supervisor::node_of_process(std::uint32_t index) const {
   return job != nullptr ? job->node_of_rank[index - job->first_index] : -1;
 }
 
+const std::string& Supervisor::host_name(int node) const {
+  return config_.plan.nodes.at(static_cast<std::size_t>(node)).name;
+}
+
 std::vector<std::uint32_t> Supervisor::processes_on(int node) const {
   std::vector<std::uint32_t> out;
-  for (const int r : config_.plan.map.ranks_on(node)) out.push_back(static_cast<std::uint32_t>(r));
+  if (node < config_.plan.map.node_count())  // an idle host's agent has no initial rank
+    for (const int r : config_.plan.map.ranks_on(node))
+      out.push_back(static_cast<std::uint32_t>(r));
   for (const ChildJobRecord& job : child_jobs_)
     for (std::uint32_t r = 0; r < job.node_of_rank.size(); ++r)
       if (job.node_of_rank[r] == node) out.push_back(job.first_index + r);
@@ -127,10 +133,10 @@ void Supervisor::on_spawn_request(Link& link, std::uint32_t id, const protocol::
       m.nspace != spec_.nspace || m.apps.empty())
     return refuse(kPmixError);
   const LaunchPlan& plan = config_.plan;
-  // Every node's slots and what still runs there, the children of earlier spawns included.
+  // Every node's slots and what still runs there, the children of earlier spawns included;
+  // the idle hosts' agents too, as mpirun places children on every host of the allocation.
   std::vector<SpawnNode> nodes;
-  for (int n = 0; n < plan.map.node_count(); ++n)
-    nodes.push_back({plan.map.node_name(n), plan.nodes[static_cast<std::size_t>(n)].slots, 0});
+  for (const HostEntry& host : plan.nodes) nodes.push_back({host.name, host.slots, 0});
   for (std::uint32_t i = 0; i < ranks_.size(); ++i) {
     if (ranks_[i].phase == RankPhase::Ended) continue;
     const ChildJobRecord* job = child_of(i);
@@ -193,11 +199,11 @@ void Supervisor::on_spawn_request(Link& link, std::uint32_t id, const protocol::
   ranks_.resize(ranks_.size() + count, RankStatus{RankPhase::Spawning, -1});
   for (std::uint32_t r = 0; r < count; ++r) {
     output_.name_process(record.first_index + r, record.job_number, r);
-    ++status_.nodes[plan.map.node_name(record.node_of_rank[r])].pending;
+    ++status_.nodes[host_name(record.node_of_rank[r])].pending;
   }
   relay_.add_namespace(record.nspace, record.node_of_rank);
   nlohmann::json hosts = nlohmann::json::array();
-  for (int n : record.node_of_rank) hosts.push_back(plan.map.node_name(n));
+  for (int n : record.node_of_rank) hosts.push_back(host_name(n));
   nlohmann::json cpus = nlohmann::json::array();  // per child, "" unbound
   for (std::uint32_t r = 0; r < count; ++r) {
     const auto n = static_cast<std::size_t>(record.node_of_rank[r]);

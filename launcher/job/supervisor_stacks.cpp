@@ -102,7 +102,7 @@ void Supervisor::finish_stacks() {
       if (s.phase != RankPhase::Running && s.phase != RankPhase::Spawning) continue;
       ProcessStack p;
       label_process(p, index);
-      p.host = config_.plan.map.node_name(node);
+      p.host = host_name(node);
       p.pid = s.pid;
       p.note = mpilaunch::format("its agent did not answer within {:g} s",
                                  seconds_of(kStacksDeadline + kStacksGrace));

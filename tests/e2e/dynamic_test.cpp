@@ -56,7 +56,7 @@ TEST_CASE("dynamic: MPI_Comm_spawn starts the children as job 2") {
 // registers the child namespace, also one without children (its maps then name only the
 // children's nodes: a full node list made libpmix refuse the registration on every agent).
 void check_spawn_on_nodes(const std::vector<std::string>& options, int children,
-                          const std::vector<std::string>& hosts) {
+                          const std::vector<std::string>& hosts, int parents = 2) {
   Job job;
   std::vector<std::string> argv = options;
   argv.insert(argv.end(), {"--tag-output", app("dynamic"), "spawn", std::to_string(children)});
@@ -70,10 +70,12 @@ void check_spawn_on_nodes(const std::vector<std::string>& options, int children,
         count_of(o.out, "[2," + std::to_string(c) + "]<stdout>:child " + std::to_string(c) +
                             " of " + std::to_string(children) + " got 42\n") == 1,
         o.out);
-  for (const char* parent : {"0", "1"})
-    CHECK_MESSAGE(count_of(o.out, std::string("[1,") + parent + "]<stdout>:parent " + parent +
-                                      " spawned " + std::to_string(children) + "\n") == 1,
+  for (int p = 0; p < parents; ++p) {
+    const std::string parent = std::to_string(p);
+    CHECK_MESSAGE(count_of(o.out, "[1," + parent + "]<stdout>:parent " + parent + " spawned " +
+                                      std::to_string(children) + "\n") == 1,
                   o.out);
+  }
   check_events(job, 0);
   check_nothing_left(job, o);
 }
@@ -181,6 +183,22 @@ TEST_CASE("dynamic: a spawned process is bound even when the job is --bind-to no
 TEST_CASE("dynamic: spawned processes on an oversubscribed node are not bound") {
   const SpawnBinding b = run_spawn_binding({"-H", "localhost:2", "--oversubscribe", "-n", "2"}, 2);
   CHECK(b.event_cpus == std::vector<std::string>{"", ""});
+}
+
+// mpirun 4.1.4 starts a daemon on every host of the allocation and puts the children on the free
+// slots of hosts where no rank runs (measured with the same lines): an agent waits there.
+TEST_CASE("dynamic: spawned processes on virtual nodes without initial ranks, as mpirun") {
+  SUBCASE("both on the second node") {
+    check_spawn_on_nodes({"--launcher=local", "-H", "dyn1:2,dyn2:2", "-n", "2"}, 2,
+                         {"dyn2", "dyn2"});
+  }
+  SUBCASE("one parent, its child on the other node") {
+    check_spawn_on_nodes({"--launcher=local", "-H", "dyn1:1,dyn2:1", "-n", "1"}, 1, {"dyn2"}, 1);
+  }
+  SUBCASE("over the two idle nodes of three") {
+    check_spawn_on_nodes({"--launcher=local", "-H", "dyn1:2,dyn2:2,dyn3:2", "-n", "2"}, 3,
+                         {"dyn2", "dyn2", "dyn3"});
+  }
 }
 
 TEST_CASE("dynamic: MPI_Comm_spawn beyond the slots is refused with not-enough-slots") {

@@ -238,6 +238,27 @@ TEST_CASE("kill -9 of an agent: its ranks die with it and the launcher reports a
   check_gone_within(job, Millis{1'000});
 }
 
+// A host without ranks has an agent too (it waits for spawned processes, as mpirun's daemon
+// there): losing it ends the job as losing any agent does, as mpirun ends a job whose daemon
+// died, with a typed error naming that host and nothing left behind.
+TEST_CASE("kill -9 of an idle agent (a host without ranks): agent-lost naming its host") {
+  Job job;
+  auto bg = start_running(job, {"--launcher=local", "-H", "n1:1,n2:1", "-n", "1", app("hang")}, 1);
+  const auto agents = events_named(read_events(job.events_path()).events, "agent-up");
+  REQUIRE(agents.size() == 2);
+  pid_t agent = 0;
+  for (const Json& a : agents)
+    if (a.value("host", "") == "n2") agent = a.value("pid", 0);
+  REQUIRE(agent > 0);
+  ::kill(agent, SIGKILL);
+  const auto status = bg->wait(Millis{10'000});
+  REQUIRE(status.has_value());
+  CHECK(*status == 75);
+  const Json error = check_job_failed(job, "agent-lost", 75);
+  CHECK(error.value("host", "") == "n2");
+  check_gone_within(job, Millis{1'000});
+}
+
 // A stopped process's state in /proc/PID/stat is 'T' (or 't' when traced).
 bool is_stopped(pid_t pid) {
   const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");

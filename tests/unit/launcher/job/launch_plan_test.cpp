@@ -98,6 +98,38 @@ TEST_CASE("the universe is every host's slots, whatever -n asks") {
             ->universe_size == 4);
 }
 
+// mpirun 4.1.4 starts a daemon on every host of the allocation (measured) and places spawned
+// processes on their free slots: hosts left without ranks get an agent, after the map's nodes.
+TEST_CASE("hosts without ranks keep an agent, after the map's nodes, for spawns") {
+  const HostList hosts{{{.name = "n1", .slots = 2}, {.name = "n2", .slots = 2}, {.name = "n3"}},
+                       "-H n1:2,n2:2,n3"};
+  struct Case {
+    std::vector<std::string> args;
+    std::vector<std::string> map_nodes, agents;
+  };
+  const Case cases[] = {
+      {{"-n", "2", "./a"}, {"n1"}, {"n1", "n2", "n3"}},
+      {{"-n", "3", "./a"}, {"n1", "n2"}, {"n1", "n2", "n3"}},
+      {{"-n", "5", "./a"}, {"n1", "n2", "n3"}, {"n1", "n2", "n3"}},
+      {{"--map-by", "node", "-n", "2", "./a"}, {"n1", "n2"}, {"n1", "n2", "n3"}},
+  };
+  for (const Case& c : cases) {
+    INFO(c.args.size(), " ", c.args.front());
+    const auto plan = make_plan(opts(c.args), hosts, kMachine, env);
+    REQUIRE(plan.has_value());
+    CHECK(plan->map.nodes() == c.map_nodes);
+    std::vector<std::string> agents;
+    for (const HostEntry& h : plan->nodes) agents.push_back(h.name);
+    CHECK(agents == c.agents);
+    CHECK(plan->universe_size == 5);
+  }
+  const auto plan = make_plan(opts({"-n", "2", "./a"}), hosts, kMachine, env);
+  const std::string text = render_plan(plan.value(), "agent");
+  CHECK(text.find("node 0 n1 (slots 2): ranks 0,1") != std::string::npos);
+  CHECK(text.find("node 1 n2 (slots 2): no ranks, for spawned processes") != std::string::npos);
+  CHECK(text.find("node 2 n3 (slots 1): no ranks, for spawned processes") != std::string::npos);
+}
+
 // mpirun honours its own MCA parameters from the environment and --mca; options win.
 TEST_CASE("placement from mpirun's MCA parameters; the command line wins") {
   const auto mca_env = [](const std::string& name) -> std::optional<std::string> {
@@ -224,8 +256,9 @@ TEST_CASE("host file lines without slots=: every host gets an agent, ranks wait 
     REQUIRE(plan->apps.size() == 1);
     CHECK(plan->apps[0].num_procs == c.np);
     CHECK(plan->map.nodes() == c.nodes);
-    REQUIRE(plan->nodes.size() == c.nodes.size());
-    for (std::size_t i = 0; i < c.nodes.size(); ++i) CHECK(plan->nodes[i].name == c.nodes[i]);
+    // Every host keeps its agent: the map's first, then those without ranks (for spawns).
+    REQUIRE(plan->nodes.size() == 3);
+    for (std::size_t i = 0; i < 3; ++i) CHECK(plan->nodes[i].name == hosts.hosts[i].name);
     CHECK(plan->nodes.front().slots == c.cores.front());
     CHECK(plan->universe_size == c.universe);
   }
