@@ -297,13 +297,8 @@ bool Supervisor::place_ranks() {
     const HostEntry& host = plan.nodes[static_cast<std::size_t>(n)];
     const Link& link = *links_[static_cast<std::size_t>(n)];
     inputs.push_back({host.slots, link.topology});
-    // mpirun names a node by its own hostname (short), also for -H localhost.
-    const bool local =
-        host.name == "localhost" || host.name.starts_with("127.") || host.name == "::1";
-    const std::string name = local && !link.os_hostname.empty()
-                                 ? link.os_hostname.substr(0, link.os_hostname.find('.'))
-                                 : host.name;
-    report.push_back({name, link.agent_pid, host.slots, host.max_slots.value_or(0), nullptr});
+    report.push_back(
+        {report_host(n), link.agent_pid, host.slots, host.max_slots.value_or(0), nullptr});
   }
   // Virtual nodes of one machine share its CPUs (placement.hpp).
   const bool shared = plan.launcher == LauncherKind::Local && plan.map.node_count() > 1;

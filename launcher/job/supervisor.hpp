@@ -102,6 +102,9 @@ class Supervisor {
   int node_of_process(std::uint32_t index) const;
   /// Node `node`'s host: the map's nodes first, then the idle hosts (LaunchPlan::nodes).
   const std::string& host_name(int node) const;
+  /// Node `node` as mpirun's --report-bindings names it: this machine's own short hostname for
+  /// a loopback name (-H localhost), otherwise the host's name as given.
+  std::string report_host(int node) const;
   /// The processes of the attempt on `node` (indices into ranks_): its initial ranks, then
   /// those of each spawned job placed there.
   std::vector<std::uint32_t> processes_on(int node) const;

@@ -44,6 +44,13 @@ const std::string& Supervisor::host_name(int node) const {
   return config_.plan.nodes.at(static_cast<std::size_t>(node)).name;
 }
 
+std::string Supervisor::report_host(int node) const {
+  const std::string& name = host_name(node);
+  const std::string& os_hostname = links_.at(static_cast<std::size_t>(node))->os_hostname;
+  const bool loopback = name == "localhost" || name.starts_with("127.") || name == "::1";
+  return loopback && !os_hostname.empty() ? os_hostname.substr(0, os_hostname.find('.')) : name;
+}
+
 std::vector<std::uint32_t> Supervisor::processes_on(int node) const {
   std::vector<std::uint32_t> out;
   if (node < config_.plan.map.node_count())  // an idle host's agent has no initial rank
@@ -111,13 +118,9 @@ void Supervisor::bind_children(ChildJobRecord& record, protocol::JobSpec& spec,
         node.ranks.begin());
     if (local < node.cpus.size()) node.cpus[local] = os_cpu_list(node_link.topology, pus);
     // mpirun 4.1.4 reports a bound child as it reports the job's ranks (rank in its own job).
-    const std::string& name = plan.nodes[n].name;
-    const bool local_name = name == "localhost" || name.starts_with("127.") || name == "::1";
-    const std::string shown = local_name && !node_link.os_hostname.empty()
-                                  ? node_link.os_hostname.substr(0, node_link.os_hostname.find('.'))
-                                  : name;
-    report += mpilaunch::format("[{}:{:05}] {}\n", shown, node_link.agent_pid,
-                                report_binding_line(static_cast<int>(r), node_link.topology, pus));
+    report +=
+        mpilaunch::format("[{}:{:05}] {}\n", report_host(static_cast<int>(n)), node_link.agent_pid,
+                          report_binding_line(static_cast<int>(r), node_link.topology, pus));
   }
   if (plan.placement.report_bindings && !report.empty()) {
     std::fwrite(report.data(), 1, report.size(), stderr);
