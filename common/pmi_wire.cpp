@@ -367,11 +367,7 @@ void ServerCore::handle(int rank, Conn& c, const Command& cmd, std::vector<Outpu
       out.push_back({.kind = Output::Kind::Finalized, .rank = rank});
     } else if (n == "abort") {
       int code = 1;
-      if (const auto e = cmd.get("exitcode")) {
-        int v = 0;
-        const auto [p, ec] = std::from_chars(e->data(), e->data() + e->size(), v);
-        if (ec == std::errc{} && p == e->data() + e->size()) code = v;
-      }
+      if (const auto e = cmd.get("exitcode")) code = int_of(*e).value_or(code);
       c.dead = true;
       out.push_back({.kind = Output::Kind::Abort, .rank = rank, .exit_code = code});
     } else if (n == "publish_name" || n == "lookup_name" || n == "unpublish_name") {
