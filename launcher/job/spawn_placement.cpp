@@ -1,6 +1,7 @@
 #include "launcher/job/spawn_placement.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 #include "common/text.hpp"
 #include "common/text_format.hpp"
@@ -8,9 +9,79 @@
 #include "launcher/job/launch_plan.hpp"
 
 namespace mpilaunch::launcher {
+namespace {
+
+int room(const SpawnNode& node) {
+  return std::max(node.slots, 1) - node.used;
+}
+
+// mpirun 4.1.4's by-node mapping of a job (its round-robin mapper, measured on spawns): each
+// pass divides what is left evenly over the nodes that can take some (the first ones one more
+// when it does not divide), a node taking at most its free slots; when the free slots are too
+// few (--oversubscribe), every node takes its share anyway, then one each in turn. The ranks go
+// node after node (a spawned job is ranked by slot).
+std::vector<int> place_by_node(std::vector<SpawnNode>& nodes, const std::vector<int>& candidates,
+                               int count, bool short_of_slots) {
+  std::vector<int> on(nodes.size(), 0);
+  int mapped = 0;
+  const auto put = [&](int n, int how_many) {
+    for (int i = 0; i < how_many && mapped < count; ++i) {
+      ++on[static_cast<std::size_t>(n)];
+      ++nodes[static_cast<std::size_t>(n)].used;
+      ++mapped;
+    }
+  };
+  int takers = static_cast<int>(candidates.size());
+  while (mapped < count && takers > 0) {
+    const int left = count - mapped;
+    const int share = std::max(1, left / takers);
+    // The first `more` nodes that take some get one more than the share.
+    int more = left > share * takers ? left - share * takers : 0;
+    takers = 0;
+    for (int n : candidates) {
+      const SpawnNode& node = nodes[static_cast<std::size_t>(n)];
+      if (!short_of_slots && room(node) <= 0) continue;
+      int take = share + (more > 0 ? 1 : 0);
+      if (more > 0) --more;
+      if (!short_of_slots) take = std::min(take, room(node));
+      ++takers;
+      put(n, take);
+      if (mapped == count) break;
+    }
+  }
+  while (mapped < count)
+    for (int n : candidates) {
+      put(n, 1);
+      if (mapped == count) break;
+    }
+  std::vector<int> placed;
+  for (int n : candidates)
+    placed.insert(placed.end(), static_cast<std::size_t>(on[static_cast<std::size_t>(n)]), n);
+  return placed;
+}
+
+}  // namespace
+
+Result<SpawnMapping> spawn_mapping(const std::string& map_by) {
+  std::string policy;
+  for (const char c : trim(map_by))
+    policy += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (policy.empty() || policy == "slot" || policy == "core" || policy == "socket" ||
+      policy == "package" || policy == "numa" || policy == "hwthread" || policy == "board" ||
+      policy == "l1cache" || policy == "l2cache" || policy == "l3cache")
+    return SpawnMapping::Slot;
+  if (policy == "node") return SpawnMapping::Node;
+  return Error{.kind = ErrorKind::BadOption,
+               .phase = "spawn",
+               .detail = mpilaunch::format(
+                   "MPI_Comm_spawn's info map_by {}: only node, slot and hardware objects "
+                   "(core, socket, numa, ...) without modifiers are served for spawned processes",
+                   map_by)};
+}
 
 Result<std::vector<int>> place_spawn(std::vector<SpawnNode>& nodes, const std::string& hosts,
-                                     int count, bool oversubscribe, const std::string& hostname) {
+                                     int count, bool oversubscribe, const std::string& hostname,
+                                     SpawnMapping mapping) {
   std::vector<int> candidates;
   if (trim(hosts).empty()) {
     for (std::size_t n = 0; n < nodes.size(); ++n) candidates.push_back(static_cast<int>(n));
@@ -56,6 +127,8 @@ Result<std::vector<int>> place_spawn(std::vector<SpawnNode>& nodes, const std::s
         .phase = "spawn",
         .detail = mpilaunch::format("MPI_Comm_spawn asked for {} processes; {} slots are free",
                                     count, free_slots)};
+  if (mapping == SpawnMapping::Node)
+    return place_by_node(nodes, candidates, count, free_slots < count);
   std::vector<int> placed;
   for (int n : candidates) {
     SpawnNode& node = nodes[static_cast<std::size_t>(n)];

@@ -11,6 +11,17 @@
 
 namespace mpilaunch::launcher {
 
+/// The spawn's "map_by" (MPI info key, PMIX_MAPBY). mpirun 4.1.4 (measured) does not apply the
+/// job's --map-by to children: only this key changes their mapping.
+enum class SpawnMapping {
+  Slot,  // free slots node after node (also every hardware object: core, socket, numa, ...)
+  Node,  // mpirun's by-node mapper: the processes spread evenly over the nodes with free slots
+};
+
+/// Reads a map_by value (case as given; empty is Slot). Errors: BadOption for a policy that is
+/// not served for spawns (ppr, seq, rankfile, dist, a modifier).
+Result<SpawnMapping> spawn_mapping(const std::string& map_by);
+
 struct SpawnNode {
   std::string name;
   int slots = 0;  // 0: unknown (counts as 1)
@@ -24,9 +35,11 @@ struct SpawnNode {
 /// what went there. `hosts` is the info key "host" (comma-separated node names, "name:N" taken
 /// as name) or empty for every node; `hostname` is this machine's. Errors: UnknownHost (a name that
 /// is not a node of the job), NotEnoughSlots (no --oversubscribe and too few free slots; nothing is
-/// placed then).
+/// placed then). With SpawnMapping::Node the ranks are numbered node after node, as mpirun
+/// numbers them.
 Result<std::vector<int>> place_spawn(std::vector<SpawnNode>& nodes, const std::string& hosts,
                                      int count, bool oversubscribe,
-                                     const std::string& hostname = {});
+                                     const std::string& hostname = {},
+                                     SpawnMapping mapping = SpawnMapping::Slot);
 
 }  // namespace mpilaunch::launcher

@@ -167,9 +167,13 @@ void Supervisor::on_spawn_request(Link& link, std::uint32_t id, const protocol::
     node.ranks.clear();
     node.cpus.clear();
   }
+  // The spawn's own map_by (info key, PMIX_MAPBY); the job's --map-by does not apply to
+  // children under mpirun 4.1.4 (measured).
+  const Result<SpawnMapping> mapping = spawn_mapping(m.map_by);
   for (const protocol::SpawnApp& app : m.apps) {
-    auto placed = place_spawn(nodes, app.host, static_cast<int>(app.maxprocs),
-                              plan.request.oversubscribe, plan.hostname);
+    auto placed = mapping ? place_spawn(nodes, app.host, static_cast<int>(app.maxprocs),
+                                        plan.request.oversubscribe, plan.hostname, mapping.value())
+                          : Result<std::vector<int>>(mapping.error());
     if (!placed || app.argv.empty() || !app.hostfile.empty() || !app.add_host.empty()) {
       Error e = placed
                     ? Error{.kind = ErrorKind::BadOption,
@@ -219,6 +223,7 @@ void Supervisor::on_spawn_request(Link& link, std::uint32_t id, const protocol::
                           {"parent_nspace", m.nspace},
                           {"parent_rank", m.rank},
                           {"np", count},
+                          {"map_by", m.map_by},
                           {"hosts", std::move(hosts)},
                           {"cpus", std::move(cpus)},
                           {"attempt", attempt_}});

@@ -2,6 +2,7 @@
  * accept/connect, one mode per run.
  *   dynamic spawn N        rank 0 of the world spawns N copies of this program, which get 42
  *                          through the intercommunicator and print it, then all disconnect
+ *   dynamic spawn N KEY VALUE  the same with the info key KEY set to VALUE (map_by node)
  *   dynamic spawn-env N    as spawn N; each process also prints its OMPI_MCA_mpi_oversubscribe
  *   dynamic spawn-flaky N  as spawn N, but in the run's first attempt (MPILAUNCH_ATTEMPT=1) the
  *                          children exit 3 before MPI_Init (restarts)
@@ -135,8 +136,13 @@ int main(int argc, char** argv) {
     char* child_argv[] = {strcmp(mode, "spawn-flaky") == 0 ? "flaky-child" : "child",
                           strcmp(mode, "spawn-env") == 0 ? "env" : NULL, NULL};
     if (child_argv[1] != NULL) print_oversubscribe("parent", rank);
-    MPI_Comm_spawn(argv[0], child_argv, n, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
-                   MPI_ERRCODES_IGNORE);
+    MPI_Info info = MPI_INFO_NULL;
+    if (argc > 4) {
+      MPI_Info_create(&info);
+      MPI_Info_set(info, argv[3], argv[4]);
+    }
+    MPI_Comm_spawn(argv[0], child_argv, n, info, 0, MPI_COMM_WORLD, &inter, MPI_ERRCODES_IGNORE);
+    if (info != MPI_INFO_NULL) MPI_Info_free(&info);
     MPI_Bcast(&v, 1, MPI_INT, rank == 0 ? MPI_ROOT : MPI_PROC_NULL, inter);
     MPI_Comm_disconnect(&inter);
     printf("parent %d spawned %d\n", rank, n);

@@ -56,10 +56,12 @@ TEST_CASE("dynamic: MPI_Comm_spawn starts the children as job 2") {
 // registers the child namespace, also one without children (its maps then name only the
 // children's nodes: a full node list made libpmix refuse the registration on every agent).
 void check_spawn_on_nodes(const std::vector<std::string>& options, int children,
-                          const std::vector<std::string>& hosts, int parents = 2) {
+                          const std::vector<std::string>& hosts, int parents = 2,
+                          const std::vector<std::string>& info = {}) {
   Job job;
   std::vector<std::string> argv = options;
   argv.insert(argv.end(), {"--tag-output", app("dynamic"), "spawn", std::to_string(children)});
+  argv.insert(argv.end(), info.begin(), info.end());
   const Outcome o = job.launch(argv, Millis{120'000});
   CHECK_MESSAGE(o.status() == 0, o.summary());
   const auto spawns = events_named(read_events(job.events_path()).events, "spawn");
@@ -198,6 +200,20 @@ TEST_CASE("dynamic: spawned processes on virtual nodes without initial ranks, as
   SUBCASE("over the two idle nodes of three") {
     check_spawn_on_nodes({"--launcher=local", "-H", "dyn1:2,dyn2:2,dyn3:2", "-n", "2"}, 3,
                          {"dyn2", "dyn2", "dyn3"});
+  }
+}
+
+// The info key map_by=node spreads the children over the nodes with free slots, ranked node
+// after node; the job's --map-by node does not apply to them (mpirun 4.1.4, measured with the
+// same lines).
+TEST_CASE("dynamic: the spawn's map_by node as mpirun; the job's --map-by is not the children's") {
+  SUBCASE("map_by node: 4 children over 3 nodes") {
+    check_spawn_on_nodes({"--launcher=local", "-H", "dyn1:3,dyn2:3,dyn3:3", "-n", "2"}, 4,
+                         {"dyn1", "dyn2", "dyn2", "dyn3"}, 2, {"map_by", "node"});
+  }
+  SUBCASE("--map-by node: the children fill the parent's node") {
+    check_spawn_on_nodes({"--launcher=local", "-H", "dyn1:3,dyn2:3", "--map-by", "node", "-n", "1"},
+                         2, {"dyn1", "dyn1"}, 1);
   }
 }
 

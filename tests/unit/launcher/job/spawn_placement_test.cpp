@@ -65,4 +65,58 @@ TEST_CASE("spawn placement: unknown slots count as one") {
   CHECK(!place_spawn(nodes, "", 1, false));
 }
 
+// mpirun 4.1.4 with the info key map_by=node (measured on virtual nodes, -H as the slots, the
+// parents' ranks as used): the children spread over the nodes with free slots, ranked node
+// after node.
+TEST_CASE("spawn placement: map_by node as mpirun 4.1.4") {
+  struct Case {
+    std::vector<SpawnNode> nodes;
+    int count;
+    std::vector<int> placed;
+  };
+  const Case cases[] = {
+      {{{"dyn1", 3, 1}, {"dyn2", 3, 0}}, 2, {0, 1}},                        // -n 1 spawn 2
+      {{{"dyn1", 3, 2}, {"dyn2", 3, 0}, {"dyn3", 3, 0}}, 4, {0, 1, 1, 2}},  // -n 2 spawn 4
+      {{{"dyn1", 2, 2}, {"dyn2", 2, 0}}, 2, {1, 1}},  // a full node is skipped
+      {{{"dyn1", 2, 1}, {"dyn2", 2, 0}, {"dyn3", 2, 0}}, 3, {0, 1, 2}},
+  };
+  for (const Case& c : cases) {
+    INFO(c.count, " on ", c.nodes.size(), " nodes");
+    std::vector<SpawnNode> nodes = c.nodes;
+    const auto placed = place_spawn(nodes, "", c.count, false, {}, SpawnMapping::Node);
+    REQUIRE(placed);
+    CHECK(placed.value() == c.placed);
+  }
+  // Too few free slots: refused without --oversubscribe; with it every node takes its share
+  // (the first one more), as mpirun's by-node mapper does.
+  std::vector<SpawnNode> full{{"a", 1, 1}, {"b", 1, 1}};
+  CHECK(!place_spawn(full, "", 3, false, {}, SpawnMapping::Node));
+  const auto over = place_spawn(full, "", 3, true, {}, SpawnMapping::Node);
+  REQUIRE(over);
+  CHECK(over.value() == std::vector<int>{0, 0, 1});
+  CHECK(full[0].used == 3);
+  CHECK(full[1].used == 2);
+}
+
+TEST_CASE("spawn placement: the map_by values served") {
+  for (const char* slot : {"", "slot", "core", "Socket", "numa", "hwthread", "l3cache"}) {
+    INFO(slot);
+    const auto m = spawn_mapping(slot);
+    REQUIRE(m);
+    CHECK(m.value() == SpawnMapping::Slot);
+  }
+  for (const char* node : {"node", "NODE", " node "}) {
+    const auto m = spawn_mapping(node);
+    REQUIRE(m);
+    CHECK(m.value() == SpawnMapping::Node);
+  }
+  for (const char* refused : {"ppr:1:node", "node:span", "seq", "rankfile", "dist:mlx5_0", "x"}) {
+    INFO(refused);
+    const auto m = spawn_mapping(refused);
+    REQUIRE(!m);
+    CHECK(m.error().kind == ErrorKind::BadOption);
+    CHECK(m.error().detail.find(refused) != std::string::npos);
+  }
+}
+
 }  // namespace mpilaunch::launcher
