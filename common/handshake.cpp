@@ -2,9 +2,8 @@
 
 #include "common/text_format.hpp"
 
-#include <charconv>
-
 #include "common/protocol.hpp"
+#include "common/text.hpp"
 
 namespace mpilaunch::handshake {
 
@@ -29,24 +28,22 @@ Result<std::optional<Hello>> scan_for_hello(std::span<const std::byte> received)
     }
     // "MPILAUNCH-AGENT <protocol> <hostname>" (text before the magic on the same line is noise
     // from a shell that printed without a newline).
-    std::string_view rest = line.substr(at + kMagic.size());
-    int version = -1;
-    if (rest.size() < 2 || rest[0] != ' ')
+    const std::string_view rest = line.substr(at + kMagic.size());
+    const std::size_t space = rest.find(' ', 1);
+    const auto version = rest.starts_with(' ') && space != std::string_view::npos
+                             ? parse_int<int>(rest.substr(1, space - 1))
+                             : std::nullopt;
+    const std::string_view hostname =
+        space == std::string_view::npos ? std::string_view() : rest.substr(space + 1);
+    if (!version || hostname.empty() || hostname.find(' ') != std::string_view::npos)
       return Error{.kind = ErrorKind::MalformedFrame,
                    .detail = mpilaunch::format("malformed agent hello '{}'", line.substr(0, 200))};
-    rest.remove_prefix(1);
-    const auto [ptr, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), version);
-    rest.remove_prefix(static_cast<std::size_t>(ptr - rest.data()));
-    if (ec != std::errc() || rest.size() < 2 || rest[0] != ' ' ||
-        rest.find(' ', 1) != std::string_view::npos)
-      return Error{.kind = ErrorKind::MalformedFrame,
-                   .detail = mpilaunch::format("malformed agent hello '{}'", line.substr(0, 200))};
-    if (version != protocol::kProtocolVersion)
+    if (*version != protocol::kProtocolVersion)
       return Error{.kind = ErrorKind::ProtocolMismatch,
-                   .detail = mpilaunch::format("agent speaks protocol {}, launcher {}", version,
+                   .detail = mpilaunch::format("agent speaks protocol {}, launcher {}", *version,
                                                protocol::kProtocolVersion)};
-    hello.protocol = version;
-    hello.hostname = std::string(rest.substr(1));
+    hello.protocol = *version;
+    hello.hostname = std::string(hostname);
     hello.consumed = start;
     return std::optional<Hello>{std::move(hello)};
   }

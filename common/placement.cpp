@@ -1,10 +1,10 @@
 #include "common/placement.hpp"
 
+#include "common/text.hpp"
 #include "common/text_format.hpp"
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <map>
 
 namespace mpilaunch {
@@ -34,11 +34,7 @@ std::vector<std::string> split_words(const std::string& s) {
 }
 
 std::optional<int> small_positive(std::string_view text) {
-  int value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || value < 1 || value > 65536)
-    return std::nullopt;
-  return value;
+  return parse_int<int>(text, 1, 65536);
 }
 
 Error bad(std::string detail) {

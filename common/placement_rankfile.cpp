@@ -1,10 +1,10 @@
 // Rankfile slots (mpirun 4.1's "slot=S:C" / "slot=C" forms): parsed, and each rank bound to its
 // slot's CPUs on the topology its node's agent reported. Pure.
 
+#include "common/text.hpp"
 #include "common/text_format.hpp"
 
 #include <algorithm>
-#include <charconv>
 
 #include "common/placement.hpp"
 
@@ -18,12 +18,7 @@ Error bad(std::string detail) {
 }
 
 std::optional<int> index_of(std::string_view text) {
-  int value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || value < 0 ||
-      value > kMaxIndex)
-    return std::nullopt;
-  return value;
+  return parse_int<int>(text, 0, kMaxIndex);
 }
 
 // "0-2,5" -> {0, 1, 2, 5}; nullopt when it is not such a list. Not hwloc_bitmap_list_sscanf():

@@ -1,9 +1,10 @@
 #include "common/pmi_wire.hpp"
 
-#include <charconv>
+#include <algorithm>
 
 #include "common/app_contexts.hpp"
 #include "common/codec.hpp"
+#include "common/text.hpp"
 
 namespace mpilaunch::pmi {
 namespace {
@@ -11,13 +12,6 @@ namespace {
 // per argument and info key; more is a broken client, not a program.
 constexpr std::size_t kMaxSpawnLines = 4096;
 constexpr std::size_t kMaxSpawnSegments = 256;
-
-std::optional<int> int_of(std::string_view text) {
-  int v = 0;
-  const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc{} || p != text.data() + text.size()) return std::nullopt;
-  return v;
-}
 }  // namespace
 
 std::optional<std::string_view> Command::get(std::string_view key) const {
@@ -222,23 +216,20 @@ std::vector<Output> ServerCore::feed(int rank, std::string_view bytes) {
     ParseOutcome p;
     if (c.version == 2) {
       if (c.buf.size() < 6) break;
-      std::size_t len = 0;
+      // Six characters: the body's length, right-aligned with spaces.
       const std::string_view head = std::string_view(c.buf).substr(0, 6);
-      const std::size_t digits = head.find_first_not_of(' ');
-      const auto [ptr, ec] =
-          digits == std::string_view::npos
-              ? std::from_chars(head.data(), head.data(), len)
-              : std::from_chars(head.data() + digits, head.data() + head.size(), len);
-      if (ec != std::errc{} || ptr != head.data() + head.size() || len > kMaxPmi2Message) {
+      const auto len = parse_int<std::size_t>(
+          head.substr(std::min(head.find_first_not_of(' '), head.size())), 0, kMaxPmi2Message);
+      if (!len) {
         c.dead = true;
         out.push_back({.kind = Output::Kind::ProtocolError,
                        .rank = rank,
                        .bytes = "bad PMI-2 length header"});
         break;
       }
-      if (c.buf.size() < 6 + len) break;
-      p = parse_pmi2_body(std::string_view(c.buf).substr(6, len));
-      c.buf.erase(0, 6 + len);
+      if (c.buf.size() < 6 + *len) break;
+      p = parse_pmi2_body(std::string_view(c.buf).substr(6, *len));
+      c.buf.erase(0, 6 + *len);
     } else {
       const std::size_t nl = c.buf.find('\n');
       if (nl == std::string::npos) {
@@ -260,8 +251,8 @@ std::vector<Output> ServerCore::feed(int rank, std::string_view bytes) {
           std::optional<int> total;
           std::optional<int> sofar;
           for (const auto& [k, v] : segment) {
-            if (k == "totspawns") total = int_of(v);
-            if (k == "spawnssofar") sofar = int_of(v);
+            if (k == "totspawns") total = parse_int<int>(v);
+            if (k == "spawnssofar") sofar = parse_int<int>(v);
           }
           if (!total || !sofar || *sofar >= *total ||
               c.spawn_segments.size() >= static_cast<std::size_t>(*total))
@@ -367,7 +358,7 @@ void ServerCore::handle(int rank, Conn& c, const Command& cmd, std::vector<Outpu
       out.push_back({.kind = Output::Kind::Finalized, .rank = rank});
     } else if (n == "abort") {
       int code = 1;
-      if (const auto e = cmd.get("exitcode")) code = int_of(*e).value_or(code);
+      if (const auto e = cmd.get("exitcode")) code = parse_int<int>(*e).value_or(code);
       c.dead = true;
       out.push_back({.kind = Output::Kind::Abort, .rank = rank, .exit_code = code});
     } else if (n == "publish_name" || n == "lookup_name" || n == "unpublish_name") {
@@ -592,7 +583,7 @@ std::optional<std::string_view> field(const Fields& fields, std::string_view key
 
 std::optional<int> int_field(const Fields& fields, std::string_view key) {
   const auto text = field(fields, key);
-  return text ? int_of(*text) : std::nullopt;
+  return text ? parse_int<int>(*text) : std::nullopt;
 }
 
 // The key names of one spawn command: PMI-1's segment or PMI-2's run of fields.

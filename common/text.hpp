@@ -1,6 +1,10 @@
 #pragma once
 /// Small text helpers shared by the parsers of both programs. Pure.
 
+#include <charconv>
+#include <concepts>
+#include <limits>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -12,6 +16,19 @@ constexpr std::string_view trim(std::string_view s) {
   const std::size_t first = s.find_first_not_of(kSpace);
   if (first == std::string_view::npos) return {};
   return s.substr(first, s.find_last_not_of(kSpace) - first + 1);
+}
+
+/// The whole of `text` as a decimal integer of type T within [lo, hi]: nullopt when it is
+/// empty, has anything but digits (and, for a signed T, one leading '-'; never '+' or white
+/// space), does not fit T, or lies outside the bounds. std::from_chars, so no locale.
+template <std::integral T>
+std::optional<T> parse_int(std::string_view text, T lo = std::numeric_limits<T>::min(),
+                           T hi = std::numeric_limits<T>::max()) {
+  T value{};
+  const char* const end = text.data() + text.size();
+  const auto [stop, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc() || stop != end || value < lo || value > hi) return std::nullopt;
+  return value;
 }
 
 /// One line of a file that has something on it once its comment is gone.

@@ -3,6 +3,9 @@
 #include "common/handshake.hpp"
 #include "common/protocol.hpp"
 
+#include <string>
+#include <vector>
+
 using namespace mpilaunch;
 
 namespace {
@@ -36,6 +39,16 @@ TEST_CASE("malformed hellos, other versions and endless noise are errors") {
   const auto other = scan("MPILAUNCH-AGENT 99 node\n");
   REQUIRE_FALSE(other.has_value());
   CHECK(other.error().kind == ErrorKind::ProtocolMismatch);
+  // The version is the whole word between two single spaces; the host name one word after it.
+  const std::string v = std::to_string(protocol::kProtocolVersion);
+  for (const std::string& line : std::vector<std::string>{
+           "MPILAUNCH-AGENT\n", "MPILAUNCH-AGENT" + v + " node\n",
+           "MPILAUNCH-AGENT  " + v + " node\n", "MPILAUNCH-AGENT " + v + "x node\n",
+           "MPILAUNCH-AGENT +" + v + " node\n", "MPILAUNCH-AGENT " + v + " \n",
+           "MPILAUNCH-AGENT " + v + "  node\n", "MPILAUNCH-AGENT 99999999999999999999 node\n"})
+    CHECK_MESSAGE(scan(line).error().kind == ErrorKind::MalformedFrame, line);
+  CHECK(scan("MPILAUNCH-AGENT " + v + " node\r\n").value()->hostname == "node");
+  CHECK(scan("MPILAUNCH-AGENT -1 node\n").error().kind == ErrorKind::ProtocolMismatch);
   const std::string noise(handshake::kMaxNoiseBytes + 10, 'x');
   CHECK(scan(noise).error().kind == ErrorKind::MalformedFrame);
 }

@@ -28,3 +28,33 @@ TEST_CASE("content_lines: comments and blank lines go, line numbers count every 
   CHECK(lines[2].text == "c");
   CHECK(content_lines("x#y#z\n")[0].text == "x");
 }
+
+TEST_CASE("parse_int: the whole text as one decimal integer of the type, within the bounds") {
+  using mpilaunch::parse_int;
+  CHECK(parse_int<int>("0") == 0);
+  CHECK(parse_int<int>("42") == 42);
+  CHECK(parse_int<int>("007") == 7);  // decimal, never octal
+  CHECK(parse_int<int>("-3") == -3);
+  CHECK(parse_int<int>("2147483647") == 2147483647);
+  CHECK(parse_int<int>("-2147483648") == -2147483647 - 1);
+  // Empty, signs it does not take, white space, trailing or leading junk, other bases.
+  for (const char* bad :
+       {"", "-", "+3", " 3", "3 ", "3\n", "3x", "x3", "1.5", "0x10", "1e3", "--1", "3-"})
+    CHECK_MESSAGE(!parse_int<int>(bad).has_value(), bad);
+  // Overflow of the type.
+  CHECK(!parse_int<int>("2147483648"));
+  CHECK(!parse_int<int>("-2147483649"));
+  CHECK(!parse_int<int>("99999999999999999999"));
+  CHECK(!parse_int<unsigned char>("256"));
+  CHECK(parse_int<unsigned char>("255") == 255);
+  // Unsigned types take no sign at all.
+  CHECK(!parse_int<unsigned>("-1"));
+  CHECK(!parse_int<std::size_t>("-0"));
+  CHECK(parse_int<std::size_t>("65536") == 65536U);
+  // Bounds, both inclusive.
+  CHECK(parse_int<int>("1", 1, 65536) == 1);
+  CHECK(parse_int<int>("65536", 1, 65536) == 65536);
+  CHECK(!parse_int<int>("0", 1, 65536));
+  CHECK(!parse_int<int>("65537", 1, 65536));
+  CHECK(!parse_int<int>("-1", 0, 10));
+}
