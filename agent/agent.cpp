@@ -757,8 +757,7 @@ void Agent::finish() {
   drop_all_stdin();
   children_.release_ended();
   cgroup_.remove();  // and whatever the ranks left, wherever it went
-  if (pmi_) pmi_->close_all();
-  for (const auto& [nspace, server] : child_pmi_) server->close_all();
+  close_pmi_servers();
   for (auto& [key, done] : pending_fences_) done(-1, {});
   pending_fences_.clear();
   for (auto& [id, done] : pending_dmodex_) done(-1, {});

@@ -154,6 +154,9 @@ class Agent final : public FrameSink, public PmixEvents, public PmiEvents {
   std::map<std::string, std::shared_ptr<PmiServer>> child_pmi_;
   /// The PMI server of `nspace`: the job's or a spawned job's; null when it has none.
   std::shared_ptr<PmiServer> pmi_of(const std::string& nspace) const;
+  /// Closes the rank sockets of every PMI server (the job's and its spawned jobs') and lets the
+  /// servers go: an answer still pending (a name, a spawn, a barrier) holds its server, and a
+  /// closed server sends nothing more.
   void close_pmi_servers();
   std::shared_ptr<PmiServer> make_pmi_server(const protocol::JobSpec& spec,
                                              const NamespaceValues& values,
