@@ -431,22 +431,20 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
   }
   if (!hosts.rankfile.empty() || plan.placement.seq) {
     if (nolocal)
-      return Error{.kind = ErrorKind::BadOption,
-                   .detail = mpilaunch::format(
-                       "--nolocal with {}: not supported (the lines place every rank; leave "
-                       "this machine out of them instead)",
-                       hosts.rankfile.empty() ? "--map-by seq" : "--rankfile")};
+      return refuse(ErrorKind::BadOption,
+                    mpilaunch::format("--nolocal with {}: not supported (the lines place every "
+                                      "rank; leave this machine out of them instead)",
+                                      hosts.rankfile.empty() ? "--map-by seq" : "--rankfile"));
     if (!hosts.rankfile.empty() && plan.placement.seq)
-      return Error{.kind = ErrorKind::BadOption,
-                   .detail =
-                       "--rankfile and --map-by seq (or --mca rmaps seq) each place every "
-                       "rank; give one of them"};
+      return refuse(ErrorKind::BadOption,
+                    "--rankfile and --map-by seq (or --mca rmaps seq) each place every rank; give "
+                    "one of them");
     if (plan.placement.cpu_list && !plan.placement.ordered)
-      return Error{.kind = ErrorKind::BadOption,
-                   .detail = mpilaunch::format(
-                       "--cpu-list {} and {} each place every rank; give one of them",
-                       plan.placement.cpu_list->text,
-                       plan.placement.seq ? "--map-by seq (or --mca rmaps seq)" : "--rankfile")};
+      return refuse(ErrorKind::BadOption,
+                    mpilaunch::format(
+                        "--cpu-list {} and {} each place every rank; give one of them",
+                        plan.placement.cpu_list->text,
+                        plan.placement.seq ? "--map-by seq (or --mca rmaps seq)" : "--rankfile"));
     auto by = hosts.rankfile.empty()
                   ? seq_lines(hosts)
                   : Result<PlacementLines>(

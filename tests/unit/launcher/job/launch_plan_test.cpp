@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include "common/exit_codes.hpp"
 #include "launcher/job/launch_plan.hpp"
 
 using namespace mpilaunch;
@@ -353,6 +354,51 @@ TEST_CASE("-rf: each rank on its line's host, its slot kept for binding") {
       make_plan(opts({"--launcher=local", "-n", "1", "./a", ":", "./b"}), hosts, kMachine, env);
   REQUIRE_FALSE(no_n.has_value());
   CHECK(no_n.error().detail.find("context 2 needs -n") != std::string::npos);
+}
+
+// Options that each place every rank are refused by name, as every plan refused as a whole:
+// bad-option (exit 64), naming the program.
+TEST_CASE("a rankfile or seq with --cpu-list, with each other or with --nolocal: refused") {
+  const RankfileLine line{0, "n1", parse_rank_slot("0").value(), 1};
+  const HostList rankfile{
+      {{.name = "n1", .slots = 2, .slots_given = true}}, "rankfile rf", {line}, "rf"};
+  HostList lines{{{.name = "n1", .slots = 2, .slots_given = true}}, "hostfile hf"};
+  lines.host_lines = {"n1", "n1"};
+  const struct {
+    std::vector<std::string> args;
+    const HostList& hosts;
+    std::string detail;
+  } cases[] = {
+      {{"--cpu-list", "0,1", "./a"},
+       rankfile,
+       "--cpu-list 0,1 and --rankfile each place every rank; give one of them"},
+      {{"--cpu-list", "1", "--mca", "rmaps", "seq", "-n", "2", "./a"},
+       lines,
+       "--cpu-list 1 and --map-by seq (or --mca rmaps seq) each place every rank; give one of "
+       "them"},
+      {{"--map-by", "seq", "./a"},
+       rankfile,
+       "--rankfile and --map-by seq (or --mca rmaps seq) each place every rank; give one of them"},
+      {{"--nolocal", "./a"},
+       rankfile,
+       "--nolocal with --rankfile: not supported (the lines place every rank; leave this machine "
+       "out of them instead)"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> args{"--launcher=local"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    const auto plan = make_plan(opts(args), c.hosts, kMachine, env);
+    REQUIRE_FALSE(plan.has_value());
+    CHECK(plan.error().kind == ErrorKind::BadOption);
+    CHECK(plan.error().detail == c.detail);
+    CHECK(plan.error().executable == "./a");
+    CHECK(exit_codes::for_error(plan.error()) == 64);
+  }
+  // cpu-list:ordered walks the list within each rank's slot instead: no conflict.
+  CHECK(make_plan(
+            opts({"--launcher=local", "--cpu-list", "0", "--bind-to", "cpu-list:ordered", "./a"}),
+            rankfile, kMachine, env)
+            .has_value());
 }
 
 // mpirun 4.1.4 (docs/placement.md): one rank per line in line order; without -n every slot;
