@@ -1,14 +1,15 @@
 #include "agent/proc_stat.hpp"
 
-#include <charconv>
+#include "common/text.hpp"
 
 namespace mpilaunch::agent {
 namespace {
 
 template <class Number>
 bool parse_number(std::string_view word, Number& out) {
-  const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), out);
-  return ec == std::errc() && end == word.data() + word.size();
+  const auto value = parse_int<Number>(word);
+  if (value) out = *value;
+  return value.has_value();
 }
 
 }  // namespace

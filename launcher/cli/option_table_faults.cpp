@@ -1,7 +1,7 @@
 // Fault handling: limits, teardown, restarts, the live status file.
 #include "common/text_format.hpp"
 
-#include <charconv>
+#include "common/text.hpp"
 
 #include "launcher/cli/option_table.hpp"
 
@@ -38,12 +38,11 @@ void add_fault_options(std::vector<OptionSpec>& t) {
   t.push_back(
       passes("orte_max_restarts",
              {{"--max-restarts", "-max-restarts"}, 1, [](Options& o, const Values& v) -> Status {
-                int n = -1;
-                const auto [p, ec] = std::from_chars(v[0].data(), v[0].data() + v[0].size(), n);
-                if (ec != std::errc() || p != v[0].data() + v[0].size() || n < 0)
+                const auto n = parse_int<int>(v[0], 0);
+                if (!n)
                   return bad_option(mpilaunch::format(
                       "--max-restarts needs a whole number of at least 0, not '{}'", v[0]));
-                o.max_restarts = n;
+                o.max_restarts = *n;
                 return {};
               }}));
   t.push_back(passes("orte_enable_recovery",

@@ -1,12 +1,12 @@
 #include "launcher/diagnose/explain_command.hpp"
 
 #include <cerrno>
-#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <optional>
 #include <string_view>
 
+#include "common/text.hpp"
 #include "common/text_format.hpp"
 
 #include "common/error_catalog.hpp"
@@ -37,13 +37,6 @@ struct ExplainArgs {
   bool help = false;
 };
 
-std::optional<int> parse_rc(std::string_view s) {
-  int v = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
-  return v;
-}
-
 // Bad usage as an Error, worded by the catalog like every other.
 int usage_error(const std::string& detail) {
   const Error e{.kind = ErrorKind::BadOption, .detail = "explain: " + detail};
@@ -63,7 +56,7 @@ std::optional<ExplainArgs> parse(const std::vector<std::string>& args, std::stri
       out.help = true;
     } else if (a == "--rc" || a.starts_with("--rc=")) {
       const std::string value = a == "--rc" ? (i + 1 < args.size() ? args[++i] : "") : a.substr(5);
-      out.rc = parse_rc(value);
+      out.rc = parse_int<int>(value);
       if (!out.rc) {
         problem = mpilaunch::format("--rc needs an integer, got '{}'", value);
         return std::nullopt;

@@ -4,7 +4,6 @@
 #include "common/text_format.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <map>
 #include <set>
 
@@ -18,10 +17,8 @@ std::optional<std::string> read_line(std::string_view line, RankfileLine& out) {
   constexpr std::string_view kForm = "write 'rank N=HOST slot=CPUS' (CPUS: 1, 0-2, 0,3 or S:C)";
   if (w.size() != 7 || w[0] != "rank" || w[2] != "=" || w[4] != "slot" || w[5] != "=")
     return mpilaunch::format("'{}' is not a rankfile line; {}", printable(line), kForm);
-  int rank = 0;
-  const auto [end, ec] = std::from_chars(w[1].data(), w[1].data() + w[1].size(), rank);
-  if (ec != std::errc() || end != w[1].data() + w[1].size() || rank < 0 || rank >= kMaxRank)
-    return mpilaunch::format("'{}' is not a rank number; {}", printable(w[1]), kForm);
+  const auto rank = parse_int<int>(w[1], 0, kMaxRank - 1);
+  if (!rank) return mpilaunch::format("'{}' is not a rank number; {}", printable(w[1]), kForm);
   if (w[3].front() == '+')
     return mpilaunch::format(
         "'{}' is Open MPI's relative host syntax, which needs a resource manager's allocation; "
@@ -31,7 +28,7 @@ std::optional<std::string> read_line(std::string_view line, RankfileLine& out) {
   if (auto why = read_user_and_name(w[3], probe)) return why;
   auto slot = parse_rank_slot(w[6]);
   if (!slot) return slot.error().detail;
-  out.rank = rank;
+  out.rank = *rank;
   out.host = std::string(w[3]);
   out.slot = std::move(slot).value();
   return std::nullopt;

@@ -1,10 +1,10 @@
 #include "launcher/job/launch_plan.hpp"
 
 #include "common/app_contexts.hpp"
+#include "common/text.hpp"
 #include "common/text_format.hpp"
 
 #include <algorithm>
-#include <charconv>
 
 #include "launcher/hosts/host_option.hpp"
 #include "launcher/start/srun_command.hpp"
@@ -326,14 +326,12 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
                                      .use_hwthread_cpus = o.use_hwthread_cpus,
                                      .cpus_per_proc = std::nullopt};
   if (!o.cpus_per_proc.empty()) {
-    int n = 0;
-    const auto [end, ec] =
-        std::from_chars(o.cpus_per_proc.data(), o.cpus_per_proc.data() + o.cpus_per_proc.size(), n);
-    if (ec != std::errc() || end != o.cpus_per_proc.data() + o.cpus_per_proc.size() || n < 1)
+    const auto n = parse_int<int>(o.cpus_per_proc, 1);
+    if (!n)
       return Error{.kind = ErrorKind::BadOption,
                    .detail = mpilaunch::format(
                        "--cpus-per-proc {}: give a number of CPUs, 1 or more", o.cpus_per_proc)};
-    placement_options.cpus_per_proc = n;
+    placement_options.cpus_per_proc = *n;
   }
   // --npersocket N is mpirun 4.1.4's ppr:N:socket, unless --map-by says otherwise.
   if (placement_options.map_by.empty() && o.per_socket)
