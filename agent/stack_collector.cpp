@@ -136,43 +136,56 @@ std::optional<std::string> find_tool(const char* name) {
   return found.value();
 }
 
-// The interpreter of each Python rank ("" for the others), from /proc/PID/exe.
-std::vector<std::string> python_interpreters(const std::vector<StackTarget>& targets) {
-  std::vector<std::string> exes;
+// Each rank's program, from /proc/PID/exe (an empty path when it cannot be read).
+std::vector<RunningProgram> running_programs(const std::vector<StackTarget>& targets) {
+  std::vector<RunningProgram> programs;
   for (const StackTarget& t : targets) {
     std::error_code ec;
-    const std::string exe =
+    const std::string link =
         std::filesystem::read_symlink(mpilaunch::format("/proc/{}/exe", t.pid), ec).string();
-    exes.push_back(!ec && is_python_interpreter(exe) ? exe : std::string());
+    programs.push_back(ec ? RunningProgram{} : running_program(link));
   }
+  return programs;
+}
+
+// The interpreter of each Python rank ("" for the others).
+std::vector<std::string> python_interpreters(const std::vector<RunningProgram>& programs) {
+  std::vector<std::string> exes;
+  for (const RunningProgram& p : programs)
+    exes.push_back(is_python_interpreter(p.path) ? p.path : std::string());
   return exes;
 }
 
 // The gdb run for the Python ranks that gdb can give Python frames for (none: an empty argv),
 // and in `notes`, for each Python rank without, the section that says why not.
 std::vector<std::string> python_run(const std::vector<StackTarget>& targets,
+                                    const std::vector<RunningProgram>& programs,
                                     const std::vector<std::string>& exes, const std::string& host,
                                     std::vector<std::string>& notes) {
-  std::vector<long> pids;
+  std::vector<GdbTarget> runs;
   const auto gdb = find_tool("gdb");
   notes.assign(targets.size(), "");
   for (std::size_t i = 0; i < targets.size(); ++i) {
     if (exes[i].empty()) continue;
     std::error_code ec;
-    if (gdb && std::filesystem::exists(python_gdb_extension(exes[i]), ec)) {
-      pids.push_back(targets[i].pid);
+    const std::string extension = python_gdb_extension(exes[i]);
+    if (gdb && std::filesystem::exists(extension, ec)) {
+      const bool replaced = programs[i].replaced;
+      runs.push_back({targets[i].pid, replaced, replaced ? extension : std::string()});
       continue;
     }
     notes[i] = mpilaunch::format("\n{}{}\n", kPythonSectionNone,
                                  no_python_frames_note(host, gdb.has_value(), exes[i]));
   }
-  if (pids.empty()) return {};
-  return gdb_python_argv(*gdb, pids);
+  if (runs.empty()) return {};
+  return gdb_python_argv(*gdb, runs);
 }
 
 // Appends each Python rank's py-bt text from `run` (its output cut at the markers).
-void add_python_frames(std::vector<protocol::RankStack>& out, const std::vector<std::string>& exes,
-                       const Run& run, double seconds, const std::string& host) {
+void add_python_frames(std::vector<protocol::RankStack>& out,
+                       const std::vector<RunningProgram>& programs,
+                       const std::vector<std::string>& exes, const Run& run, double seconds,
+                       const std::string& host) {
   const std::map<long, std::string> texts = split_gdb_output(run.out, run.finished);
   for (std::size_t i = 0; i < out.size(); ++i) {
     if (exes[i].empty() || out[i].text.find(kPythonSection) != std::string::npos) continue;
@@ -181,8 +194,9 @@ void add_python_frames(std::vector<protocol::RankStack>& out, const std::vector<
       out[i].text += mpilaunch::format("\n{}no Python frames: gdb {}\n", kPythonSectionNone,
                                        no_answer_note(seconds));
     } else if (python_frames_unreadable(it->second)) {
-      out[i].text += mpilaunch::format("\n{}{}\n", kPythonSectionNone,
-                                       unreadable_python_frames_note(host, exes[i]));
+      out[i].text +=
+          mpilaunch::format("\n{}{}\n", kPythonSectionNone,
+                            unreadable_python_frames_note(host, exes[i], programs[i].replaced));
     } else {
       out[i].text += mpilaunch::format("\n{}\n{}", kPythonSection, it->second);
     }
@@ -197,6 +211,8 @@ std::vector<protocol::RankStack> collect_now(const std::vector<StackTarget>& tar
   std::vector<protocol::RankStack> out;
   for (const StackTarget& t : targets) out.push_back({t.rank, t.pid, "", "", ""});
   if (targets.empty()) return out;
+  // Read first: a replaced program (an upgrade, a rebuild) is given to gdb as /proc/PID/exe.
+  const std::vector<RunningProgram> programs = running_programs(targets);
   std::vector<std::vector<std::string>> argvs;
   // MPILAUNCH_STACK_TOOL=gdb or eu-stack: only that tool (docs/configuration.md). By default
   // eu-stack, the fastest with every thread's stack (docs/stacks.md), else gdb.
@@ -209,9 +225,10 @@ std::vector<protocol::RankStack> collect_now(const std::vector<StackTarget>& tar
   } else if (gdb) {
     // One gdb for the node's ranks, attaching to each in turn: one gdb per rank in parallel
     // took 1.6 times as long on this 2-CPU machine (docs/benchmarks.md, case 12).
-    std::vector<long> pids;
-    for (const StackTarget& t : targets) pids.push_back(t.pid);
-    argvs.push_back(gdb_stack_argv(*gdb, pids));
+    std::vector<GdbTarget> attach;
+    for (std::size_t i = 0; i < targets.size(); ++i)
+      attach.push_back({targets[i].pid, programs[i].replaced, ""});
+    argvs.push_back(gdb_stack_argv(*gdb, attach));
   }
   const std::vector<Run> runs = run_all(argvs, parallel_tools(), until);
   if (eu) {
@@ -235,12 +252,13 @@ std::vector<protocol::RankStack> collect_now(const std::vector<StackTarget>& tar
   // Python ranks also get their Python frames from gdb's py-bt where the interpreter's gdb
   // extension is installed (docs/stacks.md): after the native tool, as a process has one
   // tracer at a time, within what is left of the deadline.
-  const std::vector<std::string> exes = python_interpreters(targets);
+  const std::vector<std::string> exes = python_interpreters(programs);
   std::vector<std::string> python_notes;
-  const std::vector<std::string> python_argv = python_run(targets, exes, host, python_notes);
+  const std::vector<std::string> python_argv =
+      python_run(targets, programs, exes, host, python_notes);
   for (std::size_t i = 0; i < out.size(); ++i) out[i].text += python_notes[i];
   if (!python_argv.empty())
-    add_python_frames(out, exes, run_all({python_argv}, 1, until)[0], seconds, host);
+    add_python_frames(out, programs, exes, run_all({python_argv}, 1, until)[0], seconds, host);
   return out;
 }
 

@@ -10,22 +10,26 @@ namespace {
 // Where Debian's -dbg packages put gdb's auto-load scripts, one per program path below it.
 constexpr std::string_view kAutoLoadDir = "/usr/share/gdb/auto-load";
 
-// gdb --batch with `options`, attaching to each of `pids` in turn (a fresh inferior each, so
+// gdb --batch with `options`, attaching to each target in turn (a fresh inferior each, so
 // ranks of different programs get their own symbols), a marker line before each, running
 // `command` there and detaching.
 std::vector<std::string> gdb_each(const std::string& gdb, const std::vector<std::string>& options,
-                                  const std::vector<long>& pids, const std::string& command) {
+                                  const std::vector<GdbTarget>& targets,
+                                  const std::string& command) {
   std::vector<std::string> argv = {gdb, "--nx", "--batch", "-q"};
   argv.insert(argv.end(), options.begin(), options.end());
   argv.insert(argv.end(), {"-ex", "set pagination off", "-ex", "set width 0"});
   int inferior = 1;
-  for (const long pid : pids) {
+  for (const GdbTarget& t : targets) {
     if (inferior > 1) {
       argv.insert(argv.end(),
                   {"-ex", "add-inferior", "-ex", mpilaunch::format("inferior {}", inferior)});
     }
-    argv.insert(argv.end(), {"-ex", mpilaunch::format("echo \\n{}{}\\n", kStackMarker, pid), "-ex",
-                             mpilaunch::format("attach {}", pid), "-ex", command, "-ex", "detach"});
+    argv.insert(argv.end(), {"-ex", mpilaunch::format("echo \\n{}{}\\n", kStackMarker, t.pid)});
+    if (t.replaced) argv.insert(argv.end(), {"-ex", mpilaunch::format("file /proc/{}/exe", t.pid)});
+    argv.insert(argv.end(), {"-ex", mpilaunch::format("attach {}", t.pid)});
+    if (!t.extension.empty()) argv.insert(argv.end(), {"-ex", "source " + t.extension});
+    argv.insert(argv.end(), {"-ex", command, "-ex", "detach"});
     ++inferior;
   }
   return argv;
@@ -33,15 +37,24 @@ std::vector<std::string> gdb_each(const std::string& gdb, const std::vector<std:
 
 }  // namespace
 
-std::vector<std::string> gdb_stack_argv(const std::string& gdb, const std::vector<long>& pids) {
-  return gdb_each(gdb, {"-iex", "set auto-load off"}, pids, "thread apply all bt");
+RunningProgram running_program(std::string_view exe_link) {
+  constexpr std::string_view kDeleted = " (deleted)";
+  if (!exe_link.ends_with(kDeleted)) return {std::string(exe_link), false};
+  exe_link.remove_suffix(kDeleted.size());
+  return {std::string(exe_link), true};
 }
 
-std::vector<std::string> gdb_python_argv(const std::string& gdb, const std::vector<long>& pids) {
+std::vector<std::string> gdb_stack_argv(const std::string& gdb,
+                                        const std::vector<GdbTarget>& targets) {
+  return gdb_each(gdb, {"-iex", "set auto-load off"}, targets, "thread apply all bt");
+}
+
+std::vector<std::string> gdb_python_argv(const std::string& gdb,
+                                         const std::vector<GdbTarget>& targets) {
   return gdb_each(gdb,
                   {"-iex", mpilaunch::format("set auto-load safe-path {}", kAutoLoadDir), "-iex",
                    mpilaunch::format("add-auto-load-scripts-directory {}", kAutoLoadDir)},
-                  pids, "py-bt");
+                  targets, "py-bt");
 }
 
 bool is_python_interpreter(std::string_view exe) {
@@ -75,7 +88,14 @@ bool python_frames_unreadable(std::string_view py_bt) {
          py_bt.find("unable to read python frame information") != std::string_view::npos;
 }
 
-std::string unreadable_python_frames_note(const std::string& host, std::string_view exe) {
+std::string unreadable_python_frames_note(const std::string& host, std::string_view exe,
+                                          bool replaced) {
+  if (replaced)
+    return mpilaunch::format(
+        "no Python frames: gdb cannot read the frames on {} of {}, which was replaced on disk "
+        "since the rank started (an upgrade?): the running interpreter's debug symbols may have "
+        "gone with it; ranks started since have them",
+        host, exe);
   return mpilaunch::format(
       "no Python frames: gdb cannot read {}'s frames on {} (optimized out in this release "
       "build; its debug build, e.g. python3-dbg's {}d, keeps them)",

@@ -8,6 +8,8 @@
 
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -167,22 +169,28 @@ namespace mpilaunch::e2e {
 namespace {
 
 // A deadlock on virtual nodes that runs until it is stopped, with its events and status files;
-// returns once every rank said ready.
+// returns once every rank said ready. The last of the `ranks` waits in MPI_Recv, the others in
+// a barrier.
 // The agents pick their stack tool themselves: eu-stack, the default (tools/bootstrap installs
 // elfutils and gdb).
-std::unique_ptr<Background> start_deadlock(Job& job, const std::vector<std::string>& placement) {
+std::unique_ptr<Background> start_deadlock(Job& job, const std::vector<std::string>& placement,
+                                           const std::string& program = app("deadlock"),
+                                           int ranks = 4) {
   std::vector<std::string> args = {"--events", job.events_path(), "--status",
                                    job.dir().file("status.json")};
   args.insert(args.end(), placement.begin(), placement.end());
   // --timeout only as a bound should the test die; it is stopped long before.
-  args.insert(args.end(),
-              {"--oversubscribe", "-n", "4", "--timeout", "300", app("deadlock"), "recv", "3"});
+  args.insert(args.end(), {"--oversubscribe", "-n", std::to_string(ranks), "--timeout", "300",
+                           program, "recv", std::to_string(ranks - 1)});
   auto bg = std::make_unique<Background>(job.command(args, Millis{300'000}), job.dir().file("out"),
                                          job.dir().file("err"));
-  REQUIRE_MESSAGE(
-      eventually([&] { return count_of(read_file(job.dir().file("out")), "ready\n") == 4; },
-                 Millis{60'000}),
-      "the ranks never became ready: ", read_file(job.dir().file("err")));
+  REQUIRE_MESSAGE(eventually(
+                      [&] {
+                        return count_of(read_file(job.dir().file("out")), "ready\n") ==
+                               static_cast<std::size_t>(ranks);
+                      },
+                      Millis{60'000}),
+                  "the ranks never became ready: ", read_file(job.dir().file("err")));
   return bg;
 }
 
@@ -244,6 +252,40 @@ TEST_CASE(
   const Outcome after = job.launch_plain({"stacks"});
   CHECK(after.status() == 66);
   CHECK(after.err.find("no running job of yours") != std::string::npos);
+}
+
+// A program rebuilt (or an interpreter upgraded) while its ranks run: /proc/PID/exe ends
+// " (deleted)", and gdb 13 then loads no executable at all (every frame '??'). The agent gives
+// it the running file from /proc (issue 25).
+TEST_CASE("stacks: a program replaced on disk while its ranks run keeps its function names") {
+  Job job;
+  job.extra_env = {"MPILAUNCH_STACK_TOOL=gdb"};
+  const std::string program = job.dir().file("deadlock_copy");
+  std::filesystem::copy_file(app("deadlock"), program);
+  auto bg = start_deadlock(job, {"--launcher=local"}, program, 2);
+  std::filesystem::remove(program);  // as a linker's new output does: the running file stays
+  const Outcome o = job.launch_plain({"stacks", "--json"}, Millis{60'000});
+  CAPTURE(o.err);
+  REQUIRE(o.status() == 0);
+  const Json stacks = Json::parse(o.out)["stacks"];
+  CAPTURE(stacks.dump(1));
+  if (attach_denied(stacks)) return stop_job(job, *bg);
+  for (const Json& r : stacks["ranks"]) {
+    CHECK(r.value("tool", "") == "gdb");
+    // gdb's attach can take seconds each on a loaded machine: a miss of the agents' deadline,
+    // said as such, is no failure.
+    const std::string note = r.value("note", "");
+    if (note.find("did not answer") == std::string::npos) continue;
+    MESSAGE("skipped: gdb missed the agents' deadline on this loaded machine: ", note);
+    return stop_job(job, *bg);
+  }
+  // Two groups of one rank each, in either order.
+  REQUIRE(stacks["groups"].size() == 2);
+  std::map<int, Json> path_of;
+  for (const Json& g : stacks["groups"]) path_of[g["ranks"][0].get<int>()] = g["path"];
+  CHECK(path_of[0] == Json::array({"main", "MPI_Barrier"}));
+  CHECK(path_of[1] == Json::array({"main", "wait_for_message", "MPI_Recv"}));
+  stop_job(job, *bg);
 }
 
 }  // namespace mpilaunch::e2e

@@ -39,7 +39,7 @@ struct Argv {
 }  // namespace
 
 TEST_CASE("one gdb for every rank of the node: an inferior, a marker and a backtrace each") {
-  const Argv argv{gdb_stack_argv("/usr/bin/gdb", {11, 22})};
+  const Argv argv{gdb_stack_argv("/usr/bin/gdb", {{.pid = 11}, {.pid = 22}})};
   REQUIRE(argv.words.size() > 4);
   CHECK(argv.words[0] == "/usr/bin/gdb");
   CHECK(argv.words[2] == "--batch");
@@ -49,7 +49,35 @@ TEST_CASE("one gdb for every rank of the node: an inferior, a marker and a backt
   CHECK(argv.at("inferior 2") < argv.at("attach 22"));
   CHECK(argv.count("thread apply all bt") == 2);
   CHECK(argv.count("detach") == 2);
+  // gdb finds the program by its file name: no `file` command for a program still on disk.
+  CHECK(argv.count("file /proc/11/exe") == 0);
+  CHECK(argv.count("file /proc/22/exe") == 0);
   CHECK(eu_stack_argv("eu-stack", 7) == std::vector<std::string>{"eu-stack", "-p", "7"});
+}
+
+TEST_CASE("a program replaced on disk while it runs: gdb reads the running one from /proc") {
+  // What /proc/PID/exe names once the file was removed or replaced (an upgrade, a rebuild).
+  const RunningProgram upgraded = running_program("/usr/bin/python3.11 (deleted)");
+  CHECK(upgraded.path == "/usr/bin/python3.11");
+  CHECK(upgraded.replaced);
+  const RunningProgram rebuilt = running_program("/home/u/my app/solver (deleted)");
+  CHECK(rebuilt.path == "/home/u/my app/solver");
+  CHECK(rebuilt.replaced);
+  // Still on disk, including names that only contain the words.
+  for (const char* link : {"/usr/bin/python3.11", "/opt/(deleted)/app", "/opt/app (deleted)x",
+                           "/opt/app(deleted)", ""}) {
+    CAPTURE(link);
+    CHECK(running_program(link).path == link);
+    CHECK_FALSE(running_program(link).replaced);
+  }
+  // gdb 13 finds no executable for such a process (no symbols, not even libc's): it is given
+  // the running file before the attach, in that rank's own inferior only.
+  const Argv argv{gdb_stack_argv("/usr/bin/gdb", {{.pid = 11}, {.pid = 22, .replaced = true}})};
+  CHECK(argv.count("file /proc/11/exe") == 0);
+  CHECK(argv.count("file /proc/22/exe") == 1);
+  CHECK(argv.at("inferior 2") < argv.at("file /proc/22/exe"));
+  CHECK(argv.at("file /proc/22/exe") < argv.at("attach 22"));
+  CHECK(argv.count("thread apply all bt") == 2);
 }
 
 TEST_CASE("gdb's output is cut at the markers, an unfinished section left out") {
@@ -106,9 +134,17 @@ TEST_CASE("py-bt that reads no Python frame is told apart from one that does") {
   CHECK(unreadable_python_frames_note("node2", "/usr/bin/python3.13") ==
         "no Python frames: gdb cannot read /usr/bin/python3.13's frames on node2 (optimized out "
         "in this release build; its debug build, e.g. python3-dbg's python3.13d, keeps them)");
+  // Replaced on disk since the rank started: that is the likelier reason, and is said.
+  CHECK(unreadable_python_frames_note("node2", "/usr/bin/python3.11", true) ==
+        "no Python frames: gdb cannot read the frames on node2 of /usr/bin/python3.11, which was "
+        "replaced on disk since the rank started (an upgrade?): the running interpreter's debug "
+        "symbols may have gone with it; ranks started since have them");
 }
 
 TEST_CASE("Python ranks: an interpreter is recognised from its /proc/PID/exe") {
+  // Upgraded while the rank runs: still an interpreter, under the name it had (issue 25).
+  CHECK(is_python_interpreter(running_program("/usr/bin/python3.11 (deleted)").path));
+  CHECK_FALSE(is_python_interpreter("/usr/bin/python3.11 (deleted)"));
   // What /proc/PID/exe names (links resolved): Debian's python3 and python3-dbg
   // (python3-dbg -> python3.11-dbg -> python3.11d), pyenv's, conda's, a bare name.
   for (const char* exe :
@@ -138,7 +174,7 @@ TEST_CASE("Python ranks: the gdb extension Debian's -dbg package installs for th
 }
 
 TEST_CASE("Python ranks: one gdb runs py-bt in each, with the extensions' directory trusted") {
-  const Argv argv{gdb_python_argv("/usr/bin/gdb", {11, 22})};
+  const Argv argv{gdb_python_argv("/usr/bin/gdb", {{.pid = 11}, {.pid = 22}})};
   REQUIRE(argv.words.size() > 4);
   CHECK(argv.words[0] == "/usr/bin/gdb");
   CHECK(argv.words[2] == "--batch");
@@ -153,6 +189,21 @@ TEST_CASE("Python ranks: one gdb runs py-bt in each, with the extensions' direct
   CHECK(argv.count("py-bt") == 2);
   CHECK(argv.count("thread apply all bt") == 0);
   CHECK(argv.count("detach") == 2);
+  CHECK(argv.count("file /proc/22/exe") == 0);
+  // An interpreter upgraded while the rank runs: the running file from /proc, and its
+  // extension loaded by hand after the attach (auto-load goes by the file's name, which
+  // /proc/PID/exe is not), before py-bt.
+  const std::string extension = "/usr/share/gdb/auto-load/usr/bin/python3.11-gdb.py";
+  const Argv upgraded{gdb_python_argv(
+      "/usr/bin/gdb", {{.pid = 11}, {.pid = 22, .replaced = true, .extension = extension}})};
+  CHECK(upgraded.count("file /proc/11/exe") == 0);
+  CHECK(upgraded.count("source " + extension) == 1);
+  CHECK(upgraded.at("inferior 2") < upgraded.at("file /proc/22/exe"));
+  CHECK(upgraded.at("file /proc/22/exe") < upgraded.at("attach 22"));
+  CHECK(upgraded.at("attach 22") < upgraded.at("source " + extension));
+  CHECK(upgraded.count("py-bt") == 2);
+  CHECK(upgraded.words.back() == "detach");
+  CHECK(upgraded.words[upgraded.words.size() - 3] == "py-bt");
 }
 
 TEST_CASE("Python ranks: the notes say why there are no Python frames, and what to install") {
