@@ -5,30 +5,22 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pmix_start.h" /* tests/apps: the start the suite's PMIx clients share */
+
 int main(void) {
   pmix_proc_t me;
-  pmix_status_t rc = PMIx_Init(&me, NULL, 0);
-  if (rc != PMIX_SUCCESS) {
-    fprintf(stderr, "pmix_client: PMIx_Init: %s\n", PMIx_Error_string(rc));
-    return 1;
-  }
-  /* The job size, to pick a peer. */
+  uint32_t size = 0; /* the job's, to pick a peer */
+  const int failed = pmix_start("pmix_client", &me, &size);
+  if (failed) return failed;
   pmix_proc_t wildcard;
   PMIX_LOAD_PROCID(&wildcard, me.nspace, PMIX_RANK_WILDCARD);
   pmix_value_t* value = NULL;
-  rc = PMIx_Get(&wildcard, PMIX_JOB_SIZE, NULL, 0, &value);
-  if (rc != PMIX_SUCCESS) {
-    fprintf(stderr, "pmix_client: get job size: %s\n", PMIx_Error_string(rc));
-    return 2;
-  }
-  const unsigned size = value->data.uint32;
-  PMIX_VALUE_RELEASE(value);
 
   char mine[64];
   snprintf(mine, sizeof mine, "bench-value-of-rank-%u", me.rank);
   pmix_value_t put;
   PMIX_VALUE_LOAD(&put, mine, PMIX_STRING);
-  rc = PMIx_Put(PMIX_GLOBAL, "bench.key", &put);
+  pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, "bench.key", &put);
   PMIX_VALUE_DESTRUCT(&put);
   if (rc == PMIX_SUCCESS) rc = PMIx_Commit();
   if (rc != PMIX_SUCCESS) {

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pmix_start.h"
+
 static int null_as_absent = 0;
 
 static void print_string(const pmix_proc_t* proc, const char* label, const char* key) {
@@ -35,20 +37,10 @@ static void print_string(const pmix_proc_t* proc, const char* label, const char*
 int main(int argc, char** argv) {
   null_as_absent = argc > 1 && strcmp(argv[1], "--null-as-absent") == 0;
   pmix_proc_t me;
-  pmix_status_t rc = PMIx_Init(&me, NULL, 0);
-  if (rc != PMIX_SUCCESS) {
-    fprintf(stderr, "locality: PMIx_Init: %s\n", PMIx_Error_string(rc));
-    return 1;
-  }
-  pmix_proc_t job;
-  PMIX_LOAD_PROCID(&job, me.nspace, PMIX_RANK_WILDCARD);
-  pmix_value_t* size = NULL;
-  rc = PMIx_Get(&job, PMIX_JOB_SIZE, NULL, 0, &size);
-  if (rc != PMIX_SUCCESS || size == NULL) {
-    fprintf(stderr, "locality: job size: %s\n", PMIx_Error_string(rc));
-    return 2;
-  }
-  for (uint32_t r = 0; r < size->data.uint32; ++r) {
+  uint32_t size = 0;
+  const int failed = pmix_start("locality", &me, &size);
+  if (failed) return failed;
+  for (uint32_t r = 0; r < size; ++r) {
     pmix_proc_t peer;
     PMIX_LOAD_PROCID(&peer, me.nspace, r);
     printf("rank=%u peer=%u", (unsigned)me.rank, (unsigned)r);
@@ -56,7 +48,6 @@ int main(int argc, char** argv) {
     print_string(&peer, "locality", PMIX_LOCALITY_STRING);
     printf("\n");
   }
-  PMIX_VALUE_RELEASE(size);
   fflush(stdout);
   PMIx_Finalize(NULL, 0);
   return 0;

@@ -5,6 +5,8 @@
 #include <pmix.h>
 #include <stdio.h>
 
+#include "pmix_start.h"
+
 static void print_key(const pmix_proc_t* proc, const char* key) {
   pmix_value_t* v = NULL;
   if (PMIx_Get(proc, key, NULL, 0, &v) != PMIX_SUCCESS || v == NULL) {
@@ -26,20 +28,12 @@ static void print_key(const pmix_proc_t* proc, const char* key) {
 
 int main(void) {
   pmix_proc_t me;
-  pmix_status_t rc = PMIx_Init(&me, NULL, 0);
-  if (rc != PMIX_SUCCESS) {
-    fprintf(stderr, "peers: PMIx_Init: %s\n", PMIx_Error_string(rc));
-    return 1;
-  }
+  uint32_t size = 0;
+  const int failed = pmix_start("peers", &me, &size);
+  if (failed) return failed;
   pmix_proc_t job;
   PMIX_LOAD_PROCID(&job, me.nspace, PMIX_RANK_WILDCARD);
-  pmix_value_t* size = NULL;
-  rc = PMIx_Get(&job, PMIX_JOB_SIZE, NULL, 0, &size);
-  if (rc != PMIX_SUCCESS) {
-    fprintf(stderr, "peers: job size: %s\n", PMIx_Error_string(rc));
-    return 2;
-  }
-  for (uint32_t r = 0; r < size->data.uint32; ++r) {
+  for (uint32_t r = 0; r < size; ++r) {
     pmix_proc_t peer;
     PMIX_LOAD_PROCID(&peer, me.nspace, r);
     printf("peers %u sees %u:", (unsigned)me.rank, (unsigned)r);
@@ -48,7 +42,6 @@ int main(void) {
     print_key(&peer, PMIX_NODE_RANK);
     printf("\n");
   }
-  PMIX_VALUE_RELEASE(size);
   printf("peers %u node:", (unsigned)me.rank);
   print_key(&job, PMIX_LOCAL_SIZE);
   print_key(&job, PMIX_LOCAL_PEERS);
