@@ -356,6 +356,9 @@ int run(const std::vector<std::string>& args) {
     const bool pass = !env_is_one("MPILAUNCH_OUTPUT_VIA_AGENT") && can_hold_rank_pipes(ranks);
     starter = std::make_unique<LocalAgentStarter>(agent.empty() ? "mpilaunch-agent" : agent, pass);
   }
+  if (plan->idle_local_node && plan->launcher == LauncherKind::Ssh)
+    starter = std::make_unique<HereOrRemoteStarter>(
+        std::move(starter), agent.empty() ? "mpilaunch-agent" : agent, plan->nodes.back().name);
   if (o.dry_run) {
     std::fputs(render_plan(plan.value(), starter->describe()).c_str(), stdout);
     std::fputs(render_provenance(layered->provenance).c_str(), stdout);

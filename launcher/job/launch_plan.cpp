@@ -265,6 +265,7 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
     return v && (*v == "1" || *v == "true" || *v == "yes" || *v == "on");
   };
   const bool nolocal = o.nolocal || truthy(mca("rmaps_base_no_schedule_local"));
+  std::optional<HostEntry> local_node;  // --nolocal: this machine, idle until a spawn
   if (nolocal) {
     // mpirun 4.1.4 (measured): --nolocal leaves this machine out of the map but keeps its slots
     // in the allocation and the universe; with no other host, nothing can run.
@@ -274,6 +275,9 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
         h.count_cores = false;
       }
     plan.allocation = entries;
+    // Children of a spawn may still go there (mpirun 4.1.4, measured): it keeps an agent.
+    for (const HostEntry& h : entries)
+      if (!local_node && is_local_name(h.name, machine.hostname)) local_node = h;
     std::erase_if(entries,
                   [&](const HostEntry& h) { return is_local_name(h.name, machine.hostname); });
     if (entries.empty())
@@ -542,6 +546,10 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
   plan.prefix = o.prefix;
   plan.index_argv_by_rank = o.index_argv_by_rank;
   if (!plan.slots_from_agents) add_idle_hosts(plan, entries);
+  if (local_node && !plan.isolated) {
+    plan.nodes.push_back(*local_node);
+    plan.idle_local_node = true;
+  }
   return plan;
 }
 
@@ -601,8 +609,10 @@ Status map_on_reported_slots(LaunchPlan& plan, const std::vector<int>& cores,
       h.slots_given = true;
       h.count_cores = false;
     }
-    slots.push_back(NodeSlots{h.name, h.slots, h.max_slots});
     universe += h.slots;
+    // --nolocal: this machine's agent (the last) waits for spawns, no rank goes there.
+    if (plan.idle_local_node && i + 1 == nodes.size()) break;
+    slots.push_back(NodeSlots{h.name, h.slots, h.max_slots});
   }
   MapRequest request = plan.request;
   if (plan.np_is_allocation) {
@@ -615,7 +625,12 @@ Status map_on_reported_slots(LaunchPlan& plan, const std::vector<int>& cores,
     }
   }
   auto map =
-      plan.ppr_per_socket > 0 ? map_per_socket(plan, slots, sockets) : map_job(slots, request);
+      plan.ppr_per_socket > 0
+          ? map_per_socket(plan, slots,
+                           std::vector<int>(sockets.begin(),
+                                            sockets.begin() + static_cast<std::ptrdiff_t>(std::min(
+                                                                  sockets.size(), slots.size()))))
+          : map_job(slots, request);
   if (!map) {
     Error e = map.error();
     if (!plan.apps.empty() && !plan.apps[0].argv.empty()) e.executable = plan.apps[0].argv[0];

@@ -49,6 +49,10 @@ struct LaunchPlan {
   bool slots_from_agents = false;
   /// --nolocal without -n: every slot of the allocation is asked for, this machine's too.
   bool np_is_allocation = false;
+  /// --nolocal with this machine in the allocation: the last of `nodes` is this machine, which
+  /// gets no rank but an agent (started here whatever the launcher, as mpirun's own node needs
+  /// no ssh), because mpirun 4.1.4 places spawned children there (measured).
+  bool idle_local_node = false;
   /// --map-by ppr:N:socket (or --npersocket N) without -n: each node runs N per socket, as
   /// mpirun 4.1.4 does; the sockets are known once its agent has reported (slots_from_agents
   /// is set too). 0: not so.

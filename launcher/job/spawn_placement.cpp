@@ -81,10 +81,12 @@ Result<SpawnMapping> spawn_mapping(const std::string& map_by) {
 
 Result<std::vector<int>> place_spawn(std::vector<SpawnNode>& nodes, const std::string& hosts,
                                      int count, bool oversubscribe, const std::string& hostname,
-                                     SpawnMapping mapping) {
+                                     SpawnMapping mapping, int bookmark) {
   std::vector<int> candidates;
   if (trim(hosts).empty()) {
     for (std::size_t n = 0; n < nodes.size(); ++n) candidates.push_back(static_cast<int>(n));
+    std::stable_partition(candidates.begin(), candidates.end(),
+                          [&](int n) { return nodes[static_cast<std::size_t>(n)].this_machine; });
   } else {
     std::size_t start = 0;
     while (start <= hosts.size()) {
@@ -129,8 +131,13 @@ Result<std::vector<int>> place_spawn(std::vector<SpawnNode>& nodes, const std::s
                                     count, free_slots)};
   if (mapping == SpawnMapping::Node)
     return place_by_node(nodes, candidates, count, free_slots < count);
+  // By slot from the bookmark when it has room, round the nodes.
+  std::vector<int> order = candidates;
+  if (const auto at = std::find(order.begin(), order.end(), bookmark);
+      at != order.end() && room(nodes[static_cast<std::size_t>(bookmark)]) > 0)
+    std::rotate(order.begin(), at, order.end());
   std::vector<int> placed;
-  for (int n : candidates) {
+  for (int n : order) {
     SpawnNode& node = nodes[static_cast<std::size_t>(n)];
     while (static_cast<int>(placed.size()) < count && node.used < std::max(node.slots, 1)) {
       placed.push_back(n);
@@ -138,10 +145,18 @@ Result<std::vector<int>> place_spawn(std::vector<SpawnNode>& nodes, const std::s
     }
   }
   for (std::size_t i = 0; static_cast<int>(placed.size()) < count; ++i) {
-    const int n = candidates[i % candidates.size()];
+    const int n = order[i % order.size()];
     placed.push_back(n);
     ++nodes[static_cast<std::size_t>(n)].used;
   }
+  // Ranked node after node, in the nodes' order (measured within the free slots; beyond them
+  // the order of filling stays).
+  if (free_slots < count) return placed;
+  const auto position = [&](int n) {
+    return std::find(candidates.begin(), candidates.end(), n) - candidates.begin();
+  };
+  std::stable_sort(placed.begin(), placed.end(),
+                   [&](int a, int b) { return position(a) < position(b); });
   return placed;
 }
 

@@ -37,9 +37,16 @@ struct SpawnNode {
 /// is not a node of the job), NotEnoughSlots (no --oversubscribe and too few free slots; nothing is
 /// placed then). With SpawnMapping::Node the ranks are numbered node after node, as mpirun
 /// numbers them.
+///
+/// The nodes are taken in mpirun 4.1.4's order (measured): this machine first (mpirun's own
+/// node heads its node pool), then the others in the order given. By slot, the filling starts
+/// at `bookmark` (the last node of the parent job's map, as mpirun starts a spawned job where
+/// the job's mapping ended) when it has a free slot, else at the first node with one, and goes
+/// round; the ranks are then numbered in node order (-H dyn1:2,dyn2:2,dyn3:2 --map-by node -n 3,
+/// spawn 2: rank 0 on dyn1, rank 1 on dyn3).
 Result<std::vector<int>> place_spawn(std::vector<SpawnNode>& nodes, const std::string& hosts,
                                      int count, bool oversubscribe,
                                      const std::string& hostname = {},
-                                     SpawnMapping mapping = SpawnMapping::Slot);
+                                     SpawnMapping mapping = SpawnMapping::Slot, int bookmark = -1);
 
 }  // namespace mpilaunch::launcher

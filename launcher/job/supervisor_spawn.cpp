@@ -172,7 +172,8 @@ void Supervisor::on_spawn_request(Link& link, std::uint32_t id, const protocol::
   const Result<SpawnMapping> mapping = spawn_mapping(m.map_by);
   for (const protocol::SpawnApp& app : m.apps) {
     auto placed = mapping ? place_spawn(nodes, app.host, static_cast<int>(app.maxprocs),
-                                        plan.request.oversubscribe, plan.hostname, mapping.value())
+                                        plan.request.oversubscribe, plan.hostname, mapping.value(),
+                                        plan.map.node_count() - 1)
                           : Result<std::vector<int>>(mapping.error());
     if (!placed || app.argv.empty() || !app.hostfile.empty() || !app.add_host.empty()) {
       Error e = placed

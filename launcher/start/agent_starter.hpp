@@ -82,6 +82,32 @@ class LocalAgentStarter final : public AgentStarter {
   bool pass_streams_;
 };
 
+/// --nolocal with this machine in the allocation under ssh: this machine's agent, which runs no
+/// rank but may receive spawned children (as mpirun 4.1.4 places them on its own node), starts
+/// here without ssh, as mpirun's own node needs none; every other host's through `remote`.
+class HereOrRemoteStarter final : public AgentStarter {
+ public:
+  HereOrRemoteStarter(std::unique_ptr<AgentStarter> remote, const std::string& agent_path,
+                      std::string here)
+      : remote_(std::move(remote)), local_(agent_path, false), here_(std::move(here)) {}
+  Result<AgentProcess> start(const HostEntry& host) override {
+    return host.name == here_ ? local_.start(host) : remote_->start(host);
+  }
+  std::string describe() const override { return remote_->describe(); }
+  std::optional<Error> failure_for(const HostEntry& host) const override {
+    return host.name == here_ ? local_.failure_for(host) : remote_->failure_for(host);
+  }
+  std::vector<StarterEvent> take_events(const HostEntry& host) override {
+    return host.name == here_ ? local_.take_events(host) : remote_->take_events(host);
+  }
+  bool link_ends_at_bye() const override { return remote_->link_ends_at_bye(); }
+
+ private:
+  std::unique_ptr<AgentStarter> remote_;
+  LocalAgentStarter local_;
+  std::string here_;
+};
+
 /// Whether the launcher can hold the output pipes of `local_ranks` ranks (two descriptors
 /// each) within its descriptor limit, with room to spare; otherwise the agents forward output.
 bool can_hold_rank_pipes(int local_ranks);

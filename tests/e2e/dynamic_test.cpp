@@ -203,6 +203,26 @@ TEST_CASE("dynamic: spawned processes on virtual nodes without initial ranks, as
   }
 }
 
+// mpirun 4.1.4 (measured with the same lines): --nolocal keeps ranks off this machine but not
+// spawned children; its own node comes first, and a spawn starts on the node where the parent
+// job's map ended when that node has room.
+TEST_CASE("dynamic: --nolocal: spawned processes on this machine, from the job's last node") {
+  SUBCASE("this machine first once the parent's node is full") {
+    check_spawn_on_nodes(
+        {"--launcher=local", "--nolocal", "-H", "dyn1:1,localhost:2,dyn2:2", "-n", "1"}, 3,
+        {"localhost", "localhost", "dyn2"}, 1);
+  }
+  SUBCASE("the parent's node while it has room") {
+    check_spawn_on_nodes({"--launcher=local", "--nolocal", "-H", "localhost:2,dyn1:3", "-n", "1"},
+                         1, {"dyn1"}, 1);
+  }
+  SUBCASE("--map-by node: from the last node, ranked in node order") {
+    check_spawn_on_nodes(
+        {"--launcher=local", "-H", "dyn1:2,dyn2:2,dyn3:2", "--map-by", "node", "-n", "3"}, 2,
+        {"dyn1", "dyn3"}, 3);
+  }
+}
+
 // The info key map_by=node spreads the children over the nodes with free slots, ranked node
 // after node; the job's --map-by node does not apply to them (mpirun 4.1.4, measured with the
 // same lines).
@@ -398,6 +418,9 @@ TEST_CASE("dynamic: PMI spawn starts MPICH children with the parent's preput key
              "preput_val_0=port of rank 0\\ninfo_num=0\\nendcmd\\n' \"$CHILD\" >&$PMI_FD\n"
              "  read -r l <&$PMI_FD; echo \"parent: $l\"\n"
              "fi\n"
+             // Rank 1 runs until the spawn is answered: its slot is still taken then, so the
+             // children go one per node (a spawn starts on the job's last node, dyn2).
+             "printf 'cmd=barrier_in\\n' >&$PMI_FD; read -r b <&$PMI_FD\n"
              "printf 'cmd=finalize\\n' >&$PMI_FD; read -r l <&$PMI_FD\n");
   const Outcome o =
       job.launch({"--pmi=pmi1", "--launcher=local", "-H", "dyn1:2,dyn2:2", "--map-by", "node", "-n",

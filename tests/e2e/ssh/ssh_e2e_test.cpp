@@ -244,6 +244,46 @@ TEST_CASE("ssh: two application contexts on 3 nodes are one world") {
   CHECK(wait_until_gone(mark, 3s).empty());
 }
 
+// MPI_Comm_spawn over ssh (issue 24): mpirun 4.1.4 starts a daemon on every host and places
+// children on free slots where no rank runs, and with --nolocal still on its own node, which it
+// reaches without ssh (measured on virtual nodes). mpilaunch: an agent on every host, idle until
+// the spawn; with --nolocal this machine's agent is started here, the others over ssh.
+void check_ssh_spawn(const std::vector<std::string>& options,
+                     const std::vector<std::string>& hosts) {
+  const std::string mark = new_mark();
+  std::vector<std::string> rest = options;
+  rest.insert(rest.end(), {"-n", "1", "--tag-output", env_path("DYNAMIC_BIN"), "spawn",
+                           std::to_string(hosts.size())});
+  const Run run = run_launcher(ssh_args(mark, rest));
+  INFO("stderr: " << run.err);
+  INFO("stdout: " << run.out);
+  CHECK(run.exit_code == 0);
+  CHECK(!run.failure);
+  int agents_up = 0;
+  nlohmann::json spawned;
+  for (const auto& e : run.events) {
+    agents_up += e.value("event", "") == "agent-up" ? 1 : 0;
+    if (e.value("event", "") == "spawn") spawned = e.value("hosts", nlohmann::json::array());
+  }
+  CHECK(agents_up == 3);
+  CHECK(spawned == nlohmann::json(hosts));
+  for (std::size_t c = 0; c < hosts.size(); ++c)
+    CHECK(run.out.find("[2," + std::to_string(c) + "]<stdout>:child " + std::to_string(c) + " of " +
+                       std::to_string(hosts.size()) + " got 42\n") != std::string::npos);
+  CHECK(run.out.find("[1,0]<stdout>:parent 0 spawned " + std::to_string(hosts.size()) + "\n") !=
+        std::string::npos);
+  CHECK(wait_until_gone(mark, 3s).empty());
+}
+
+TEST_CASE("ssh: MPI_Comm_spawn places children on hosts without ranks, and here with --nolocal") {
+  SUBCASE("the idle agent of node2") {
+    check_ssh_spawn({"-H", "node1:1,node2:2,node3:1"}, {"node2", "node2"});
+  }
+  SUBCASE("--nolocal: this machine's agent, started without ssh") {
+    check_ssh_spawn({"--nolocal", "-H", "node1:1,localhost:2,node2:1"}, {"localhost", "localhost"});
+  }
+}
+
 TEST_CASE("ssh: a restart re-spawns the ranks through the agents already up on 3 nodes") {
   const std::string mark = new_mark();
   // Rank 4 (on node3) fails on attempt 1; attempt 2 succeeds.

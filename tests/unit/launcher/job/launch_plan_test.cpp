@@ -501,6 +501,11 @@ TEST_CASE("--nolocal: no rank here, this machine's slots in the universe") {
   CHECK(plan->universe_size == 5);
   CHECK(plan->allocation.size() == 3);
   CHECK(plan->launcher == LauncherKind::Ssh);
+  // This machine keeps an agent, the last, for spawned children (mpirun 4.1.4 puts them there).
+  CHECK(plan->idle_local_node);
+  REQUIRE(plan->nodes.size() == 3);
+  CHECK(plan->nodes.back().name == "localhost");
+  CHECK(plan->nodes.back().slots == 2);
   // Without -n mpirun asks for every slot of the allocation, this machine's too: 5 on 3.
   const auto all = make_plan(opts({"-nolocal", "./a"}), given, kMachine, env);
   REQUIRE_FALSE(all.has_value());
@@ -531,17 +536,27 @@ TEST_CASE("--nolocal: no rank here, this machine's slots in the universe") {
   plan = make_plan(opts({"--nolocal", "-n", "2", "./a"}), file, kMachine, env);
   REQUIRE_MESSAGE(plan.has_value(), plan.error().detail);
   CHECK(plan->slots_from_agents);
-  REQUIRE(plan->nodes.size() == 1);
-  REQUIRE(map_on_reported_slots(*plan, {8}));
+  // Host a, then this machine's idle agent (its slots known here: no rank ever goes there).
+  REQUIRE(plan->nodes.size() == 2);
+  CHECK(plan->nodes.back().name == "localhost");
+  REQUIRE(map_on_reported_slots(*plan, {8, 1}));
   CHECK(plan->map.nodes() == std::vector<std::string>{"a"});
+  REQUIRE(plan->nodes.size() == 2);
+  CHECK(plan->nodes.back().slots == 4);
   CHECK(plan->universe_size == 12);
   REQUIRE(plan->allocation.size() == 2);
   CHECK(plan->allocation[0].slots == 4);
   CHECK(plan->allocation[1].slots == 8);
+  // -n beyond a's slots: no rank goes to this machine's agent, with --oversubscribe too.
+  plan = make_plan(opts({"--nolocal", "--oversubscribe", "-n", "10", "./a"}), file, kMachine, env);
+  REQUIRE(plan.has_value());
+  REQUIRE(map_on_reported_slots(*plan, {8, 1}));
+  CHECK(plan->map.nodes() == std::vector<std::string>{"a"});
+  CHECK(plan->map.size() == 10);
   // Without -n, once counted: 4 + 8 slots asked for, 8 where ranks may run.
   plan = make_plan(opts({"--nolocal", "./a"}), file, kMachine, env);
   REQUIRE(plan.has_value());
-  const Status short_of_slots = map_on_reported_slots(*plan, {8});
+  const Status short_of_slots = map_on_reported_slots(*plan, {8, 1});
   REQUIRE_FALSE(short_of_slots);
   CHECK(short_of_slots.error().kind == ErrorKind::NotEnoughSlots);
   // The lines of seq or a rankfile place every rank: refused by name with --nolocal.

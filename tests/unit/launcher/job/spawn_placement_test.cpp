@@ -59,6 +59,41 @@ TEST_CASE("spawn placement: localhost, 127.0.0.1 and the hostname name this mach
   CHECK(placed.error().kind == ErrorKind::UnknownHost);
 }
 
+// mpirun 4.1.4, measured on virtual nodes: its own node heads the node order, and a spawn by
+// slot starts where the parent job's map ended (the bookmark: its last node) when that node has
+// room; the ranks are numbered in node order.
+TEST_CASE("spawn placement: this machine first, from the parent job's last node, as mpirun") {
+  struct Case {
+    std::vector<SpawnNode> nodes;
+    int bookmark;
+    int count;
+    std::vector<int> placed;
+  };
+  const Case cases[] = {
+      // --nolocal -H localhost:2,dyn1:3 -n 1, spawn 1: the parent's node has room: dyn1.
+      {{{"dyn1", 3, 1}, {"localhost", 2, 0, true}}, 0, 1, {0}},
+      // --nolocal -H localhost:2,dyn1:1,dyn2:2 -n 1, spawn 1 (any order of -H): this machine.
+      {{{"dyn1", 1, 1}, {"dyn2", 2, 0}, {"localhost", 2, 0, true}}, 0, 1, {2}},
+      // ... spawn 3: vm, vm, dyn2.
+      {{{"dyn1", 1, 1}, {"dyn2", 2, 0}, {"localhost", 2, 0, true}}, 0, 3, {2, 2, 1}},
+      // -H dyn1:2,dyn2:2 --map-by node -n 2, spawn 1: dyn2; spawn 2: dyn1 (rank 0), dyn2.
+      {{{"dyn1", 2, 1}, {"dyn2", 2, 1}}, 1, 1, {1}},
+      {{{"dyn1", 2, 1}, {"dyn2", 2, 1}}, 1, 2, {0, 1}},
+      // -H dyn1:2,dyn2:2,dyn3:2 --map-by node -n 3, spawn 2: dyn1 (rank 0), dyn3.
+      {{{"dyn1", 2, 1}, {"dyn2", 2, 1}, {"dyn3", 2, 1}}, 2, 2, {0, 2}},
+      // -n 2 by slot on dyn1:2 (full): the first node with room.
+      {{{"dyn1", 2, 2}, {"dyn2", 2, 0}, {"dyn3", 2, 0}}, 0, 3, {1, 1, 2}},
+  };
+  for (const Case& c : cases) {
+    INFO(c.count, " from node ", c.bookmark, " of ", c.nodes.size());
+    std::vector<SpawnNode> nodes = c.nodes;
+    const auto placed =
+        place_spawn(nodes, "", c.count, false, "vm", SpawnMapping::Slot, c.bookmark);
+    REQUIRE(placed);
+    CHECK(placed.value() == c.placed);
+  }
+}
+
 TEST_CASE("spawn placement: unknown slots count as one") {
   std::vector<SpawnNode> nodes{{"a", 0, 0}};
   CHECK(place_spawn(nodes, "", 1, false));
