@@ -423,7 +423,7 @@ std::optional<SpawnRequest> Agent::prepare_rank(const protocol::JobSpec& job, st
   const std::string bind = static_cast<std::size_t>(local_rank) < cpus.size()
                                ? cpus[static_cast<std::size_t>(local_rank)]
                                : std::string();
-  input.bound = !bind.empty();
+  input.bound = !bind.empty() && !job.cpus_not_bound;
   input.prefix = job.prefix;
   // --index-argv-by-rank: argv[0] "<argv[0]>-<rank in the job>", as mpirun 4.1.4 gives it.
   const std::string argv0 = job.index_argv_by_rank && !app.argv.empty()

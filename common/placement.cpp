@@ -190,10 +190,6 @@ Status parse_cpu_list(const PlacementOptions& o, PlacementPolicy& p) {
         "--cpu-list places the ranks over the slots itself (mpirun 4.1.4: \"Conflicting "
         "directives for mapping policy\"); leave out --map-by, or add --bind-to "
         "cpu-list:ordered to map with --map-by and bind each process to one CPU of the list");
-  if (p.bind_none)
-    return bad(
-        "--cpu-list with --bind-to none is not supported yet: mpirun 4.1.4 keeps the processes "
-        "on the list's CPUs without telling Open MPI they are bound; leave out --bind-to none");
   return {};
 }
 
@@ -243,6 +239,13 @@ Result<JobBindings> bind_ranks(const JobMap& map, const std::vector<NodePlacemen
   const bool explicit_binding = policy.bind_given || policy.pe > 1;
   std::optional<HwLevel> bind = policy.bind_level;
   const HwLevel cpu = policy.use_hwthreads ? HwLevel::HwThread : HwLevel::Core;
+  if (policy.bind_none && policy.cpu_list) {
+    // mpirun 4.1.4 (measured): each rank still runs on the list's CPUs only, with the PMIx
+    // cpuset and locality of a binding, but Open MPI is not told it is bound.
+    auto kept = bind_rankfile(map, nodes, policy);
+    if (kept) kept->not_bound = true;
+    return kept;
+  }
   if (policy.bind_none) {
     out.policy = "none";
     return out;

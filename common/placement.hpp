@@ -101,6 +101,9 @@ struct JobBindings {
   /// [node] the PUs the job may use there, when a CPU list narrows them (else empty: all):
   /// a rank bound to all of them is reported "not bound", as mpirun 4.1.4 reports it.
   std::vector<std::vector<std::uint32_t>> available;
+  /// --bind-to none with a CPU list: `pus` keep each rank on the list's CPUs, but the ranks are
+  /// not told they are bound (no OMPI_MCA_orte_bound_at_launch), as mpirun 4.1.4 runs them.
+  bool not_bound = false;
 };
 
 /// Binds every rank of `map`. `shared_machine`: the nodes are virtual nodes of one machine

@@ -102,6 +102,7 @@ void put(Writer& w, const JobSpec& m) {
   w.boolean(m.rank_stdout_pty);
   w.str(m.prefix);
   w.boolean(m.index_argv_by_rank);
+  w.boolean(m.cpus_not_bound);
 }
 void put(Writer& w, const SpawnRequest& m) {
   w.str(m.nspace);
@@ -257,6 +258,7 @@ JobSpec get_job_spec(Reader& r) {
   m.rank_stdout_pty = r.boolean();
   m.prefix = r.str();
   m.index_argv_by_rank = r.boolean();
+  m.cpus_not_bound = r.boolean();
   return m;
 }
 

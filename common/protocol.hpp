@@ -19,7 +19,7 @@
 
 namespace mpilaunch::protocol {
 
-inline constexpr std::uint16_t kProtocolVersion = 17;
+inline constexpr std::uint16_t kProtocolVersion = 18;
 inline constexpr std::size_t kHeaderBytes = 16;  // version, type: u16; id, refers_to, size: u32
 inline constexpr std::uint32_t kMaxBodyBytes = 16u << 20;
 
@@ -136,6 +136,10 @@ struct JobSpec {
   /// --index-argv-by-rank: each rank's argv[0] is "<argv[0]>-<rank>" (the rank in the job), as
   /// mpirun 4.1.4 gives it; the program run is still argv[0]'s.
   bool index_argv_by_rank = false;
+  /// The nodes' `cpus` keep each rank on those CPUs without binding it (--bind-to none with
+  /// --cpu-list): the ranks are not told they are bound (no OMPI_MCA_orte_bound_at_launch), as
+  /// mpirun 4.1.4 runs them; PMIX_CPUSET and the locality string are given as for a binding.
+  bool cpus_not_bound = false;
   friend bool operator==(const JobSpec&, const JobSpec&) = default;
 };
 

@@ -246,6 +246,7 @@ void Supervisor::spawn_ranks() {
   spec.rank_stdout_pty = config_.rank_stdout_pty;
   spec.prefix = plan.prefix;
   spec.index_argv_by_rank = plan.index_argv_by_rank;
+  spec.cpus_not_bound = bindings_->not_bound;
   // A fresh attempt: new namespace, nothing carried over but the agents (its spawned jobs go).
   streams_.close_all();
   output_.hold();
@@ -359,6 +360,8 @@ bool Supervisor::place_ranks() {
   }
   nlohmann::json fields = {{"binding", bindings_->policy}, {"nodes", std::move(nodes)}};
   if (!bindings_->why_unbound.empty()) fields["unbound_because"] = bindings_->why_unbound;
+  // --bind-to none with a CPU list: the CPUs above keep the ranks there, unbound to Open MPI.
+  if (bindings_->not_bound) fields["bound_at_launch"] = false;
   events_.write("placement", std::move(fields));
   return true;
 }

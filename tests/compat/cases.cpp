@@ -361,6 +361,16 @@ std::vector<Case> table() {
        .env = {"PROBE_ENV=OMPI_MCA_hwloc_base_cpu_list,OMPI_MCA_hwloc_base_cpu_set"},
        .source =
            "issue 21: --cpu-list binds every rank to the list, passed on as hwloc_base_cpu_list"});
+  // mpirun 4.1.4 keeps the ranks on the list (affinity, PMIX_CPUSET, locality) without
+  // OMPI_MCA_orte_bound_at_launch; --report-bindings lines come from mpirun ("not bound").
+  add({.name = "cpu-list-bind-none",
+       .args = {"--bind-to", "none", "--cpu-list", "1", "-n", "2", "--report-bindings", "@probe"},
+       .env = {"PROBE_ENV=OMPI_MCA_hwloc_base_cpu_list,OMPI_MCA_hwloc_base_report_bindings"},
+       .source = "issue 21: --bind-to none with --cpu-list keeps the ranks on the list"});
+  add({.name = "cpu-set-bind-none-oversubscribed",
+       .args = {"-n", "3", "--oversubscribe", "--cpu-set", "0", "--bind-to", "none", "@probe"},
+       .env = {"PROBE_ENV=OMPI_MCA_hwloc_base_cpu_set"},
+       .source = "issue 21: --bind-to none with --cpu-set, oversubscribed"});
   add({.name = "cpu-set-single-dash",
        .args = {"-cpu-set", "0", "-n", "2", "@probe"},
        .env = {"PROBE_ENV=OMPI_MCA_hwloc_base_cpu_list,OMPI_MCA_hwloc_base_cpu_set"},

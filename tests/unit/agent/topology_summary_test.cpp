@@ -200,6 +200,44 @@ TEST_CASE("cpu list: every rank on the list's CPUs, or one each with :ordered") 
   CHECK(bound_cpus(cg, 1, {.cpu_list = "0"}) == Strings{"4-5"});
 }
 
+// --bind-to none with --cpu-list, measured with mpirun 4.1.4: every rank still runs on the list's
+// CPUs only (Cpus_allowed_list, PMIX_CPUSET and the locality string as when bound),
+// oversubscribed too, but without OMPI_MCA_orte_bound_at_launch; --report-bindings says "not
+// bound", printed by mpirun itself.
+TEST_CASE("cpu list with --bind-to none: the ranks kept on the list, not bound") {
+  const NodeTopology vm = saved("this-vm-1pack-2core.xml");
+  const std::vector<ReportNode> nodes = {{"vm", 42, 2, 0, &vm}};
+  for (const int ranks : {2, 3}) {
+    CAPTURE(ranks);
+    const auto policy = parse_placement({.bind_to = "none", .cpu_list = "1"});
+    REQUIRE(policy.has_value());
+    CHECK(policy->bind_none);
+    const JobMap map({"n"}, std::vector<int>(static_cast<std::size_t>(ranks), 0));
+    const auto b = bind_ranks(map, {{2, vm}}, policy.value(), false);
+    REQUIRE(b.has_value());
+    CHECK(b->not_bound);
+    CHECK(b->pus[0].size() == static_cast<std::size_t>(ranks));
+    for (const auto& pus : b->pus[0]) CHECK(os_cpu_list(vm, pus) == "1");
+    const std::string report = report_bindings_text(map, nodes, *b);
+    CHECK(report.starts_with(
+        "[vm:00042] MCW rank 0 is not bound (or bound to all available processors)\n"));
+    CHECK(report.find(" bound to socket") == std::string::npos);
+  }
+  // A plain list binds: Open MPI is told so.
+  const auto plain = parse_placement({.cpu_list = "1"});
+  REQUIRE(plain.has_value());
+  const auto b = bind_ranks(JobMap({"n"}, {0, 0}), {{2, vm}}, plain.value(), false);
+  REQUIRE(b.has_value());
+  CHECK_FALSE(b->not_bound);
+  // --bind-to none alone leaves every rank on every CPU.
+  const auto none = parse_placement({.bind_to = "none"});
+  REQUIRE(none.has_value());
+  const auto u = bind_ranks(JobMap({"n"}, {0, 0}), {{2, vm}}, none.value(), false);
+  REQUIRE(u.has_value());
+  CHECK_FALSE(u->not_bound);
+  CHECK(u->pus[0] == std::vector<std::vector<std::uint32_t>>(2));
+}
+
 TEST_CASE("cpu list: a CPU a node lacks, or too few for :ordered, is refused by name") {
   const NodeTopology vm = saved("this-vm-1pack-2core.xml");
   auto error = [&](int ranks, PlacementOptions o) {

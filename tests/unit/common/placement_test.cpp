@@ -190,7 +190,6 @@ TEST_CASE("placement: option values are checked, with what is accepted") {
         PlacementOptions{.map_by = "dist"}, PlacementOptions{.bind_to = "none", .cpus_per_proc = 2},
         PlacementOptions{.cpu_list = "x"}, PlacementOptions{.map_by = "core", .cpu_list = "1"},
         PlacementOptions{.map_by = "ppr:1:core", .cpu_list = "1"},
-        PlacementOptions{.bind_to = "none", .cpu_list = "1"},
         PlacementOptions{.bind_to = "cpu-list:ordered", .cpu_list = "0:1"},
         PlacementOptions{.cpus_per_proc = 1, .cpu_list = "1"},
         PlacementOptions{.bind_to = "cpu-list", .cpus_per_proc = 2},
