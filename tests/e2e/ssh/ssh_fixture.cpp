@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -65,7 +67,8 @@ std::string env_path(const char* name) {
 }
 
 Sshd::Sshd() : dir_(make_temp_dir("mpilaunch-sshd")) {
-  const std::string cmd = env_path("SSHD_FIXTURE") + " " + dir_ + "/fx";
+  const std::string cmd =
+      env_path("SSHD_FIXTURE") + " " + dir_ + "/fx " + std::to_string(::getpid());
   dir_ += "/fx";
   std::FILE* p = ::popen(cmd.c_str(), "r");
   if (p == nullptr) throw std::runtime_error("cannot run the sshd fixture");
@@ -180,9 +183,14 @@ bool wait_for_text(const std::string& path, const std::string& text,
 LateSshd::LateSshd() {
   const std::string config = sshd().dir() + "/sshd_config_late";
   const std::string log_path = sshd().dir() + "/sshd_late.log";
+  const pid_t parent = ::getpid();
   pid_ = ::fork();
   if (pid_ == 0) {
     ::setpgid(0, 0);
+    // Its own process group keeps it out of the test's signals; this keeps it from outliving
+    // the test when the test is killed (a deadline, ^C) before stop() could run.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
     const int null = ::open("/dev/null", O_RDWR);
     const int log = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
     ::dup2(null, 0);
@@ -194,10 +202,10 @@ LateSshd::LateSshd() {
   }
 }
 
-void LateSshd::stop() {
-  if (pid_ <= 0) return;
-  // The listener and every sshd process under it (per-connection monitors and sessions), but
-  // not the agents and ranks they started: those must notice the dropped connection themselves.
+namespace {
+
+// Every process's children, from the parent field of /proc/PID/stat.
+std::map<pid_t, std::vector<pid_t>> children_by_parent() {
   std::map<pid_t, std::vector<pid_t>> children;
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
     const std::string name = entry.path().filename();
@@ -213,12 +221,37 @@ void LateSshd::stop() {
     rest >> state >> ppid;
     children[ppid].push_back(std::stoi(name));
   }
-  std::vector<pid_t> victims, todo = {pid_};
-  while (!todo.empty()) {
-    const pid_t p = todo.back();
-    todo.pop_back();
-    if (slurp("/proc/" + std::to_string(p) + "/comm").starts_with("sshd")) victims.push_back(p);
-    for (pid_t c : children[p]) todo.push_back(c);
+  return children;
+}
+
+}  // namespace
+
+void LateSshd::stop() {
+  if (pid_ <= 0) return;
+  // The listener and every sshd process under it (per-connection monitors and sessions:
+  // sshd-session and sshd-auth on OpenSSH 10), but not the agents and ranks they started: those
+  // must notice the dropped connection themselves. Each one found is stopped (SIGSTOP) at once
+  // and the walk repeats until it finds none new, so that none forks a process unseen between
+  // the walk and the SIGKILL (a connection accepted then left its sshd-session behind,
+  // reparented, outliving the test).
+  std::set<pid_t> victims = {pid_};
+  ::kill(pid_, SIGSTOP);
+  for (bool found = true; found;) {
+    found = false;
+    const std::map<pid_t, std::vector<pid_t>> children = children_by_parent();
+    std::vector<pid_t> todo = {pid_};
+    while (!todo.empty()) {
+      const pid_t p = todo.back();
+      todo.pop_back();
+      if (!victims.contains(p) &&
+          slurp("/proc/" + std::to_string(p) + "/comm").starts_with("sshd")) {
+        ::kill(p, SIGSTOP);
+        victims.insert(p);
+        found = true;
+      }
+      if (const auto c = children.find(p); c != children.end())
+        todo.insert(todo.end(), c->second.begin(), c->second.end());
+    }
   }
   for (pid_t v : victims) ::kill(v, SIGKILL);
   ::waitpid(pid_, nullptr, 0);

@@ -7,9 +7,12 @@
 #   SSHD_FIXTURE_NO_RC=1  sessions start bash without the user's ~/.bashrc (the bench's second
 #                         ssh configuration): sshd sets SHLVL=1, and bash reads ~/.bashrc for an
 #                         ssh command only as a top-level shell (SHLVL unset or 0).
+#   sshd_fixture.sh DIR OWNER   the same, and sshd is stopped once process OWNER (the test) is
+#                         gone, should the test be killed before it stops sshd itself.
 # Stop it with: kill PID. Nothing here contacts an address outside 127.0.0.0/8.
 set -euo pipefail
 dir=$1
+owner=${2:-}
 mkdir -p "$dir" /run/sshd
 cd "$dir"
 ssh-keygen -q -t ed25519 -N '' -C fixture-host -f host_key
@@ -211,4 +214,12 @@ for addr in $addrs; do
     sleep 0.02
   done
 done
+# A watcher for the owner, checking once a second, ending with the owner or with sshd; its
+# output goes nowhere, so that the caller's read of ours ends here.
+if [ -n "$owner" ]; then
+  (
+    while kill -0 "$owner" 2>/dev/null && kill -0 "$pid" 2>/dev/null; do sleep 1; done
+    kill "$pid" 2>/dev/null || true
+  ) </dev/null >/dev/null 2>&1 &
+fi
 echo "$port $pid"
