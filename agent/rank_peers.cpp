@@ -12,36 +12,12 @@
 
 #include "agent/peer_sockets.hpp"
 #include "common/file_text.hpp"
+#include "common/process_tree.hpp"
 
 namespace mpilaunch::agent {
 namespace {
 
 constexpr auto kPidWait = std::chrono::seconds(1);
-constexpr std::size_t kMaxDescendants = 4096;
-
-// `pid` and its descendants, through /proc/PID/task/TID/children.
-std::vector<pid_t> process_tree(pid_t pid) {
-  std::vector<pid_t> tree{pid};
-  for (std::size_t i = 0; i < tree.size() && tree.size() < kMaxDescendants; ++i) {
-    const std::string tasks = "/proc/" + std::to_string(tree[i]) + "/task";
-    DIR* dir = ::opendir(tasks.c_str());
-    if (dir == nullptr) continue;
-    while (const dirent* e = ::readdir(dir)) {
-      if (e->d_name[0] == '.') continue;
-      const std::string children = file_text(tasks + "/" + e->d_name + "/children");
-      std::string_view rest = children;
-      while (!rest.empty()) {
-        const auto sp = rest.find(' ');
-        const std::string word(rest.substr(0, sp));
-        if (const long child = std::strtol(word.c_str(), nullptr, 10); child > 0)
-          tree.push_back(static_cast<pid_t>(child));
-        rest.remove_prefix(sp == std::string_view::npos ? rest.size() : sp + 1);
-      }
-    }
-    ::closedir(dir);
-  }
-  return tree;
-}
 
 // Which of `inodes` the processes of `tree` hold open.
 std::set<unsigned long> held_by(const std::vector<pid_t>& tree,

@@ -15,6 +15,7 @@
 #include <optional>
 #include <random>
 #include <regex>
+#include <set>
 #include <string_view>
 #include <thread>
 
@@ -23,6 +24,7 @@
 #include "common/error_catalog.hpp"
 #include "common/error_json.hpp"
 #include "common/exit_codes.hpp"
+#include "common/process_tree.hpp"
 #include "launcher/diagnose/console_parser.hpp"
 #include "launcher/diagnose/parse_worker.hpp"
 #include "launcher/job/restart_policy.hpp"
@@ -119,6 +121,11 @@ struct WrapOutput {
 // mpirun this long to end after the SIGTERM that a failed terminal sends it.
 constexpr auto kReaderGrace = std::chrono::seconds(5);
 constexpr auto kMpirunGrace = std::chrono::seconds(5);
+// mpirun gets this long to end after the SIGINT, SIGTERM or SIGHUP we passed on to it, then
+// SIGKILL. mpirun 4.1 ends its job within a second or two; prterun 5.0.7 kills its ranks at once
+// but then writes out, at its own slow pace for short lines, all the output it had read from
+// them: measured over 60 s (two `yes` ranks), minutes when it wrote to a stalled pipe.
+constexpr auto kInterruptGrace = std::chrono::seconds(10);
 constexpr int kPollMillis = 200;  // how soon a signal is seen when none interrupts poll()
 
 // Writes `text` to our stderr unless its reader stalled before, waiting kReaderGrace at most.
@@ -151,11 +158,31 @@ void report_losses(EventLog& events, const WrapOutput& output) {
   }
 }
 
+// mpirun and every process under it (its ranks are in process groups of their own): each is
+// stopped (SIGSTOP) as it is found, so that none forks unseen, and the walk repeats until it
+// finds none new; then all get SIGKILL.
+void kill_tree(pid_t pid) {
+  std::set<pid_t> found;
+  for (bool more = true; more;) {
+    more = false;
+    for (const pid_t p : process_tree(pid)) {
+      if (!found.insert(p).second) continue;
+      ::kill(p, SIGSTOP);
+      more = true;
+    }
+  }
+  for (const pid_t p : found) ::kill(p, SIGKILL);
+}
+
 // Runs one attempt: mpirun's output goes through unchanged, and a copy to the parser's thread.
 // The loop never blocks on our stdout or stderr: while their reader is slow, mpirun's pipes are
 // not read (mpirun and its ranks then wait in their writes, and nothing is lost); once the job
 // is ending (a signal, a failed terminal) they are read on and what cannot be queued is counted
-// as lost. A reader that went away ends the job: mpirun gets SIGTERM, then SIGKILL.
+// as lost. A reader that went away ends the job: mpirun gets SIGTERM, then SIGKILL (with all it
+// started). An interrupt passed on to mpirun is followed by the same SIGKILL when mpirun has not
+// ended kInterruptGrace later.
+// After a SIGKILL, mpirun's pipes are read kReaderGrace more at most (a process it started may
+// still hold them): the attempt always ends.
 int run_attempt(const std::vector<std::string>& argv, const std::vector<std::string>& env,
                 ParseWorker& parser, WrapOutput& output) {
   using Clock = std::chrono::steady_clock;
@@ -181,9 +208,15 @@ int run_attempt(const std::vector<std::string>& argv, const std::vector<std::str
   bool paused = false;  // backpressure: mpirun's pipes are not read
   constexpr Clock::time_point kNever = Clock::time_point::max();
   Clock::time_point give_up = kNever;  // the job ended: when a stalled reader is dropped
-  Clock::time_point kill_at = kNever;  // a terminal failed: when mpirun gets SIGKILL
+  Clock::time_point kill_at = kNever;  // a terminal failed or a signal came: mpirun's SIGKILL
+  Clock::time_point drop_at = kNever;  // mpirun was killed: when its pipes are no longer read
+  bool interrupt_timed = false;
   for (;;) {
     const bool ending = g_interrupt != 0 || output.error.has_value();
+    if (g_interrupt != 0 && !interrupt_timed) {
+      interrupt_timed = true;
+      kill_at = std::min(kill_at, Clock::now() + kInterruptGrace);
+    }
     if (output.most_pending() > kHighWater)
       paused = true;
     else if (output.most_pending() <= kLowWater)
@@ -198,8 +231,19 @@ int run_attempt(const std::vector<std::string>& argv, const std::vector<std::str
       }
     }
     if (Clock::now() >= kill_at) {
-      ::kill(pid, SIGKILL);
+      kill_tree(pid);
       kill_at = kNever;
+      drop_at = Clock::now() + kReaderGrace;
+    }
+    if (Clock::now() >= drop_at) {
+      for (int s = 0; s < 2; ++s) {
+        if (source[s] < 0) continue;
+        ::close(source[s]);
+        source[s] = -1;
+        parser.close(s);
+      }
+      drop_at = kNever;
+      continue;
     }
     pollfd fds[4];
     int streams[4];
@@ -254,7 +298,7 @@ int run_attempt(const std::vector<std::string>& argv, const std::vector<std::str
                                             std::strerror(error))};
       if (error == EPIPE) output.error->signal = SIGPIPE;
       ::kill(pid, SIGTERM);
-      kill_at = Clock::now() + kMpirunGrace;
+      kill_at = std::min(kill_at, Clock::now() + kMpirunGrace);
     }
   }
   for (int& fd : source) {
