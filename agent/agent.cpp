@@ -128,6 +128,7 @@ void Agent::handle(const protocol::LauncherHello& m) {
   // The PMIx server and the ranks read the same file (rank_env.hpp); the launcher maps and
   // binds with its summary.
   if (!topology_xml_) topology_xml_ = topology_file();
+  own_cpu_count_ = own_cpus().size();
   frames_.send(protocol::AgentHello{MPILAUNCH_VERSION, os_hostname(), static_cast<int>(::getpid()),
                                     static_cast<std::uint32_t>(::sysconf(_SC_NPROCESSORS_ONLN)),
                                     transport_facts(), login_ms_,
@@ -353,6 +354,9 @@ void Agent::report_spawn_failure(std::uint32_t rank, Error e) {
 
 bool Agent::oversubscribed_for(const protocol::JobSpec& job, std::uint32_t first_index) const {
   const protocol::NodeRanks& node = job.nodes[hello_->node_index];
+  // More ranks than the CPUs this agent's mask leaves them (taskset, a cgroup) share CPUs as on
+  // an oversubscribed node: Open MPI must yield there, not busy-poll (mpirun counts only slots).
+  if (own_cpu_count_ > 0 && node.ranks.size() > own_cpu_count_) return true;
   if (&job == &*job_) return oversubscribed(node);
   // A spawned job shares the node with every process still running there (the initial ranks,
   // earlier spawns): mpirun 4.1.4 counts them all (measured: 2 children next to 2 ranks on 2

@@ -1,6 +1,10 @@
 #include "agent/topology_summary.hpp"
 
 #include <hwloc.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
 
 namespace mpilaunch::agent {
 
@@ -20,24 +24,37 @@ std::int32_t numa_of(hwloc_topology_t topology, hwloc_obj_t pu) {
   return -1;
 }
 
-std::optional<NodeTopology> load_and_summarize(hwloc_topology_t topology) {
+std::optional<NodeTopology> load_and_summarize(hwloc_topology_t topology,
+                                               const std::vector<std::uint32_t>& within) {
   if (hwloc_topology_load(topology) != 0) {
     hwloc_topology_destroy(topology);
     return std::nullopt;
   }
-  NodeTopology out = summarize_topology(topology);
+  NodeTopology out = summarize_topology(topology, within);
   hwloc_topology_destroy(topology);
   return out;
 }
 
 }  // namespace
 
-NodeTopology summarize_topology(hwloc_topology* topology) {
+NodeTopology summarize_topology(hwloc_topology* topology,
+                                const std::vector<std::uint32_t>& within) {
   NodeTopology out;
   const hwloc_const_cpuset_t allowed = hwloc_topology_get_allowed_cpuset(topology);
+  auto usable = [&](hwloc_obj_t pu) {
+    return allowed == nullptr || hwloc_bitmap_isset(allowed, pu->os_index);
+  };
+  auto within_mask = [&](hwloc_obj_t pu) {
+    return std::find(within.begin(), within.end(), pu->os_index) != within.end();
+  };
+  // A mask that names none of this topology's usable PUs belongs to another machine.
+  bool narrow = false;
+  for (hwloc_obj_t pu = hwloc_get_next_obj_by_type(topology, HWLOC_OBJ_PU, nullptr);
+       pu != nullptr && !narrow; pu = hwloc_get_next_obj_by_type(topology, HWLOC_OBJ_PU, pu))
+    narrow = usable(pu) && within_mask(pu);
   for (hwloc_obj_t pu = hwloc_get_next_obj_by_type(topology, HWLOC_OBJ_PU, nullptr); pu != nullptr;
        pu = hwloc_get_next_obj_by_type(topology, HWLOC_OBJ_PU, pu)) {
-    if (allowed != nullptr && !hwloc_bitmap_isset(allowed, pu->os_index)) continue;
+    if (!usable(pu) || (narrow && !within_mask(pu))) continue;
     out.pus.push_back(TopologyPu{.os_index = pu->os_index,
                                  .core = ancestor(topology, HWLOC_OBJ_CORE, pu),
                                  .l1 = ancestor(topology, HWLOC_OBJ_L1CACHE, pu),
@@ -49,14 +66,27 @@ NodeTopology summarize_topology(hwloc_topology* topology) {
   return out;
 }
 
-std::optional<NodeTopology> summarize_xml(const std::string& xml) {
+std::optional<NodeTopology> summarize_xml(const std::string& xml,
+                                          const std::vector<std::uint32_t>& within) {
   hwloc_topology_t topology = nullptr;
   if (hwloc_topology_init(&topology) != 0) return std::nullopt;
   if (hwloc_topology_set_xmlbuffer(topology, xml.data(), static_cast<int>(xml.size() + 1)) != 0) {
     hwloc_topology_destroy(topology);
     return std::nullopt;
   }
-  return load_and_summarize(topology);
+  return load_and_summarize(topology, within);
+}
+
+std::vector<std::uint32_t> own_cpus() {
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  if (::sched_getaffinity(0, sizeof mask, &mask) != 0) return {};
+  const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
+  if (online <= 0 || CPU_COUNT(&mask) >= online) return {};
+  std::vector<std::uint32_t> out;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &mask)) out.push_back(static_cast<std::uint32_t>(cpu));
+  return out;
 }
 
 NodeTopology this_node_topology(const std::string& path) {
@@ -68,7 +98,7 @@ NodeTopology this_node_topology(const std::string& path) {
     hwloc_topology_destroy(topology);
     return {};
   }
-  return load_and_summarize(topology).value_or(NodeTopology{});
+  return load_and_summarize(topology, own_cpus()).value_or(NodeTopology{});
 }
 
 }  // namespace mpilaunch::agent

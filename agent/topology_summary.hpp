@@ -3,8 +3,10 @@
 /// read through hwloc's public API: the PUs this process may use, each with the core, caches,
 /// NUMA node and socket that hold it. The agent sends it in its hello.
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/node_topology.hpp"
 
@@ -12,16 +14,25 @@ struct hwloc_topology;
 
 namespace mpilaunch::agent {
 
-/// The summary of a loaded topology: its allowed PUs in logical order.
-NodeTopology summarize_topology(hwloc_topology* topology);
+/// The summary of a loaded topology: its allowed PUs in logical order, and of those only the
+/// ones in `within` (OS indexes) when it is not empty and names at least one of them (a CPU
+/// mask of another machine than the topology's leaves it whole).
+NodeTopology summarize_topology(hwloc_topology* topology,
+                                const std::vector<std::uint32_t>& within = {});
 
-/// The summary of hwloc XML text (a saved machine, tests/data/topologies); nullopt when hwloc
-/// cannot read it.
-std::optional<NodeTopology> summarize_xml(const std::string& xml);
+/// The summary of hwloc XML text (a saved machine, tests/data/topologies), narrowed to `within`
+/// as summarize_topology() does; nullopt when hwloc cannot read it.
+std::optional<NodeTopology> summarize_xml(const std::string& xml,
+                                          const std::vector<std::uint32_t>& within = {});
+
+/// The CPUs this process may run on (sched_getaffinity: `taskset`, srun's task/affinity, a
+/// cgroup's cpuset), as OS indexes; empty when that is every online CPU, so that nothing
+/// narrows the topology (nor a saved one given with HWLOC_XMLFILE).
+std::vector<std::uint32_t> own_cpus();
 
 /// This machine's summary: from the XML file `path` (agent/topology_cache.hpp) when given,
-/// else from hwloc's own discovery; an empty topology when hwloc fails (ranks then stay
-/// unbound).
+/// else from hwloc's own discovery, narrowed to own_cpus(): the agent never binds a rank to a
+/// CPU it may not run on itself; an empty topology when hwloc fails (ranks then stay unbound).
 NodeTopology this_node_topology(const std::string& path);
 
 }  // namespace mpilaunch::agent

@@ -4,6 +4,7 @@
 // the "[host:pid]" prefix.
 #include <doctest/doctest.h>
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -140,7 +141,47 @@ TEST_CASE("binding: a CPU list binds as mpirun 4.1.4 binds") {
     compare({"-n", "2", "--cpu-list", "1", "--bind-to", "core", "--report-bindings"});
     compare({"-n", "2", "--cpu-list", "0,1", "--report-bindings"});
     compare({"-n", "2", "--cpu-list", "1,0", "--bind-to", "cpu-list:ordered", "--report-bindings"});
+    compare({"-n", "2", "--bind-to", "none", "--cpu-list", "1", "--report-bindings"});
   }
+  compare({"-n", "3", "--oversubscribe", "--cpu-list", "0", "--bind-to", "none"});
+}
+
+// The launcher's own CPU mask (taskset; srun's task/affinity) bounds where the ranks run: none
+// is bound to a CPU outside it. A deliberate difference: mpirun 4.1.4 ignores its own mask
+// (measured: under `taskset -c 1`, -n 1 binds rank 0 to CPU 0; docs/placement.md).
+TEST_CASE("binding: no rank is bound outside the launcher's own CPUs (taskset)") {
+  cpu_set_t all;
+  CPU_ZERO(&all);
+  REQUIRE(::sched_getaffinity(0, sizeof all, &all) == 0);
+  if (CPU_COUNT(&all) < 2) {
+    MESSAGE("fewer than 2 CPUs to run on: nothing to narrow");
+    return;
+  }
+  int last = -1;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &all)) last = cpu;
+  // This thread forks the launcher, which inherits its mask; restored whatever happens.
+  struct Restore {
+    const cpu_set_t& mask;
+    ~Restore() { ::sched_setaffinity(0, sizeof mask, &mask); }
+  } restore{all};
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(last, &one);
+  REQUIRE(::sched_setaffinity(0, sizeof one, &one) == 0);
+  const std::string cpu = std::to_string(last);
+  // One rank: bound (by default, to a core) within the mask.
+  const std::vector<std::string> one_rank = {"rank=0 cpus=" + cpu + " oversubscribe=0 bound=1"};
+  Seen s = under_mpilaunch({"-n", "1"}, kReport);
+  CHECK_MESSAGE(s.status == 0, s.text);
+  CHECK_MESSAGE(s.lines == one_rank, s.text);
+  // Two ranks on one usable core: the default binding is dropped; both run on the mask, told
+  // to yield as on an oversubscribed node.
+  const std::vector<std::string> two_ranks = {"rank=0 cpus=" + cpu + " oversubscribe=1 bound=",
+                                              "rank=1 cpus=" + cpu + " oversubscribe=1 bound="};
+  s = under_mpilaunch({"-n", "2"}, kReport);
+  CHECK_MESSAGE(s.status == 0, s.text);
+  CHECK_MESSAGE(s.lines == two_ranks, s.text);
 }
 
 // -rf/--rankfile (measured with mpirun 4.1.4; docs/placement.md): each rank on its line's CPUs, a

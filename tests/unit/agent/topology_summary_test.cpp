@@ -47,6 +47,38 @@ TEST_CASE("topology summary: this VM's shape, 1 socket of 2 cores") {
   CHECK(report_binding_line(0, t, {0}) == "MCW rank 0 bound to socket 0[core 0[hwt 0]]: [B/.]");
 }
 
+// The agent's own CPU mask (taskset, srun's task/affinity) narrows the PUs it reports, as a
+// cgroup does, so no rank is bound outside it: under `taskset -c 1`, one rank on core 1, two
+// ranks unbound (both would be on core 1: the default binding is dropped).
+TEST_CASE("topology summary: narrowed to the agent's own CPUs") {
+  std::ifstream in(std::string(MPILAUNCH_TEST_DATA_DIR) + "/topologies/this-vm-1pack-2core.xml");
+  const std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto t = summarize_xml(xml, {1});
+  REQUIRE(t.has_value());
+  REQUIRE(t->pus.size() == 1);
+  CHECK(t->pus[0].os_index == 1);
+  CHECK(bound_cpus(*t, 1, {}) == Strings{"1"});
+  // Bound to every CPU it may use: mpirun's words for that (it says the same inside a cgroup).
+  CHECK(report_binding_line(0, *t, {0}) ==
+        "MCW rank 0 is not bound (or bound to all available processors)");
+  CHECK(bound_cpus(*t, 2, {}) == Strings{"", ""});
+  // A mask naming none of the topology's PUs is another machine's: the topology stays whole.
+  const auto whole = summarize_xml(xml, {40, 41});
+  REQUIRE(whole.has_value());
+  CHECK(whole->pus.size() == 2);
+  // Within a cgroup, the mask narrows the allowed PUs further (OS 16-17: socket 1's core 0).
+  std::ifstream cg_in(std::string(MPILAUNCH_TEST_DATA_DIR) +
+                      "/topologies/2pack-8core-ht-cgroup.xml");
+  const std::string cg_xml((std::istreambuf_iterator<char>(cg_in)),
+                           std::istreambuf_iterator<char>());
+  const auto cg = summarize_xml(cg_xml, {0, 1, 16, 17});
+  REQUIRE(cg.has_value());
+  REQUIRE(cg->pus.size() == 2);
+  CHECK(cg->pus[0].os_index == 16);
+  CHECK(cg->pus[1].os_index == 17);
+  CHECK(bound_cpus(*cg, 1, {}) == Strings{"16-17"});
+}
+
 TEST_CASE("topology summary: 2 sockets x 8 cores x 2 hwthreads") {
   const NodeTopology t = saved("2pack-8core-ht.xml");
   CHECK(t.pus.size() == 32);
