@@ -253,7 +253,11 @@ pmix_status_t on_spawn(const pmix_proc_t* proc, const pmix_info_t job_info[], si
       const pmix_info_t& info = app.info[i];
       if (PMIX_CHECK_KEY(&info, PMIX_HOST)) out.host = info_string(info);
       if (PMIX_CHECK_KEY(&info, PMIX_HOSTFILE)) out.hostfile = info_string(info);
-      if (PMIX_CHECK_KEY(&info, PMIX_ADD_HOST)) out.add_host = info_string(info);
+      if (PMIX_CHECK_KEY(&info, PMIX_ADD_HOST) && !out.add_host.starts_with("add-hostfile="))
+        out.add_host = info_string(info);
+      // Refused by the launcher, never ignored: passed where add-host goes (docs/protocol.md).
+      if (PMIX_CHECK_KEY(&info, PMIX_ADD_HOSTFILE))
+        out.add_host = "add-hostfile=" + info_string(info);
       if (PMIX_CHECK_KEY(&info, PMIX_WDIR)) out.wdir = info_string(info);
     }
     request.apps.push_back(std::move(out));

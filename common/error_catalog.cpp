@@ -228,10 +228,11 @@ std::string hint(const Error& e) {
       return "check the --mca / OMPI_MCA_* settings: they are often meant for another Open MPI "
              "version";
     case ErrorKind::UnsupportedMpiCall:
-      return "dynamic processes (MPI_Comm_connect/accept, which MPI_Comm_spawn ends with, "
-             "MPI_Publish_name/Lookup_name) are not served by mpilaunch yet "
-             "(docs/dynamic-processes.md): run this "
-             "program with mpirun, or start every process at launch (MPMD, a static worker pool)";
+      return "mpilaunch serves MPI_Comm_spawn(_multiple), MPI_Comm_connect/accept and "
+             "MPI_Publish_name/Lookup_name for Open MPI and MPICH ranks; not this request (e.g. "
+             "PMI-1's one-line cmd=spawn, or a connect to another mpilaunch run) "
+             "(docs/dynamic-processes.md): run this program with mpirun, or start every process "
+             "at launch (MPMD, a static worker pool)";
     case ErrorKind::BadOption:
       return "see 'mpilaunch --help' for the accepted spellings";
     case ErrorKind::Timeout:

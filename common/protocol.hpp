@@ -298,7 +298,7 @@ struct SpawnApp {
   std::uint32_t maxprocs = 0;
   std::string host;      // info "host": comma-separated node names
   std::string hostfile;  // info "hostfile"
-  std::string add_host;  // info "add-host"
+  std::string add_host;  // info "add-host"; "add-hostfile=FILE" for info "add-hostfile"
   friend bool operator==(const SpawnApp&, const SpawnApp&) = default;
 };
 

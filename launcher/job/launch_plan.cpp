@@ -660,18 +660,20 @@ Status map_on_reported_slots(LaunchPlan& plan, const std::vector<int>& cores,
   return {};
 }
 
-std::string allocation_text(const LaunchPlan& plan) {
+std::string allocation_text(const LaunchPlan& plan, const std::vector<int>& in_use) {
   const std::string& hostname = plan.hostname;
   // As mpirun 4.1.4 prints them (measured): its own node has ORTE's flags 0x11 (daemon there,
   // slots given) and state UP; another host 0x13 (also location verified), UP, or UNKNOWN when
   // it came from a host file. slots_inuse is 0 before the mapping.
   const bool from_hostfile = plan.hosts_source.starts_with("hostfile");
   std::string out = "\n======================   ALLOCATED NODES   ======================\n";
-  for (const HostEntry& h : plan.allocation) {
+  for (std::size_t i = 0; i < plan.allocation.size(); ++i) {
+    const HostEntry& h = plan.allocation[i];
     const bool local = plan.isolated || is_local_name(h.name, hostname);
-    out += mpilaunch::format("\t{}: flags=0x{} slots={} max_slots={} slots_inuse=0 state={}\n",
+    out += mpilaunch::format("\t{}: flags=0x{} slots={} max_slots={} slots_inuse={} state={}\n",
                              local ? hostname.substr(0, hostname.find('.')) : h.name,
                              local ? "11" : "13", h.slots, h.max_slots.value_or(0),
+                             i < in_use.size() ? in_use[i] : 0,
                              local || !from_hostfile ? "UP" : "UNKNOWN");
   }
   out += "=================================================================\n";

@@ -95,7 +95,9 @@ bool is_local_name(const std::string& name, const std::string& hostname);
 /// mpirun 4.1.4's --display-allocation block for `plan.allocation`: a blank line, the
 /// "ALLOCATED NODES" banner, one line per host and a closing rule. A host that is this machine
 /// (`plan.hostname`) is named by the short hostname, as mpirun names its own node.
-std::string allocation_text(const LaunchPlan& plan);
+/// `in_use[i]` is the processes running on host i of the allocation (mpirun prints the block
+/// again at each spawn, with them: measured); missing ones are 0.
+std::string allocation_text(const LaunchPlan& plan, const std::vector<int>& in_use = {});
 
 /// The --dry-run text: hosts and their source, the rank map, the agent commands.
 std::string render_plan(const LaunchPlan& plan, const std::string& agent_command);

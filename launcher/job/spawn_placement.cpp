@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 
 #include "common/text.hpp"
 #include "common/text_format.hpp"
@@ -79,41 +80,109 @@ Result<SpawnMapping> spawn_mapping(const std::string& map_by) {
                    map_by)};
 }
 
+Result<std::vector<int>> spawn_nodes_named(const std::vector<SpawnNode>& nodes,
+                                           const std::string& names, const std::string& hostname,
+                                           const std::string& key) {
+  std::vector<int> found;
+  std::size_t start = 0;
+  while (start <= names.size()) {
+    std::size_t end = names.find(',', start);
+    if (end == std::string::npos) end = names.size();
+    std::string_view name = trim(std::string_view(names).substr(start, end - start));
+    start = end + 1;
+    if (const auto colon = name.find(':'); colon != std::string_view::npos)
+      name = name.substr(0, colon);
+    if (name.empty()) continue;
+    auto it = std::find_if(nodes.begin(), nodes.end(),
+                           [&](const SpawnNode& node) { return node.name == name; });
+    if (it == nodes.end() && is_local_name(std::string(name), hostname))
+      it = std::find_if(nodes.begin(), nodes.end(),
+                        [](const SpawnNode& node) { return node.this_machine; });
+    if (it == nodes.end())
+      return Error{
+          .kind = ErrorKind::UnknownHost,
+          .host = std::string(name),
+          .phase = "spawn",
+          .detail = mpilaunch::format(
+              "MPI_Comm_spawn's info {} names {}, which is not a node of this job", key, name)};
+    const int n = static_cast<int>(it - nodes.begin());
+    if (std::find(found.begin(), found.end(), n) == found.end()) found.push_back(n);
+  }
+  return found;
+}
+
+Result<std::string> spawn_host_filter(const std::vector<SpawnNode>& nodes,
+                                      const SpawnHostKeys& keys, const std::string& hostname) {
+  std::optional<std::vector<int>> allowed;  // none: every node
+  const auto restrict_to = [&](const std::string& names, const std::string& key) -> Status {
+    auto named = spawn_nodes_named(nodes, names, hostname, key);
+    if (!named) return named.error();
+    if (!allowed) {
+      allowed = std::move(named).value();
+    } else {
+      std::erase_if(*allowed, [&](int n) {
+        return std::find(named->begin(), named->end(), n) == named->end();
+      });
+    }
+    return {};
+  };
+  if (!keys.hostfile.empty()) {
+    std::string names;
+    for (const std::string& h : keys.hostfile_hosts) names += (names.empty() ? "" : ",") + h;
+    if (names.empty())
+      return Error{.kind = ErrorKind::HostfileError,
+                   .phase = "spawn",
+                   .detail = mpilaunch::format("MPI_Comm_spawn's info hostfile {} names no host",
+                                               keys.hostfile)};
+    if (Status s = restrict_to(names, "hostfile " + keys.hostfile); !s) return s.error();
+  }
+  if (!trim(keys.host).empty())
+    if (Status s = restrict_to(keys.host, "host"); !s) return s.error();
+  if (!trim(keys.add_host).empty()) {
+    auto named = spawn_nodes_named(nodes, keys.add_host, hostname, "add-host");
+    if (!named)
+      return Error{.kind = ErrorKind::BadOption,
+                   .host = named.error().host,
+                   .phase = "spawn",
+                   .detail = mpilaunch::format(
+                       "MPI_Comm_spawn's info add-host {}: adding a host that is not a node of "
+                       "this job is not served (mpirun 4.1.4 starts a daemon there, then its job "
+                       "fails); list every host at launch (-H, --hostfile)",
+                       named.error().host)};
+    if (Status s = restrict_to(keys.add_host, "add-host"); !s) return s.error();
+  }
+  if (!allowed) return std::string();
+  if (allowed->empty())
+    return Error{.kind = ErrorKind::NotEnoughSlots,
+                 .phase = "spawn",
+                 .detail =
+                     "all nodes which are allocated for this job are already filled: "
+                     "MPI_Comm_spawn's info keys host, hostfile and add-host have no node "
+                     "in common"};
+  std::sort(allowed->begin(), allowed->end());  // place_spawn takes them in node order anyway
+  std::string names;
+  for (int n : *allowed)
+    names += (names.empty() ? "" : ",") + nodes[static_cast<std::size_t>(n)].name;
+  return names;
+}
+
 Result<std::vector<int>> place_spawn(std::vector<SpawnNode>& nodes, const std::string& hosts,
                                      int count, bool oversubscribe, const std::string& hostname,
                                      SpawnMapping mapping, int bookmark) {
   std::vector<int> candidates;
   if (trim(hosts).empty()) {
     for (std::size_t n = 0; n < nodes.size(); ++n) candidates.push_back(static_cast<int>(n));
-    std::stable_partition(candidates.begin(), candidates.end(),
-                          [&](int n) { return nodes[static_cast<std::size_t>(n)].this_machine; });
   } else {
-    std::size_t start = 0;
-    while (start <= hosts.size()) {
-      std::size_t end = hosts.find(',', start);
-      if (end == std::string::npos) end = hosts.size();
-      std::string_view name = trim(std::string_view(hosts).substr(start, end - start));
-      start = end + 1;
-      if (const auto colon = name.find(':'); colon != std::string_view::npos)
-        name = name.substr(0, colon);
-      if (name.empty()) continue;
-      auto it = std::find_if(nodes.begin(), nodes.end(),
-                             [&](const SpawnNode& node) { return node.name == name; });
-      if (it == nodes.end() && is_local_name(std::string(name), hostname))
-        it = std::find_if(nodes.begin(), nodes.end(),
-                          [](const SpawnNode& node) { return node.this_machine; });
-      if (it == nodes.end())
-        return Error{
-            .kind = ErrorKind::UnknownHost,
-            .host = std::string(name),
-            .phase = "spawn",
-            .detail = mpilaunch::format(
-                "MPI_Comm_spawn's info host names {}, which is not a node of this job", name)};
-      const int n = static_cast<int>(it - nodes.begin());
-      if (std::find(candidates.begin(), candidates.end(), n) == candidates.end())
-        candidates.push_back(n);
-    }
+    auto named = spawn_nodes_named(nodes, hosts, hostname, "host");
+    if (!named) return named.error();
+    candidates = std::move(named).value();
   }
+  // mpirun's node order whatever the order named: this machine first, then as given.
+  std::sort(candidates.begin(), candidates.end(), [&](int a, int b) {
+    const bool here_a = nodes[static_cast<std::size_t>(a)].this_machine;
+    const bool here_b = nodes[static_cast<std::size_t>(b)].this_machine;
+    return here_a != here_b ? here_a : a < b;
+  });
   if (candidates.empty() || count <= 0)
     return Error{.kind = ErrorKind::NotEnoughSlots,
                  .phase = "spawn",

@@ -31,6 +31,30 @@ struct SpawnNode {
   bool this_machine = false;
 };
 
+/// The nodes that `names` (comma-separated, "name:N" taken as name; localhost, 127.0.0.1, ::1 and
+/// `hostname` name this machine's node) denote, each once. Errors: UnknownHost naming the info
+/// `key` ("host", "hostfile F", "add-host").
+Result<std::vector<int>> spawn_nodes_named(const std::vector<SpawnNode>& nodes,
+                                           const std::string& names, const std::string& hostname,
+                                           const std::string& key);
+
+/// The info keys of one spawned application context that choose its nodes.
+struct SpawnHostKeys {
+  std::string host;                         // "host"
+  std::string hostfile;                     // "hostfile": the file's name
+  std::vector<std::string> hostfile_hosts;  // and its hosts, as read
+  std::string add_host;                     // "add-host"
+};
+
+/// The nodes an application context may use, as place_spawn's `hosts` (empty: every node), as
+/// mpirun 4.1.4 reads the keys (measured): `hostfile` and `host` each restrict the nodes of the
+/// job, both given their common ones; `add-host` naming nodes of the job restricts as `host`
+/// does (add-host dyn1:3 with dyn1 full: "already filled"); a file's slots= change nothing.
+/// Errors: UnknownHost (a name that is not a node), NotEnoughSlots (no node in common), BadOption
+/// (add-host naming a new host: mpirun 4.1.4 starts a daemon there and the job then fails).
+Result<std::string> spawn_host_filter(const std::vector<SpawnNode>& nodes,
+                                      const SpawnHostKeys& keys, const std::string& hostname);
+
 /// Places `count` processes: the node index of each, in rank order; `nodes[i].used` grows by
 /// what went there. `hosts` is the info key "host" (comma-separated node names, "name:N" taken
 /// as name) or empty for every node; `hostname` is this machine's. Errors: UnknownHost (a name that

@@ -7,8 +7,13 @@
 #include "common/text_format.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
 
+#include "launcher/hosts/hostfile.hpp"
 #include "launcher/job/spawn_binding.hpp"
 #include "launcher/job/spawn_placement.hpp"
 #include "launcher/job/supervisor_link.hpp"
@@ -128,6 +133,49 @@ void Supervisor::bind_children(ChildJobRecord& record, protocol::JobSpec& spec,
   }
 }
 
+namespace {
+
+// The nodes one application context of a spawn may use (place_spawn's `hosts`), from its info
+// keys. A host file named by `hostfile` is read here, on the launcher's machine (its slots=
+// change nothing, as under mpirun 4.1.4). `add-hostfile` (the agent passes it in add_host as
+// "add-hostfile=FILE") is refused by name: mpirun 4.1.4 starts daemons on the file's new hosts,
+// then its job fails (measured).
+Result<std::string> spawn_hosts(const std::vector<SpawnNode>& nodes, const protocol::SpawnApp& app,
+                                const std::string& hostname) {
+  constexpr std::string_view kAddHostfile = "add-hostfile=";
+  if (app.add_host.starts_with(kAddHostfile))
+    return Error{.kind = ErrorKind::BadOption,
+                 .phase = "spawn",
+                 .detail = mpilaunch::format(
+                     "MPI_Comm_spawn's info add-hostfile {} is not served (mpirun 4.1.4 starts "
+                     "daemons on its new hosts, then its job fails); list every host at launch "
+                     "(-H, --hostfile), or name them with the info key host or hostfile",
+                     app.add_host.substr(kAddHostfile.size()))};
+  SpawnHostKeys keys{.host = app.host, .hostfile = app.hostfile, .add_host = app.add_host};
+  if (!app.hostfile.empty()) {
+    std::ifstream in(app.hostfile);
+    std::stringstream text;
+    text << in.rdbuf();
+    if (!in)
+      return Error{.kind = ErrorKind::HostfileError,
+                   .phase = "spawn",
+                   .detail = mpilaunch::format(
+                       "MPI_Comm_spawn's info hostfile {}: cannot read it on this machine: {}",
+                       app.hostfile, std::strerror(errno))};
+    auto entries = parse_hostfile(text.str(), app.hostfile);
+    if (!entries) {
+      Error e = entries.error();
+      e.phase = "spawn";
+      e.detail = "MPI_Comm_spawn's info hostfile: " + e.detail;
+      return e;
+    }
+    for (const HostEntry& h : entries.value()) keys.hostfile_hosts.push_back(h.name);
+  }
+  return spawn_host_filter(nodes, keys, hostname);
+}
+
+}  // namespace
+
 void Supervisor::on_spawn_request(Link& link, std::uint32_t id, const protocol::SpawnRequest& m) {
   const auto refuse = [&](std::int32_t status) {
     link.stream.send(protocol::SpawnReply{status, {}}, 0, id);
@@ -150,6 +198,20 @@ void Supervisor::on_spawn_request(Link& link, std::uint32_t id, const protocol::
   for (SpawnNode& node : nodes) node.this_machine = is_local_name(node.name, plan.hostname);
   std::vector<int> running;  // per node, before this spawn
   for (const SpawnNode& node : nodes) running.push_back(node.used);
+  if (plan.display_allocation) {
+    // mpirun 4.1.4 prints the allocation again at each spawn, with the processes running on
+    // each host, before it maps the new job (measured).
+    std::vector<int> in_use;
+    for (const HostEntry& a : plan.allocation) {
+      int used = 0;
+      for (std::size_t n = 0; n < plan.nodes.size(); ++n)
+        if (plan.nodes[n].name == a.name) used = running[n];
+      in_use.push_back(used);
+    }
+    const std::string text = allocation_text(plan, in_use);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+  }
   ChildJobRecord record;
   record.job_number = static_cast<std::uint32_t>(child_jobs_.size()) + 2;
   record.nspace = mpilaunch::format("{}-job{}", spec_.nspace, record.job_number);
@@ -171,19 +233,17 @@ void Supervisor::on_spawn_request(Link& link, std::uint32_t id, const protocol::
   // children under mpirun 4.1.4 (measured).
   const Result<SpawnMapping> mapping = spawn_mapping(m.map_by);
   for (const protocol::SpawnApp& app : m.apps) {
-    auto placed = mapping ? place_spawn(nodes, app.host, static_cast<int>(app.maxprocs),
-                                        plan.request.oversubscribe, plan.hostname, mapping.value(),
-                                        plan.map.node_count() - 1)
-                          : Result<std::vector<int>>(mapping.error());
-    if (!placed || app.argv.empty() || !app.hostfile.empty() || !app.add_host.empty()) {
-      Error e = placed
-                    ? Error{.kind = ErrorKind::BadOption,
-                            .phase = "spawn",
-                            .detail = app.argv.empty()
-                                          ? "MPI_Comm_spawn without a command"
-                                          : "MPI_Comm_spawn's info keys hostfile and "
-                                            "add-host are not served (docs/dynamic-processes.md)"}
-                    : placed.error();
+    auto hosts = spawn_hosts(nodes, app, plan.hostname);
+    auto placed = !mapping ? Result<std::vector<int>>(mapping.error())
+                  : !hosts ? Result<std::vector<int>>(hosts.error())
+                           : place_spawn(nodes, hosts.value(), static_cast<int>(app.maxprocs),
+                                         plan.request.oversubscribe, plan.hostname, mapping.value(),
+                                         plan.map.node_count() - 1);
+    if (!placed || app.argv.empty()) {
+      Error e = placed ? Error{.kind = ErrorKind::BadOption,
+                               .phase = "spawn",
+                               .detail = "MPI_Comm_spawn without a command"}
+                       : placed.error();
       e.executable = app.argv.empty() ? std::string() : app.argv.front();
       e.detail =
           mpilaunch::format("rank {} of {} called MPI_Comm_spawn: {}", m.rank, m.nspace, e.detail);

@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "tests/e2e/support/checks.hpp"
+#include "tests/e2e/support/temp_dir.hpp"
 
 namespace mpilaunch::e2e {
 namespace {
@@ -223,6 +224,32 @@ TEST_CASE("dynamic: --nolocal: spawned processes on this machine, from the job's
   }
 }
 
+// mpirun 4.1.4 prints --display-allocation again at each spawn, slots_inuse counting what
+// runs on each host then (measured: -H dyn1:2,dyn2:3 -n 2, spawn 1: dyn1 slots_inuse=2).
+TEST_CASE("dynamic: --display-allocation again at the spawn, with the slots in use") {
+  Job job;
+  const Outcome o = job.launch({"--launcher=local", "-H", "dyn1:2,dyn2:3", "--display-allocation",
+                                "-n", "2", app("dynamic"), "spawn", "1"},
+                               Millis{120'000});
+  CHECK_MESSAGE(o.status() == 0, o.summary());
+  const std::string rule = "=================================================================\n";
+  const std::string head = "\n======================   ALLOCATED NODES   ======================\n";
+  CHECK_MESSAGE(count_of(o.out, head +
+                                    "\tdyn1: flags=0x13 slots=2 max_slots=0 slots_inuse=0 "
+                                    "state=UP\n\tdyn2: flags=0x13 slots=3 max_slots=0 "
+                                    "slots_inuse=0 state=UP\n" +
+                                    rule) == 1,
+                o.out);
+  CHECK_MESSAGE(count_of(o.out, head +
+                                    "\tdyn1: flags=0x13 slots=2 max_slots=0 slots_inuse=2 "
+                                    "state=UP\n\tdyn2: flags=0x13 slots=3 max_slots=0 "
+                                    "slots_inuse=0 state=UP\n" +
+                                    rule) == 1,
+                o.out);
+  CHECK_MESSAGE(count_of(o.out, "ALLOCATED NODES") == 2, o.out);
+  check_nothing_left(job, o);
+}
+
 // The info key map_by=node spreads the children over the nodes with free slots, ranked node
 // after node; the job's --map-by node does not apply to them (mpirun 4.1.4, measured with the
 // same lines).
@@ -251,6 +278,48 @@ TEST_CASE("dynamic: MPI_Comm_spawn beyond the slots is refused with not-enough-s
   const auto refused = events_named(read_events(job.events_path()).events, "spawn-refused");
   CHECK(refused.size() == 1);
   check_nothing_left(job, o);
+}
+
+// The spawn's info keys hostfile and add-host as mpirun 4.1.4 reads them (measured with the same
+// lines on virtual nodes): the host file restricts the job's nodes (its slots= change nothing;
+// the nodes are taken in the job's order); add-host naming a node of the job restricts as host
+// does. A host file that cannot be read, add-host of a new host and add-hostfile are refused by
+// name (mpirun 4.1.4: "unable to open the hostfile"; a new host's daemon, then its job fails).
+TEST_CASE("dynamic: the spawn's info hostfile and add-host as mpirun") {
+  TempDir dir;
+  const std::string hostfile = dir.file("spawn-hosts");
+  write_file(hostfile, "dyn3\ndyn2 slots=1\n");
+  SUBCASE("hostfile: its hosts in node order, its slots= ignored") {
+    check_spawn_on_nodes({"--launcher=local", "-H", "dyn1:2,dyn2:2,dyn3:2", "-n", "1"}, 2,
+                         {"dyn2", "dyn2"}, 1, {"hostfile", hostfile});
+  }
+  SUBCASE("add-host of a node of the job") {
+    check_spawn_on_nodes({"--launcher=local", "-H", "dyn1:2,dyn2:2", "-n", "1"}, 1, {"dyn2"}, 1,
+                         {"add-host", "dyn2"});
+  }
+  struct Refusal {
+    const char* key;
+    std::string value;
+    const char* kind;
+    int status;
+    const char* detail;
+  };
+  for (const Refusal& r :
+       {Refusal{"hostfile", dir.file("no-such-file"), "hostfile-error", 65, "cannot read it"},
+        Refusal{"add-host", "dyn4", "bad-option", 64, "add-host dyn4"},
+        Refusal{"add-hostfile", hostfile, "bad-option", 64, "add-hostfile"}}) {
+    CAPTURE(r.key);
+    Job job;
+    const Outcome o = job.launch({"--launcher=local", "-H", "dyn1:1,dyn2:1", "-n", "1",
+                                  app("dynamic"), "spawn", "1", r.key, r.value},
+                                 Millis{120'000});
+    CHECK_MESSAGE(!o.timed_out, o.summary());
+    const Json error = check_job_failed(job, r.kind, r.status);
+    CHECK_MESSAGE(error.value("detail", std::string()).find(r.detail) != std::string::npos,
+                  error.dump());
+    CHECK(events_named(read_events(job.events_path()).events, "spawn-refused").size() == 1);
+    check_nothing_left(job, o);
+  }
 }
 
 TEST_CASE("dynamic: a spawned program that does not exist is a typed error naming job 2") {

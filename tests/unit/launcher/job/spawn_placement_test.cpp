@@ -29,11 +29,49 @@ TEST_CASE("spawn placement: --oversubscribe fills free slots, then one per node 
   CHECK(placed.value() == std::vector<int>{1, 0, 1, 0});
 }
 
-TEST_CASE("spawn placement: the host info key picks nodes, in its order") {
+// mpirun 4.1.4 (measured: -H dyn1:2,dyn2:2,dyn3:2 -n 1, host=dyn3,dyn2, spawn 2: dyn2, dyn2):
+// the key picks nodes, which are then taken in the job's node order, not the key's.
+TEST_CASE("spawn placement: the host info key picks nodes, taken in node order") {
   std::vector<SpawnNode> nodes{{"a", 4, 0}, {"b", 1, 0}, {"c", 1, 0}};
   const auto placed = place_spawn(nodes, "c, b:1", 2, false);
   REQUIRE(placed);
-  CHECK(placed.value() == std::vector<int>{2, 1});
+  CHECK(placed.value() == std::vector<int>{1, 2});
+  std::vector<SpawnNode> three{{"dyn1", 2, 1}, {"dyn2", 2, 0}, {"dyn3", 2, 0}};
+  const auto both = place_spawn(three, "dyn3,dyn2", 2, false);
+  REQUIRE(both);
+  CHECK(both.value() == std::vector<int>{1, 1});
+}
+
+// The info keys hostfile, host and add-host as mpirun 4.1.4 reads them (measured on virtual
+// nodes): each restricts the job's nodes, together to their common ones; a file's slots=
+// change nothing; add-host of a new host is refused by name (mpirun's job fails there).
+TEST_CASE("spawn placement: hostfile, host and add-host restrict the nodes") {
+  const std::vector<SpawnNode> nodes{
+      {"dyn1", 2, 1}, {"dyn2", 2, 0}, {"dyn3", 2, 0}, {"vm", 2, 0, true}};
+  const auto filter = [&](SpawnHostKeys keys) { return spawn_host_filter(nodes, keys, "vm"); };
+  CHECK(filter({}).value().empty());  // every node
+  CHECK(filter({.hostfile = "hf", .hostfile_hosts = {"dyn3", "dyn2"}}).value() == "dyn2,dyn3");
+  CHECK(filter({.host = "dyn3", .hostfile = "hf", .hostfile_hosts = {"dyn3", "dyn2"}}).value() ==
+        "dyn3");
+  CHECK(filter({.hostfile = "hf", .hostfile_hosts = {"localhost"}}).value() == "vm");
+  CHECK(filter({.add_host = "dyn2"}).value() == "dyn2");
+  CHECK(filter({.host = "dyn1", .add_host = "dyn1:3"}).value() == "dyn1");
+  // No node in common: mpirun's "already filled".
+  const auto none = filter({.host = "dyn1", .hostfile = "hf", .hostfile_hosts = {"dyn2"}});
+  REQUIRE(!none);
+  CHECK(none.error().kind == ErrorKind::NotEnoughSlots);
+  // A name that is not a node of the job.
+  const auto unknown = filter({.hostfile = "hf", .hostfile_hosts = {"dyn9"}});
+  REQUIRE(!unknown);
+  CHECK(unknown.error().kind == ErrorKind::UnknownHost);
+  CHECK(unknown.error().detail.find("info hostfile hf names dyn9") != std::string::npos);
+  const auto added = filter({.add_host = "dyn4"});
+  REQUIRE(!added);
+  CHECK(added.error().kind == ErrorKind::BadOption);
+  CHECK(added.error().detail.find("add-host dyn4") != std::string::npos);
+  const auto empty = filter({.hostfile = "hf"});
+  REQUIRE(!empty);
+  CHECK(empty.error().kind == ErrorKind::HostfileError);
 }
 
 TEST_CASE("spawn placement: a host that is not a node of the job") {
