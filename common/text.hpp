@@ -31,6 +31,16 @@ std::optional<T> parse_int(std::string_view text, T lo = std::numeric_limits<T>:
   return value;
 }
 
+/// The decimal integer of type T at the start of `text`, whatever follows it (digits and, for a
+/// signed T, one leading '-'): nullopt when `text` does not start with one or it does not fit T.
+template <std::integral T>
+std::optional<T> leading_int(std::string_view text) {
+  T value{};
+  const auto [stop, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || stop == text.data()) return std::nullopt;
+  return value;
+}
+
 /// One line of a file that has something on it once its comment is gone.
 struct ContentLine {
   int number = 0;         // from 1, counting every line of the file

@@ -1,8 +1,9 @@
 #include "launcher/diagnose/console_parser.hpp"
 
+#include "common/text.hpp"
+
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <string>
 
 #include "launcher/diagnose/phrase_template.hpp"
@@ -44,13 +45,6 @@ std::size_t vote_index(Runtime r) {
   return static_cast<std::size_t>(r);
 }
 
-std::optional<int> parse_int(std::string_view s) {
-  int v = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end == s.data()) return std::nullopt;
-  return v;
-}
-
 // "[[21068,1],1]" or "[prterun-vm-20353@1,1]": the rank is the last number.
 std::optional<int> rank_from_name(std::string_view name) {
   std::size_t end = name.size();
@@ -58,7 +52,7 @@ std::optional<int> rank_from_name(std::string_view name) {
   std::size_t begin = end;
   while (begin > 0 && name[begin - 1] >= '0' && name[begin - 1] <= '9') --begin;
   if (begin == end || begin == 0 || name[begin - 1] != ',') return std::nullopt;
-  return parse_int(name.substr(begin, end - begin));
+  return leading_int<int>(name.substr(begin, end - begin));
 }
 
 // A raw wait status, as Hydra prints it: a signal in the low 7 bits, else the exit code.
@@ -73,7 +67,7 @@ void apply_wait_status(Error& e, int status) {
 std::optional<int> first_failed_status(std::string_view list) {
   while (!list.empty()) {
     const std::size_t comma = list.find(',');
-    const auto v = parse_int(list.substr(0, comma));
+    const auto v = leading_int<int>(list.substr(0, comma));
     if (v && *v != 0) return v;
     if (comma == std::string_view::npos) break;
     list.remove_prefix(comma + 1);
@@ -119,7 +113,7 @@ std::optional<std::pair<int, std::string_view>> aggregation(std::string_view tex
   const std::size_t sent = text.find("sent help message ");
   if (more == std::string_view::npos || sent == std::string_view::npos || sent < more)
     return std::nullopt;
-  const auto n = parse_int(text.substr(0, more));
+  const auto n = leading_int<int>(text.substr(0, more));
   const std::size_t slash = text.find(" / ", sent);
   if (!n || slash == std::string_view::npos) return std::nullopt;
   return std::pair{*n, text.substr(slash + 3)};

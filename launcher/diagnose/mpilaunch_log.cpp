@@ -1,10 +1,9 @@
 #include "launcher/diagnose/mpilaunch_log.hpp"
 
-#include <charconv>
-
 #include <nlohmann/json.hpp>
 
 #include "common/error_json.hpp"
+#include "common/text.hpp"
 #include "launcher/diagnose/finding_set.hpp"
 
 namespace mpilaunch::launcher {
@@ -17,13 +16,6 @@ std::optional<nlohmann::json> parse_v1(std::string_view line) {
   nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object() || !j.contains("v") || j["v"] != 1) return std::nullopt;
   return j;
-}
-
-std::optional<int> leading_int(std::string_view s) {
-  int v = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end == s.data()) return std::nullopt;
-  return v;
 }
 
 }  // namespace
@@ -69,19 +61,19 @@ std::optional<Error> HumanBlockReader::feed(std::string_view text, std::string_v
   } else if (key == "node") {
     e.host = value;
   } else if (key == "rank") {
-    e.rank = leading_int(value);
+    e.rank = leading_int<int>(value);
   } else if (key == "pid") {
-    e.pid = leading_int(value);
+    e.pid = leading_int<int>(value);
   } else if (key == "exit code") {
-    e.exit_code = leading_int(value);
+    e.exit_code = leading_int<int>(value);
   } else if (key == "signal") {
-    e.signal = leading_int(value);
+    e.signal = leading_int<int>(value);
   } else if (key == "phase") {
     e.phase = value;
   } else if (key == "program") {
     e.executable = value;
   } else if (key == "reported") {
-    e.count = leading_int(value);
+    e.count = leading_int<int>(value);
   } else if (key != "hint") {
     return finish();
   }

@@ -1,16 +1,15 @@
 #include "launcher/stacks/ompi_stack_dump.hpp"
 
-#include <charconv>
+#include "common/text.hpp"
 
 namespace mpilaunch::launcher {
 namespace {
 
 constexpr std::string_view kHeader = "STACK TRACE FOR PROC [[";
 
+// The number at the start of `s`; 0 when there is none.
 long number_at(std::string_view s) {
-  long v = 0;
-  std::from_chars(s.data(), s.data() + s.size(), v);
-  return v;
+  return leading_int<long>(s).value_or(0);
 }
 
 }  // namespace

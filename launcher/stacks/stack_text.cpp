@@ -1,9 +1,9 @@
 #include "launcher/stacks/stack_text.hpp"
 
 #include <cctype>
-#include <charconv>
 
 #include "common/stack_sections.hpp"
+#include "common/text.hpp"
 
 namespace mpilaunch::launcher {
 namespace {
@@ -19,10 +19,9 @@ std::string_view trim_right(std::string_view s) {
   return s;
 }
 
+// The number at the start of `s`; 0 when there is none.
 long number_at(std::string_view s) {
-  long v = 0;
-  std::from_chars(s.data(), s.data() + s.size(), v);
-  return v;
+  return leading_int<long>(s).value_or(0);
 }
 
 long number_after(std::string_view s, std::string_view key) {

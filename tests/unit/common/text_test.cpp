@@ -58,3 +58,15 @@ TEST_CASE("parse_int: the whole text as one decimal integer of the type, within 
   CHECK(!parse_int<int>("65537", 1, 65536));
   CHECK(!parse_int<int>("-1", 0, 10));
 }
+
+TEST_CASE("leading_int: the integer a text starts with, whatever follows") {
+  using mpilaunch::leading_int;
+  CHECK(leading_int<int>("42") == 42);
+  CHECK(leading_int<int>("3],1]") == 3);
+  CHECK(leading_int<int>("-7 more") == -7);
+  CHECK(leading_int<long>("12345678901 (LWP)") == 12345678901L);
+  for (const char* none : {"", " 3", "+3", "x3", "-", "]"})
+    CHECK_MESSAGE(!leading_int<int>(none).has_value(), none);
+  CHECK(!leading_int<int>("99999999999x"));  // does not fit
+  CHECK(!leading_int<unsigned>("-1"));
+}
