@@ -16,24 +16,6 @@
 
 static int null_as_absent = 0;
 
-static void print_string(const pmix_proc_t* proc, const char* label, const char* key) {
-  pmix_value_t* v = NULL;
-  pmix_info_t optional;
-  bool yes = true;
-  /* Only what the rank's server holds: never a request to another node. */
-  PMIX_INFO_LOAD(&optional, PMIX_OPTIONAL, &yes, PMIX_BOOL);
-  const pmix_status_t rc = PMIx_Get(proc, key, &optional, 1, &v);
-  PMIX_INFO_DESTRUCT(&optional);
-  if (rc != PMIX_SUCCESS || v == NULL)
-    printf(" %s=-", label);
-  else if (v->type != PMIX_STRING)
-    printf(" %s=type%d", label, (int)v->type);
-  else
-    printf(" %s=%s", label,
-           v->data.string != NULL ? v->data.string : (null_as_absent ? "-" : "null"));
-  if (v != NULL) PMIX_VALUE_RELEASE(v);
-}
-
 int main(int argc, char** argv) {
   null_as_absent = argc > 1 && strcmp(argv[1], "--null-as-absent") == 0;
   pmix_proc_t me;
@@ -44,8 +26,9 @@ int main(int argc, char** argv) {
     pmix_proc_t peer;
     PMIX_LOAD_PROCID(&peer, me.nspace, r);
     printf("rank=%u peer=%u", (unsigned)me.rank, (unsigned)r);
-    print_string(&peer, "cpuset", PMIX_CPUSET);
-    print_string(&peer, "locality", PMIX_LOCALITY_STRING);
+    const char* null_text = null_as_absent ? "-" : "null";
+    print_pmix_string(&peer, "cpuset", PMIX_CPUSET, null_text);
+    print_pmix_string(&peer, "locality", PMIX_LOCALITY_STRING, null_text);
     printf("\n");
   }
   fflush(stdout);

@@ -29,4 +29,24 @@ static inline int pmix_start(const char* program, pmix_proc_t* me, uint32_t* siz
   return 0;
 }
 
+/* Prints " LABEL=VALUE" for `proc`'s string KEY as its server holds it (PMIX_OPTIONAL: never a
+ * request to another node, as Open MPI reads locality): "-" where the get fails, `null_text`
+ * for a string value without a string, "typeN" for a value of another type. */
+static inline void print_pmix_string(const pmix_proc_t* proc, const char* label, const char* key,
+                                     const char* null_text) {
+  pmix_value_t* v = NULL;
+  pmix_info_t optional;
+  bool yes = true;
+  PMIX_INFO_LOAD(&optional, PMIX_OPTIONAL, &yes, PMIX_BOOL);
+  const pmix_status_t rc = PMIx_Get(proc, key, &optional, 1, &v);
+  PMIX_INFO_DESTRUCT(&optional);
+  if (rc != PMIX_SUCCESS || v == NULL)
+    printf(" %s=-", label);
+  else if (v->type != PMIX_STRING)
+    printf(" %s=type%d", label, (int)v->type);
+  else
+    printf(" %s=%s", label, v->data.string != NULL ? v->data.string : null_text);
+  if (v != NULL) PMIX_VALUE_RELEASE(v);
+}
+
 #endif

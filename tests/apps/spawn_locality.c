@@ -8,24 +8,11 @@
  * mpilaunch and under mpirun 4.1.4. */
 #include <mpi.h>
 #include <pmix.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void print_string(const pmix_proc_t* proc, const char* label, const char* key) {
-  pmix_value_t* v = NULL;
-  pmix_info_t optional;
-  bool yes = true;
-  PMIX_INFO_LOAD(&optional, PMIX_OPTIONAL, &yes, PMIX_BOOL);
-  const pmix_status_t rc = PMIx_Get(proc, key, &optional, 1, &v);
-  PMIX_INFO_DESTRUCT(&optional);
-  if (rc != PMIX_SUCCESS || v == NULL || v->type != PMIX_STRING || v->data.string == NULL)
-    printf(" %s=-", label);
-  else
-    printf(" %s=%s", label, v->data.string);
-  if (v != NULL) PMIX_VALUE_RELEASE(v);
-}
+#include "pmix_start.h"
 
 static void report(const char* job) {
   pmix_proc_t me;
@@ -34,8 +21,8 @@ static void report(const char* job) {
     return;
   }
   printf("rank=%u job=%s", (unsigned)me.rank, job);
-  print_string(&me, "cpuset", PMIX_CPUSET);
-  print_string(&me, "locality", PMIX_LOCALITY_STRING);
+  print_pmix_string(&me, "cpuset", PMIX_CPUSET, "-");
+  print_pmix_string(&me, "locality", PMIX_LOCALITY_STRING, "-");
   FILE* status = fopen("/proc/self/status", "r");
   char line[512];
   while (status != NULL && fgets(line, sizeof line, status) != NULL)
