@@ -128,11 +128,12 @@ void Agent::handle(const protocol::LauncherHello& m) {
   // The PMIx server and the ranks read the same file (rank_env.hpp); the launcher maps and
   // binds with its summary.
   if (!topology_xml_) topology_xml_ = topology_file();
-  own_cpu_count_ = own_cpus().size();
+  bool narrowed = false;
+  NodeTopology topology = this_node_topology(*topology_xml_, &narrowed);
+  own_cpu_count_ = narrowed ? topology.pus.size() : 0;
   frames_.send(protocol::AgentHello{MPILAUNCH_VERSION, os_hostname(), static_cast<int>(::getpid()),
                                     static_cast<std::uint32_t>(::sysconf(_SC_NPROCESSORS_ONLN)),
-                                    transport_facts(), login_ms_,
-                                    this_node_topology(*topology_xml_)});
+                                    transport_facts(), login_ms_, std::move(topology)});
 }
 
 std::string Agent::node_dir() const {

@@ -167,8 +167,8 @@ class Agent final : public FrameSink, public PmixEvents, public PmiEvents {
   JobDirHold job_dir_;  // the job directory on this machine, held while the agent lives
   JobCgroup cgroup_;    // what the job started here, whatever it did to get away
   std::optional<std::string> topology_xml_;  // once per agent: topology_file()
-  /// The CPUs this agent may run on when its mask narrows the machine (taskset, a cgroup): 0
-  /// when it does not (own_cpus()).
+  /// The CPUs this agent may run on when its own mask (taskset, srun's task/affinity) leaves
+  /// out CPUs the machine and its cgroup allow; 0 when it does not.
   std::size_t own_cpu_count_ = 0;
   std::map<std::uint32_t, Rank> ranks_;
   std::vector<std::shared_ptr<StdinPipe>> stdin_pipes_;  // this attempt's stdin ranks

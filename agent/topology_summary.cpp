@@ -25,20 +25,21 @@ std::int32_t numa_of(hwloc_topology_t topology, hwloc_obj_t pu) {
 }
 
 std::optional<NodeTopology> load_and_summarize(hwloc_topology_t topology,
-                                               const std::vector<std::uint32_t>& within) {
+                                               const std::vector<std::uint32_t>& within,
+                                               bool* narrowed = nullptr) {
   if (hwloc_topology_load(topology) != 0) {
     hwloc_topology_destroy(topology);
     return std::nullopt;
   }
-  NodeTopology out = summarize_topology(topology, within);
+  NodeTopology out = summarize_topology(topology, within, narrowed);
   hwloc_topology_destroy(topology);
   return out;
 }
 
 }  // namespace
 
-NodeTopology summarize_topology(hwloc_topology* topology,
-                                const std::vector<std::uint32_t>& within) {
+NodeTopology summarize_topology(hwloc_topology* topology, const std::vector<std::uint32_t>& within,
+                                bool* narrowed) {
   NodeTopology out;
   const hwloc_const_cpuset_t allowed = hwloc_topology_get_allowed_cpuset(topology);
   auto usable = [&](hwloc_obj_t pu) {
@@ -54,7 +55,11 @@ NodeTopology summarize_topology(hwloc_topology* topology,
     narrow = usable(pu) && within_mask(pu);
   for (hwloc_obj_t pu = hwloc_get_next_obj_by_type(topology, HWLOC_OBJ_PU, nullptr); pu != nullptr;
        pu = hwloc_get_next_obj_by_type(topology, HWLOC_OBJ_PU, pu)) {
-    if (!usable(pu) || (narrow && !within_mask(pu))) continue;
+    if (!usable(pu)) continue;
+    if (narrow && !within_mask(pu)) {
+      if (narrowed != nullptr) *narrowed = true;
+      continue;
+    }
     out.pus.push_back(TopologyPu{.os_index = pu->os_index,
                                  .core = ancestor(topology, HWLOC_OBJ_CORE, pu),
                                  .l1 = ancestor(topology, HWLOC_OBJ_L1CACHE, pu),
@@ -89,7 +94,7 @@ std::vector<std::uint32_t> own_cpus() {
   return out;
 }
 
-NodeTopology this_node_topology(const std::string& path) {
+NodeTopology this_node_topology(const std::string& path, bool* narrowed) {
   hwloc_topology_t topology = nullptr;
   if (hwloc_topology_init(&topology) != 0) return {};
   if (!path.empty() &&
@@ -98,7 +103,8 @@ NodeTopology this_node_topology(const std::string& path) {
     hwloc_topology_destroy(topology);
     return {};
   }
-  return load_and_summarize(topology, own_cpus()).value_or(NodeTopology{});
+  if (narrowed != nullptr) *narrowed = false;
+  return load_and_summarize(topology, own_cpus(), narrowed).value_or(NodeTopology{});
 }
 
 }  // namespace mpilaunch::agent

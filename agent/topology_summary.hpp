@@ -17,8 +17,10 @@ namespace mpilaunch::agent {
 /// The summary of a loaded topology: its allowed PUs in logical order, and of those only the
 /// ones in `within` (OS indexes) when it is not empty and names at least one of them (a CPU
 /// mask of another machine than the topology's leaves it whole).
+/// `narrowed`, when given, says whether `within` left out any PU the topology allows.
 NodeTopology summarize_topology(hwloc_topology* topology,
-                                const std::vector<std::uint32_t>& within = {});
+                                const std::vector<std::uint32_t>& within = {},
+                                bool* narrowed = nullptr);
 
 /// The summary of hwloc XML text (a saved machine, tests/data/topologies), narrowed to `within`
 /// as summarize_topology() does; nullopt when hwloc cannot read it.
@@ -33,6 +35,8 @@ std::vector<std::uint32_t> own_cpus();
 /// This machine's summary: from the XML file `path` (agent/topology_cache.hpp) when given,
 /// else from hwloc's own discovery, narrowed to own_cpus(): the agent never binds a rank to a
 /// CPU it may not run on itself; an empty topology when hwloc fails (ranks then stay unbound).
-NodeTopology this_node_topology(const std::string& path);
+/// `narrowed`, when given, says whether the agent's own mask left out CPUs that hwloc (the
+/// machine, its cgroup) allows: `taskset`, srun's task/affinity.
+NodeTopology this_node_topology(const std::string& path, bool* narrowed = nullptr);
 
 }  // namespace mpilaunch::agent
