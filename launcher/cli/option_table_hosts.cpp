@@ -13,9 +13,12 @@ void add_host_options(std::vector<OptionSpec>& t) {
   t.push_back({{"--hostfile", "-hostfile", "--machinefile", "-machinefile", "-f"},
                1,
                [](Options& o, const Values& v) -> Status {
-                 if (!o.hostfile.empty())
-                   return bad_option("--hostfile was given twice; give one host file");
-                 o.hostfile = std::string(v[0]);
+                 // mpirun 4.1.4 takes one host file per application context.
+                 if (!o.context_hostfile.empty())
+                   return bad_option(
+                       "--hostfile was given twice; give one host file (per application "
+                       "context)");
+                 o.context_hostfile = std::string(v[0]);
                  return {};
                }});
   t.push_back({{"--launcher", "-launcher"}, 1, [](Options& o, const Values& v) -> Status {

@@ -211,17 +211,23 @@ Result<std::size_t> parse_option_words(Options& o, const std::vector<std::string
 // The options of one context go into `o`; this takes them out again, leaving `o` with the
 // job-wide options only, ready for the next context's words.
 AppOptions take_context(Options& o, std::vector<std::string> program) {
-  AppOptions app{o.np, std::move(o.hosts), std::move(o.exports), std::move(o.wdir),
-                 std::move(program)};
+  AppOptions app{o.np,
+                 std::move(o.hosts),
+                 std::move(o.exports),
+                 std::move(o.wdir),
+                 std::move(program),
+                 std::move(o.context_hostfile)};
   o.np.reset();
   o.hosts.clear();
   o.exports.clear();
   o.wdir.clear();
+  o.context_hostfile.clear();
   return app;
 }
 
 // The first context's values back into the fields every single-program path reads; -H of
-// every context merged (they are the job's hosts, as under mpirun).
+// every context merged (they are the job's hosts, as under mpirun); the first context's host
+// file (else a later one's) is the job's.
 void set_first_context(Options& o, std::vector<AppOptions> contexts) {
   o.contexts = std::move(contexts);
   const AppOptions& first = o.contexts.front();
@@ -230,8 +236,10 @@ void set_first_context(Options& o, std::vector<AppOptions> contexts) {
   o.wdir = first.wdir;
   o.program = first.program;
   o.hosts.clear();
-  for (const AppOptions& app : o.contexts)
+  for (const AppOptions& app : o.contexts) {
     o.hosts.insert(o.hosts.end(), app.hosts.begin(), app.hosts.end());
+    if (o.hostfile.empty()) o.hostfile = app.hostfile;
+  }
 }
 
 // mpirun 4.1.4 takes --prefix from the first application context (or the command line before an
@@ -316,6 +324,11 @@ Result<Options> apply_appfile(const Options& command_line, std::string_view text
   o.exports.clear();
   o.wdir.clear();
   o.program.clear();
+  // The command line's own --hostfile (not --default-hostfile) is the job's; a line's then
+  // would be a second one for that line's context.
+  const std::string command_line_hostfile =
+      command_line.contexts.empty() ? std::string() : command_line.contexts.front().hostfile;
+  o.hostfile = command_line_hostfile;
   o.contexts.clear();
   const std::vector<std::string> command_line_hosts = o.hosts;
   o.hosts.clear();
@@ -348,6 +361,11 @@ Result<Options> apply_appfile(const Options& command_line, std::string_view text
       return bad_option(
           mpilaunch::format("--app {}, line {}: no program on the line", path, line_number));
     contexts.push_back(take_context(o, std::move(program)));
+    if (!contexts.back().hostfile.empty() && !command_line_hostfile.empty())
+      return bad_option(mpilaunch::format(
+          "--app {}, line {}: --hostfile was given twice (on the command line and on the line); "
+          "give one host file per application context",
+          path, line_number));
   }
   if (contexts.empty())
     return bad_option(mpilaunch::format(

@@ -37,6 +37,10 @@ struct AppOptions {
   std::vector<std::string> exports;  // -x of this context
   std::string wdir;                  // --wdir of this context
   std::vector<std::string> program;  // program and its arguments
+  /// --hostfile of this context: with several contexts every context's file adds its hosts to
+  /// the job's (the first file naming a host gives its slots) and the context runs only on its
+  /// file's hosts, as under mpirun 4.1.4.
+  std::string hostfile;
 };
 
 struct Options {
@@ -64,7 +68,10 @@ struct Options {
   bool nolocal = false;
   // Hosts
   std::vector<std::string> hosts;  // each -H value, unparsed
+  /// The job's host file: the first context's --hostfile (else a later context's), the command
+  /// line's with --app, or --default-hostfile. Each context's own is in `contexts`.
   std::string hostfile;
+  std::string context_hostfile;  // --hostfile of the context being parsed
   std::string default_hostfile;  // --default-hostfile: the host file when none is given
   LauncherKind launcher = LauncherKind::Auto;
   std::string agent_path;

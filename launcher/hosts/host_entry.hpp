@@ -3,6 +3,7 @@
 /// checks every host format shares (names, slot counts, merging repeats). Pure.
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -46,6 +47,9 @@ struct HostList {
   /// The host of each -H word or host file line, in order ("user@name", "[v6]"): the seq
   /// mapper's order. Empty when the hosts came from elsewhere or from both -H and a host file.
   std::vector<std::string> host_lines;
+  /// Several application contexts with a host file each (HostRequest::context_hostfiles): each
+  /// file's host names, by path; a context with a file runs only on its hosts.
+  std::map<std::string, std::vector<std::string>> hostfile_hosts;
 };
 
 /// Bounds that keep every host parser's output small whatever the input.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "launcher/cli/options.hpp"
 #include "launcher/hosts/host_entry.hpp"
 
 namespace mpilaunch::launcher {
@@ -22,7 +23,17 @@ using FileReader = std::function<Result<std::string>(const std::string& path)>;
 struct HostRequest {
   std::vector<std::string> host_values;  // each -H/--host value, in order
   std::string hostfile;                  // --hostfile/--machinefile path, empty when not given
+  /// Several application contexts (MPMD, --app) and host files: every context's file (else
+  /// the job's), distinct, in context order (`hostfile` unused). As in mpirun 4.1.4, the job's
+  /// hosts are then every context's -H hosts when there are any, else all the files' hosts, the
+  /// first file naming a host giving its slots; each file and each -H narrows its own context
+  /// (the plan does that, from HostList::hostfile_hosts).
+  std::vector<std::string> context_hostfiles;
 };
+
+/// What the command line `o` asks for: its -H values and host file; with several application
+/// contexts and a host file, every context's file (else the job's) as context_hostfiles.
+HostRequest host_request(const Options& o);
 
 /// The hosts of a run. The command line wins: -H values (all of them, merged), the --hostfile,
 /// or both, in which case -H picks hosts out of the hostfile, which gives their slots unless

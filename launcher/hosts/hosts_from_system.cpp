@@ -51,7 +51,7 @@ Result<HostList> gather_hosts(const Options& o) {
                                       path, kMaxHostfileBytes >> 20)};
     return text;
   };
-  auto list = select_hosts(HostRequest{.host_values = o.hosts, .hostfile = o.hostfile}, env, read);
+  auto list = select_hosts(host_request(o), env, read);
   if (!list || o.rankfile.empty()) return list;
   auto text = read(o.rankfile);
   if (!text) {

@@ -89,6 +89,41 @@ Result<JobMap> map_contexts(const std::vector<NodeSlots>& hosts, const MapReques
   return JobMap(std::move(nodes), std::move(node_of_rank));
 }
 
+// MPMD with host files (mpirun 4.1.4, measured): a context with a file runs only on the job's
+// hosts its file names, a context with -H only on those; a context left with none of the job's
+// hosts is refused as mpirun refuses it ("All nodes which are allocated for this job are already
+// filled", exit 1). The job's hosts give the slots (HostRequest::context_hostfiles).
+Status narrow_to_hostfiles(const HostList& hosts, const std::vector<HostEntry>& entries,
+                           std::vector<AppOptions>& contexts) {
+  for (std::size_t c = 0; c < contexts.size(); ++c) {
+    AppOptions& context = contexts[c];
+    if (context.hostfile.empty()) continue;  // its -H, else every host
+    const std::vector<std::string>& in_file = hosts.hostfile_hosts.at(context.hostfile);
+    std::vector<std::string> wanted;
+    for (const std::string& value : context.hosts) {
+      auto picked = parse_host_option(value);
+      if (!picked) return picked.error();
+      for (const HostEntry& e : picked.value()) wanted.push_back(e.name);
+    }
+    std::vector<std::string> allowed;
+    for (const HostEntry& h : entries)
+      if (std::find(in_file.begin(), in_file.end(), h.name) != in_file.end() &&
+          (wanted.empty() || std::find(wanted.begin(), wanted.end(), h.name) != wanted.end()))
+        allowed.push_back(h.name);
+    if (allowed.empty())
+      return Error{.kind = ErrorKind::BadOption,
+                   .executable = context.program.empty() ? "" : context.program[0],
+                   .detail = mpilaunch::format(
+                       "application context {}: none of the job's hosts ({}) is in its host file "
+                       "{}{}: all nodes which are allocated for this job are already filled, as "
+                       "mpirun 4.1.4 says (with -H in any context, the -H hosts are the job's and "
+                       "host files only pick among them)",
+                       c + 1, hosts.source, context.hostfile, wanted.empty() ? "" : " and its -H")};
+    context.hosts = std::move(allowed);
+  }
+  return {};
+}
+
 // Ranks placed by lines that each name a host: a rankfile's (rank N=HOST slot=CPUS) or, for the
 // seq mapper, the -H words or host file lines in order (rank i on line i). `what` names the
 // source in errors.
@@ -413,6 +448,16 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
   plan.request = request;
   std::vector<AppOptions> contexts = o.contexts;
   if (contexts.empty()) contexts.push_back({o.np, o.hosts, o.exports, o.wdir, o.program});
+  if (!hosts.hostfile_hosts.empty()) {
+    if (hosts.hostfile_hosts.size() > 1 && (!hosts.rankfile.empty() || plan.placement.seq))
+      return refuse(
+          ErrorKind::BadOption,
+          mpilaunch::format("a host file per application context ({}) with {}: not "
+                            "supported; give one host file",
+                            hosts.source, plan.placement.seq ? "--map-by seq" : "--rankfile"));
+    Status narrowed = narrow_to_hostfiles(hosts, entries, contexts);
+    if (!narrowed) return narrowed.error();
+  }
   if (plan.slots_from_agents && contexts.size() > 1 && hosts.rankfile.empty() &&
       !plan.placement.seq) {
     // Each context is mapped over the slots the ones before it left, so every host's slots are

@@ -20,9 +20,6 @@ constexpr const char* kFramed = "issue 20 item 7: errors framed as Open MPI's he
 constexpr const char* kSpelling = "issue 20 item 9: single-dash spellings";
 constexpr const char* kOptions = "issue 20: every other mpirun(1) option";
 constexpr const char* kBinding = "issue 21: mapping, ranking and binding";
-// mpirun 4.1.4 reads a --hostfile per MPMD context (each context on its file's hosts);
-// mpilaunch refuses a second --hostfile by name (docs/mpirun-compat.md, MPMD).
-constexpr const char* kMpmdHostfile = "issue 20 item 2: a host file per MPMD context";
 // mpirun 4.1.4 gives OMPI_MCA_mpi_oversubscribe=1 only on its own node: ranks its orteds start
 // on an oversubscribed node get 0. mpilaunch gives 1 on every such node (yield, not busy-poll).
 constexpr const char* kOversubscribedRemote =
@@ -708,25 +705,51 @@ std::vector<Case> table() {
   vnode({.name = "vn-mpmd-hostfile",
          .args = {"-n", "1", "--hostfile", "hf1", "@probe", ":", "-n", "1", "--hostfile", "hf2",
                   "@probe"},
-         .pending = kMpmdHostfile,
          .files = {{"hf1", "node1 slots=2\n"}, {"hf2", "node2 slots=2\n"}},
          .source = "MPMD: a host file per application context"});
   vnode({.name = "vn-mpmd-hostfile-first-only",
          .args = {"-n", "1", "--hostfile", "hf1", "@probe", ":", "-n", "1", "@probe"},
          .files = {{"hf1", "node1 slots=2\n"}},
          .source = "MPMD: a host file with the first context only (both contexts on its hosts)"});
+  // mpirun 4.1.4: the first file naming a host gives its slots (node1 keeps 1), so context 2
+  // has one free slot: "not enough slots", exit 1.
   vnode({.name = "vn-mpmd-hostfile-shared-host",
          .args = {"-n", "1", "--hostfile", "hf1", "@probe", ":", "-n", "2", "--hostfile", "hf2",
                   "@probe"},
-         .pending = kMpmdHostfile,
+         .checks = kRefusal,
          .files = {{"hf1", "node1 slots=1\n"}, {"hf2", "node1 slots=2\nnode2 slots=1\n"}},
          .source = "MPMD: two host files naming one host"});
+  vnode({.name = "vn-mpmd-hostfile-shared-host-fits",
+         .args = {"-n", "1", "--hostfile", "hf1", "@probe", ":", "-n", "2", "--hostfile", "hf2",
+                  "@probe"},
+         .files = {{"hf1", "node1 slots=2\n"}, {"hf2", "node1 slots=1\nnode2 slots=1\n"}},
+         .source = "MPMD: two host files naming one host, the first file's slots"});
+  // mpirun 4.1.4: "All nodes which are allocated for this job are already filled.", exit 1.
   vnode(
       {.name = "vn-mpmd-hostfile-and-host",
        .args = {"-n", "1", "--hostfile", "hf1", "@probe", ":", "-n", "1", "-H", "node2", "@probe"},
-       .pending = kMpmdHostfile,
+       .checks = kRefusal,
        .files = {{"hf1", "node1 slots=2\n"}},
        .source = "MPMD: a host file for one context, -H for the other"});
+  // mpirun 4.1.4: with -H in any context the -H hosts are the job's (node2, one slot) and the
+  // host file only picks among them: context 1 (-n 2) gets "not enough slots", exit 1.
+  vnode(
+      {.name = "vn-mpmd-hostfile-and-host-inside",
+       .args = {"-n", "2", "--hostfile", "hf1", "@probe", ":", "-n", "1", "-H", "node2", "@probe"},
+       .checks = kRefusal,
+       .files = {{"hf1", "node1 slots=1\nnode2 slots=2\n"}},
+       .source = "MPMD: -H of a later context names a host of the first context's host file"});
+  vnode({.name = "vn-mpmd-hostfile-and-hosts",
+         .args = {"-n", "1", "--hostfile", "hf1", "@probe", ":", "-n", "1", "-H", "node2,node1",
+                  "@probe"},
+         .files = {{"hf1", "node1 slots=1\nnode2 slots=2\n"}},
+         .source = "MPMD: -H hosts are the job's, a host file picks among them"});
+  vnode({.name = "vn-appfile-hostfiles",
+         .args = {"--app", "appfile"},
+         .files = {{"appfile", "-n 1 --hostfile hf1 @probe first\n-n 2 --hostfile hf2 @probe\n"},
+                   {"hf1", "node2 slots=2\n"},
+                   {"hf2", "node1 slots=2\n"}},
+         .source = "mpirun(1): --app with a host file per line"});
   vnode({.name = "vn-mpmd-hosts",
          .args = {"-n", "1", "-H", "node2", "@probe", ":", "-n", "1", "-H", "node1", "@probe"},
          .source = "issue 20 item 2: per-context -H"});

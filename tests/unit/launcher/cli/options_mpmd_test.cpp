@@ -240,3 +240,34 @@ TEST_CASE("--tune: the files' -x go to every context, their --mca to the launche
   REQUIRE(am);
   CHECK(am->am == "y.conf");
 }
+
+// mpirun 4.1.4 takes one --hostfile per application context (a second in one context is its
+// "multiple hostfiles" error).
+TEST_CASE("mpmd: a --hostfile per context") {
+  const auto o = parse_options({"-n", "1", "--hostfile", "hf1", "./a", ":", "-n", "2", "-hostfile",
+                                "hf2", "./b", ":", "./c"});
+  REQUIRE(o);
+  REQUIRE(o->contexts.size() == 3);
+  CHECK(o->contexts[0].hostfile == "hf1");
+  CHECK(o->contexts[1].hostfile == "hf2");
+  CHECK(o->contexts[2].hostfile.empty());
+  CHECK(o->hostfile == "hf1");
+  const auto twice = parse_options({"--hostfile", "a", "--hostfile", "b", "./a"});
+  REQUIRE_FALSE(twice);
+  CHECK(twice.error().detail.starts_with("--hostfile was given twice"));
+  const auto cl = parse_options({"--app", "f"});
+  REQUIRE(cl);
+  const auto app = apply_appfile(*cl, "-n 1 --hostfile h1 ./a\n-n 1 ./b\n", "f");
+  REQUIRE(app);
+  CHECK(app->contexts[0].hostfile == "h1");
+  CHECK(app->contexts[1].hostfile.empty());
+  CHECK(app->hostfile == "h1");
+  const auto with_file = parse_options({"--hostfile", "job", "--app", "f"});
+  REQUIRE(with_file);
+  const auto both = apply_appfile(*with_file, "--hostfile h1 ./a\n", "f");
+  REQUIRE_FALSE(both);
+  CHECK(both.error().detail.starts_with("--app f, line 1: --hostfile was given twice"));
+  const auto job_file = apply_appfile(*with_file, "-n 1 ./a\n", "f");
+  REQUIRE(job_file);
+  CHECK(job_file->hostfile == "job");
+}

@@ -326,3 +326,65 @@ TEST_CASE("host sources: each -H word or host file line in order, for the seq ma
   REQUIRE(both.has_value());
   CHECK(both->host_lines.empty());
 }
+
+// mpirun 4.1.4 (measured): with a --hostfile per MPMD context, the job's hosts are every file's
+// hosts and a host's slots are those of the first file that names it.
+TEST_CASE("host sources: a host file per application context") {
+  FakeSystem system{.files = {{"hf1", "node1 slots=1\n"},
+                              {"hf2", "node1 slots=2\nnode2 slots=1\n"},
+                              {"hf3", "node3\n"}}};
+  const auto list = system.select({.context_hostfiles = {"hf1", "hf2"}});
+  REQUIRE_MESSAGE(list.has_value(), list.error().detail);
+  REQUIRE(list->hosts.size() == 2);
+  CHECK(list->hosts[0].name == "node1");
+  CHECK(list->hosts[0].slots == 1);
+  CHECK(list->hosts[1].name == "node2");
+  CHECK(list->hosts[1].slots == 1);
+  CHECK(list->source == "hostfiles hf1, hf2");
+  CHECK(list->hostfile_hosts.at("hf1") == std::vector<std::string>{"node1"});
+  CHECK(list->hostfile_hosts.at("hf2") == std::vector<std::string>{"node1", "node2"});
+  // A line without slots= keeps counting the node's cores.
+  const auto cores = system.select({.context_hostfiles = {"hf3", "hf1"}});
+  REQUIRE(cores.has_value());
+  CHECK(cores->hosts[0].count_cores);
+  CHECK_FALSE(system.select({.context_hostfiles = {"hf1", "nope"}}).has_value());
+  // With -H in any context the -H hosts are the job's (their slots): the files only narrow.
+  const auto dash_h =
+      system.select({.host_values = {"node2", "node3:2"}, .context_hostfiles = {"hf2"}});
+  REQUIRE_MESSAGE(dash_h.has_value(), dash_h.error().detail);
+  REQUIRE(dash_h->hosts.size() == 2);
+  CHECK(dash_h->hosts[0].name == "node2");
+  CHECK(dash_h->hosts[0].slots == 1);
+  CHECK(dash_h->hosts[1].slots == 2);
+  CHECK(dash_h->hostfile_hosts.at("hf2") == std::vector<std::string>{"node1", "node2"});
+}
+
+TEST_CASE("host sources: which host files a command line asks for") {
+  struct Row {
+    std::vector<std::string> args;
+    std::string hostfile;
+    std::vector<std::string> context_hostfiles;
+  };
+  const Row rows[] = {
+      {{"--hostfile", "a", "./x"}, "a", {}},
+      {{"-n", "1", "--hostfile", "a", "./x", ":", "-n", "1", "./y"}, "a", {"a"}},
+      {{"-n", "1", "./x", ":", "-n", "1", "--hostfile", "b", "./y"}, "b", {"b"}},
+      {{"-n", "1", "--hostfile", "a", "./x", ":", "-n", "1", "--hostfile", "b", "./y", ":", "-n",
+        "1", "--hostfile", "a", "./z"},
+       "a",
+       {"a", "b"}},
+      {{"-n", "1", "./x", ":", "-n", "1", "./y"}, "", {}},
+      {{"--default-hostfile", "d", "-n", "1", "./x", ":", "-n", "1", "./y"}, "d", {"d"}},
+      {{"--default-hostfile", "d", "./x"}, "d", {}},
+  };
+  for (const Row& row : rows) {
+    std::string line;
+    for (const std::string& word : row.args) line += word + " ";
+    CAPTURE(line);
+    const auto o = parse_options(row.args);
+    REQUIRE(o.has_value());
+    const HostRequest request = host_request(*o);
+    CHECK(request.hostfile == row.hostfile);
+    CHECK(request.context_hostfiles == row.context_hostfiles);
+  }
+}

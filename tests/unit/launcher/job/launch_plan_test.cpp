@@ -639,3 +639,46 @@ TEST_CASE("ppr:N:socket without -n: N per socket of every node, once the agents 
   REQUIRE_FALSE(mpmd.has_value());
   CHECK(mpmd.error().detail.find("several application contexts") != std::string::npos);
 }
+
+// mpirun 4.1.4 (measured on virtual nodes): each context with a host file runs on its file's
+// hosts; a later context's -H must name a host of the files.
+TEST_CASE("mpmd: a host file per context keeps each context on its file's hosts") {
+  HostList hosts{{{.name = "n1", .slots = 2, .slots_given = true},
+                  {.name = "n2", .slots = 2, .slots_given = true}},
+                 "hostfiles hf1, hf2"};
+  hosts.hostfile_hosts = {{"hf1", {"n1"}}, {"hf2", {"n2"}}};
+  const auto plan = make_plan(opts({"--launcher=local", "-n", "1", "--hostfile", "hf2", "./a", ":",
+                                    "-n", "2", "--hostfile", "hf1", "./b", ":", "-n", "1", "./c"}),
+                              hosts, kMachine, env);
+  REQUIRE_MESSAGE(plan.has_value(), plan.error().detail);
+  REQUIRE(plan->map.size() == 4);
+  CHECK(plan->map.node_name(plan->map.node_of(0)) == "n2");
+  CHECK(plan->map.node_name(plan->map.node_of(1)) == "n1");
+  CHECK(plan->map.node_name(plan->map.node_of(2)) == "n1");
+  CHECK(plan->map.node_name(plan->map.node_of(3)) == "n2");  // ./c: any host, n1 is full
+  const auto full = make_plan(opts({"--launcher=local", "-n", "1", "--hostfile", "hf2", "./a", ":",
+                                    "-n", "2", "--hostfile", "hf2", "./b"}),
+                              hosts, kMachine, env);
+  REQUIRE_FALSE(full.has_value());
+  CHECK(full.error().kind == ErrorKind::NotEnoughSlots);
+  // A context's -H narrows its host file's hosts; none left is mpirun's "already filled".
+  HostList dash_h{{{.name = "n2", .slots = 1}},
+                  "-H n2 (host files hf1, hf2 narrow their contexts)"};
+  dash_h.hostfile_hosts = hosts.hostfile_hosts;
+  const auto picked = make_plan(opts({"--launcher=local", "-n", "1", "--hostfile", "hf2", "./a",
+                                      ":", "-n", "1", "-H", "n2", "./b"}),
+                                dash_h, kMachine, env);
+  REQUIRE_FALSE(picked.has_value());  // n2 has the one slot -H gives it
+  CHECK(picked.error().kind == ErrorKind::NotEnoughSlots);
+  const auto outside = make_plan(opts({"--launcher=local", "-n", "1", "--hostfile", "hf1", "./a",
+                                       ":", "-n", "1", "-H", "n2", "./b"}),
+                                 dash_h, kMachine, env);
+  REQUIRE_FALSE(outside.has_value());
+  CHECK(outside.error().kind == ErrorKind::BadOption);
+  CHECK(outside.error().detail.starts_with("application context 1: none of the job's hosts"));
+  const auto seq = make_plan(opts({"--launcher=local", "--map-by", "seq", "-n", "1", "--hostfile",
+                                   "hf1", "./a", ":", "-n", "1", "--hostfile", "hf2", "./b"}),
+                             hosts, kMachine, env);
+  REQUIRE_FALSE(seq.has_value());
+  CHECK(seq.error().detail.find("a host file per application context") != std::string::npos);
+}
