@@ -293,19 +293,25 @@ int run(const std::vector<std::string>& args) {
       std::fprintf(stderr, "mpilaunch: warning: %s\n", w.c_str());
 
   {
-    // --pmi=auto reads the program's MPI library here, where the program is.
-    std::vector<std::string> env = plan->env;  // a -x PATH=... comes first and wins
-    if (const char* path = std::getenv("PATH")) env.push_back(mpilaunch::format("PATH={}", path));
-    // MPMD: the first context's program speaks for the job (one interface serves every rank).
-    const PlanApp& first = plan->apps.at(0);
-    env.insert(env.begin(), first.env.begin(), first.env.end());
-    const auto program = resolve_executable(first.argv.at(0), env, first.wdir);
-    const Result<std::vector<std::string>> needed =
-        program ? elf_needed(program.value())
-                : Result<std::vector<std::string>>(Error{
-                      .kind = ErrorKind::BadOption,
-                      .detail = mpilaunch::format("{} is not on this machine", first.argv[0])});
-    plan->pmi = choose_pmi(o.pmi, program ? program.value() : first.argv[0], needed);
+    // --pmi=auto reads each context's program's MPI library here, where the programs are.
+    std::vector<PmiChoice> choices;
+    std::vector<std::string> programs;
+    for (const PlanApp& app : plan->apps) {
+      std::vector<std::string> env = plan->env;  // a -x PATH=... comes first and wins
+      if (const char* path = std::getenv("PATH")) env.push_back(mpilaunch::format("PATH={}", path));
+      env.insert(env.begin(), app.env.begin(), app.env.end());
+      const auto program = resolve_executable(app.argv.at(0), env, app.wdir);
+      const Result<std::vector<std::string>> needed =
+          program ? elf_needed(program.value())
+                  : Result<std::vector<std::string>>(Error{
+                        .kind = ErrorKind::BadOption,
+                        .detail = mpilaunch::format("{} is not on this machine", app.argv[0])});
+      choices.push_back(choose_pmi(o.pmi, program ? program.value() : app.argv[0], needed));
+      programs.push_back(app.argv[0]);
+    }
+    auto job_pmi = choose_job_pmi(choices, programs);
+    if (!job_pmi) return early_failure(job_pmi.error(), events);
+    plan->pmi = std::move(job_pmi).value();
     events.write("interface", {{"interface", pmi_label(plan->pmi)}, {"reason", plan->pmi.reason}});
   }
 

@@ -86,6 +86,9 @@ constexpr OptionDoc kDocs[] = {
      "out are the node's cores, counted by its agent), before the ranks start; every host given, "
      "with ranks or not. OMPI_MCA_orte_display_alloc=1 asks for it too. --events records the "
      "same as an allocation event in any case."},
+    {"--display-devel-allocation", "Mapping", "", "the same as --display-allocation", "",
+     "mpirun 4.1.4 prints the same block for it; the ranks get "
+     "OMPI_MCA_orte_display_devel_alloc=1 instead of OMPI_MCA_orte_display_alloc=1."},
     {"-H", "Hosts", "H[:N],...", "hosts with N slots each (1 when not given); repeatable",
      "this machine",
      "Comma-separated hosts, each with an optional slot count: -H node1:4,node2:4. A repeated "

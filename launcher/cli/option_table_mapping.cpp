@@ -150,10 +150,13 @@ void add_mapping_options(std::vector<OptionSpec>& t) {
                 "-display-diffable-map", "--display-topo", "-display-topo"},
                0,
                [](Options& o, const Values&) { return set_flag(o.display_devel_map); }});
-  // mpirun 4.1.4 passes the devel spellings as orte_display_devel_alloc; one entry here.
   t.push_back(passes("orte_display_alloc",
-                     {{"--display-allocation", "-display-allocation", "--display-devel-allocation",
-                       "-display-devel-allocation"},
+                     {{"--display-allocation", "-display-allocation"},
+                      0,
+                      [](Options& o, const Values&) { return set_flag(o.display_allocation); }}));
+  // mpirun 4.1.4 prints the same block for the devel form and passes it as its own parameter.
+  t.push_back(passes("orte_display_devel_alloc",
+                     {{"--display-devel-allocation", "-display-devel-allocation"},
                       0,
                       [](Options& o, const Values&) { return set_flag(o.display_allocation); }}));
 }

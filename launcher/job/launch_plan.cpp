@@ -394,9 +394,11 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
       placement_options.report_bindings || truthy(mca("hwloc_base_report_bindings"));
   placement_options.display_map =
       placement_options.display_map || truthy(mca("rmaps_base_display_map"));
-  // mpirun 4.1.4 honours both names (measured).
+  // mpirun 4.1.4 honours these names, the devel ones printing the same block (measured).
   plan.display_allocation = o.display_allocation || truthy(mca("orte_display_alloc")) ||
-                            truthy(mca("ras_base_display_alloc"));
+                            truthy(mca("ras_base_display_alloc")) ||
+                            truthy(mca("orte_display_devel_alloc")) ||
+                            truthy(mca("ras_base_display_devel_alloc"));
   placement_options.use_hwthread_cpus =
       placement_options.use_hwthread_cpus || truthy(mca("hwloc_base_use_hwthreads_as_cpus"));
   // Open MPI's mappers: round_robin and ppr are what --map-by selects; seq, rank_file, mindist

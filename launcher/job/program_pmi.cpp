@@ -62,6 +62,36 @@ PmiChoice choose_pmi(PmiKind requested, const std::string& program,
                         program)};
 }
 
+Result<PmiChoice> choose_job_pmi(const std::vector<PmiChoice>& contexts,
+                                 const std::vector<std::string>& programs) {
+  PmiChoice job = contexts.at(0);
+  std::optional<std::size_t> pmix_only, pmi_only;
+  for (std::size_t c = 0; c < contexts.size(); ++c) {
+    const PmiChoice& choice = contexts[c];
+    if (choice.links_mpi && choice.pmix && !choice.pmi && !pmix_only) pmix_only = c;
+    if (choice.links_mpi && choice.pmi && !choice.pmix && !pmi_only) pmi_only = c;
+    job.pmix = job.pmix || choice.pmix;
+    job.pmi = job.pmi || choice.pmi;
+    job.links_mpi = job.links_mpi && choice.links_mpi;
+    if (choice.reason != contexts[0].reason)
+      job.reason += mpilaunch::format("; context {}: {}", c + 1, choice.reason);
+  }
+  if (pmix_only && pmi_only) {
+    auto name = [&](std::size_t c) { return c < programs.size() ? programs[c] : std::string(); };
+    return Error{
+        .kind = ErrorKind::BadOption,
+        .executable = name(*pmi_only),
+        .detail = mpilaunch::format(
+            "application context {} ({}) needs PMIx ({}) and application context {} ({}) needs "
+            "PMI ({}): ranks of two MPI libraries cannot share one MPI_COMM_WORLD (mpirun "
+            "4.1.4 runs such ranks as singletons and fails); run them as separate jobs, or "
+            "give --pmi=pmix or --pmi=pmi1 to serve one interface to every rank",
+            *pmix_only + 1, name(*pmix_only), contexts[*pmix_only].reason, *pmi_only + 1,
+            name(*pmi_only), contexts[*pmi_only].reason)};
+  }
+  return job;
+}
+
 void explain_interface_mismatch(Error& error, const PmiChoice& choice) {
   if (error.kind != ErrorKind::PmixError || choice.pmix) return;
   if (!error.detail.empty()) error.detail += "; ";

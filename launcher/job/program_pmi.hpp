@@ -29,6 +29,15 @@ struct PmiChoice {
 PmiChoice choose_pmi(PmiKind requested, const std::string& program,
                      const Result<std::vector<std::string>>& needed);
 
+/// MPMD: one interface choice for the job from each application context's (in order, with
+/// its program as given): every interface some context needs (a script's "both" with an Open
+/// MPI program's PMIx is both), links_mpi only when every context links MPI. Contexts whose
+/// programs link Open MPI (PMIx only) and the MPICH family (PMI only) are refused (bad-option):
+/// ranks of two MPI libraries cannot share one MPI_COMM_WORLD (mpirun 4.1.4 starts such MPICH
+/// ranks as singletons and fails the job, exit 1).
+Result<PmiChoice> choose_job_pmi(const std::vector<PmiChoice>& contexts,
+                                 const std::vector<std::string>& programs);
+
 /// A rank that failed in PMIx while the job gave it PMI only: the error's detail says so and
 /// names the fix (--pmi=pmix or auto). Other errors are left as they are.
 void explain_interface_mismatch(Error& error, const PmiChoice& choice);

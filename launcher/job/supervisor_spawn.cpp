@@ -222,6 +222,8 @@ void Supervisor::on_spawn_request(Link& link, std::uint32_t id, const protocol::
   spec.nspace = record.nspace;
   spec.apps.clear();
   spec.stdin_rank = protocol::kStdinNone;
+  // mpirun 4.1.4 (measured): --index-argv-by-rank leaves spawned children's argv[0] alone.
+  spec.index_argv_by_rank = false;
   // An MPICH parent (PMI spawn) gets MPICH children: a PMI socket each, no PMIx.
   spec.serve_pmi = m.pmi;
   spec.serve_pmix = !m.pmi;

@@ -54,6 +54,26 @@ if __name__ == "__main__":
             print("batch", batch, "workers", sorted(set(pool.map(where, range(64)))))
 )";
 
+// Each process writes its own argv[0] (from /proc/self/cmdline: the interpreter's) to a file
+// (mpirun 4.1.4 runs spawned children's output lines together); the parent spawns 2 children.
+constexpr const char* kArgvSpawn = R"(from mpi4py import MPI
+
+
+def argv0():
+    with open("/proc/self/cmdline", "rb") as f:
+        return f.read().split(b"\0")[0].decode()
+
+
+parent = MPI.Comm.Get_parent()
+who = "parent" if parent == MPI.COMM_NULL else "child"
+with open(f"argv0.{who}.{MPI.COMM_WORLD.Get_rank()}", "w") as out:
+    out.write(argv0() + "\n")
+if parent == MPI.COMM_NULL:
+    MPI.COMM_WORLD.Spawn("/usr/bin/python3", ["argv_spawn.py"], maxprocs=2).Disconnect()
+else:
+    parent.Disconnect()
+)";
+
 constexpr unsigned kAll = Report | Stdout | Stderr;
 constexpr unsigned kRefusal = ExitNonzero | Framed;
 
@@ -184,6 +204,12 @@ std::vector<Case> table() {
   add({.name = "mpmd",
        .args = {"-n", "1", "@probe", "first", ":", "-n", "1", "@probe", "second"},
        .source = "mpirun(1): mpirun -np 2 a.out : -np 2 b.out"});
+  // mpirun 4.1.4 runs the MPICH rank as a singleton and fails the job (exit 1); mpilaunch
+  // refuses the line by name before starting anything.
+  add({.name = "mpmd-two-mpi-libraries",
+       .args = {"-n", "1", "@probe", ":", "-n", "1", "@app:hello_mpich"},
+       .checks = kRefusal,
+       .source = "issue 20: an Open MPI and an MPICH program in one MPMD job"});
   add({.name = "appfile",
        .args = {"--app", "appfile"},
        .files = {{"appfile", "-n 1 @probe first\n-n 1 @probe second\n"}},
@@ -242,6 +268,16 @@ std::vector<Case> table() {
        .args = {"-n", "1", "@probe"},
        .env = {"OMPI_MCA_orte_display_alloc=1"},
        .source = "mpirun(1): --display-allocation as an MCA parameter"});
+  // mpirun 4.1.4 passes --display-devel-allocation as orte_display_devel_alloc and honours
+  // that name and ras_base_display_devel_alloc from its environment (measured).
+  add({.name = "display-devel-allocation-env",
+       .args = {"--display-devel-allocation", "-n", "1", "@probe"},
+       .env = {"PROBE_ENV=OMPI_MCA_orte_display_devel_alloc,OMPI_MCA_orte_display_alloc"},
+       .source = "mpirun(1): --display-devel-allocation, the parameter the ranks get"});
+  add({.name = "display-devel-alloc-mca-env",
+       .args = {"-n", "1", "@probe"},
+       .env = {"OMPI_MCA_ras_base_display_devel_alloc=1"},
+       .source = "mpirun(1): --display-devel-allocation as an MCA parameter"});
   add({.name = "prefix-slashes-only",
        .args = {"--prefix", "/", "-n", "1", "@probe"},
        .checks = kRefusal,
@@ -503,6 +539,13 @@ std::vector<Case> table() {
   // its world's size, whether it was spawned and the universe size; the set of what they said
   // is printed, so the output does not depend on which worker took which task.
   const std::map<std::string, std::string> pool = {{"pool.py", kMpi4pyPool}};
+  // mpirun 4.1.4 indexes the job's argv[0] only: spawned children keep theirs.
+  add({.name = "index-argv-by-rank-spawn",
+       .args = {"--oversubscribe", "--index-argv-by-rank", "-n", "1", "/usr/bin/python3",
+                "argv_spawn.py"},
+       .checks = Files,
+       .files = {{"argv_spawn.py", kArgvSpawn}},
+       .source = "mpirun(1): --index-argv-by-rank, with MPI_Comm_spawn"});
   add({.name = "mpi4py-futures-spawn",
        .args = {"-H", "localhost:3", "-n", "1", "/usr/bin/python3", "pool.py", "2"},
        .checks = Stdout | Stderr,

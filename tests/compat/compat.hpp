@@ -33,7 +33,8 @@ struct Case {
   std::string name;
   Nodes nodes = Nodes::Local;
   /// The command line after the launcher's name; "@probe" is the probe program's path, "@W/x"
-  /// the path of x in the run's working directory.
+  /// the path of x in the run's working directory, "@app:NAME" the test program NAME (listed in
+  /// tests/compat/meson.build's depends).
   std::vector<std::string> args;
   unsigned checks = Report | Stdout | Stderr;
   /// Empty: the two must agree, and the case fails otherwise. Else the issue item that owns a

@@ -113,6 +113,7 @@ Ran run_side(const Case& c, bool under_mpirun, const fs::path& case_dir,
   for (std::string a : c.args) {
     if (a == "@probe") a = e2e::app("probe");
     if (a.starts_with("@W/")) a = (dir / a.substr(3)).string();
+    if (a.starts_with("@app:")) a = e2e::app(a.substr(5));
     args.push_back(a);
   }
 

@@ -51,6 +51,12 @@ out=$(timeout 60 salloc -N1 -n2 "$mpilaunch" "$hello" 2>&1); rc=$?
 check "hello on the allocation's 2 tasks" 0 $rc "$out" "2"
 n=$(grep -ci "hello" <<<"$out"); [ "$n" -ge 2 ] || { echo "FAIL hello lines: $n"; failures=$((failures + 1)); }
 
+# MPMD (mpirun's ':') through srun: the agents start every context's ranks, one world of 2.
+out=$(timeout 60 salloc -N1 -n2 "$mpilaunch" -n 1 "$hello" : -n 1 "$hello" 2>&1); rc=$?
+check "MPMD through srun" 0 $rc "$out" "hello rank 1 of 2 .* ok"
+n=$(grep -c "hello rank [01] of 2 .* ok" <<<"$out")
+[ "$n" -eq 2 ] || { echo "FAIL MPMD through srun: $n of 2 ranks saw a world of 2:"; echo "$out"; failures=$((failures + 1)); }
+
 # Outside a job step (salloc's shell) Open MPI's schizo/slurm would make every rank a
 # singleton ("rank 0 of 1", exit 0): both ranks must see a world of 2.
 out=$(timeout 60 salloc -N1 -n2 "$mpilaunch" --launcher=local "$hello" 2>&1); rc=$?

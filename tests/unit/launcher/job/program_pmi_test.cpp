@@ -108,3 +108,43 @@ TEST_CASE("a rank of an MPI program that ended 0 without reaching its server ran
       singleton_error(protocol::RankExited{.rank = 1, .reason = Signaled{9}}, "n1", pmi1, 2));
   CHECK_FALSE(singleton_error(exit, "n1", choose_pmi(PmiKind::Pmi1, "/a", libs({"libc.so.6"})), 2));
 }
+
+TEST_CASE("--pmi=auto with MPMD: every context's program counts; two MPI libraries are refused") {
+  const PmiChoice ompi = choose_pmi(PmiKind::Auto, "/bin/a", libs({"libmpi.so.40"}));
+  const PmiChoice mpich = choose_pmi(PmiKind::Auto, "/bin/b", libs({"libmpich.so.12"}));
+  const PmiChoice script = choose_pmi(PmiKind::Auto, "/bin/s", unreadable("a script"));
+  const PmiChoice plain = choose_pmi(PmiKind::Auto, "/bin/true", libs({"libc.so.6"}));
+  const auto one = choose_job_pmi({ompi}, {"./a"});
+  REQUIRE(one);
+  CHECK(*one == ompi);
+  const auto same = choose_job_pmi({mpich, mpich}, {"./b", "./b"});
+  REQUIRE(same);
+  CHECK(*same == mpich);
+  // An Open MPI program with a script: both interfaces, each rank finds the one it needs.
+  const auto with_script = choose_job_pmi({ompi, script}, {"./a", "./s"});
+  REQUIRE(with_script);
+  CHECK(with_script->pmix);
+  CHECK(with_script->pmi);
+  CHECK_FALSE(with_script->links_mpi);
+  CHECK(with_script->reason.find("; context 2: auto: a script") != std::string::npos);
+  // MPICH first, a program without MPI next: PMI for the MPICH ranks, PMIx stays available.
+  const auto with_plain = choose_job_pmi({mpich, plain}, {"./b", "/bin/true"});
+  REQUIRE(with_plain);
+  CHECK(with_plain->pmi);
+  CHECK(with_plain->pmix);
+  for (const auto& order :
+       {std::vector<PmiChoice>{ompi, script, mpich}, std::vector<PmiChoice>{mpich, ompi}}) {
+    const auto mixed = choose_job_pmi(order, {"./x", "./y", "./z"});
+    REQUIRE_FALSE(mixed);
+    CHECK(mixed.error().kind == ErrorKind::BadOption);
+    CHECK(mixed.error().detail.find("cannot share one MPI_COMM_WORLD") != std::string::npos);
+  }
+  // An explicit --pmi serves one interface to every rank: no refusal.
+  const auto forced =
+      choose_job_pmi({choose_pmi(PmiKind::Pmix, "/bin/a", libs({"libmpi.so.40"})),
+                      choose_pmi(PmiKind::Pmix, "/bin/b", libs({"libmpich.so.12"}))},
+                     {"./a", "./b"});
+  REQUIRE(forced);
+  CHECK(forced->pmix);
+  CHECK_FALSE(forced->pmi);
+}
