@@ -12,27 +12,40 @@ void add_compat_options(std::vector<OptionSpec>& t) {
   t.push_back(ignored({"--noprefix", "-noprefix"}, 0,
                       "mpilaunch adds an install prefix only when --prefix gives one (which "
                       "--noprefix does not cancel, as in mpirun 4.1.4)"));
-  t.push_back(ignored({"--novm", "-novm"}, 0,
-                      "agents start only on hosts that run ranks, which is what --novm asks"));
-  t.push_back(ignored({"--use-regexp", "-use-regexp"}, 0,
-                      "the agents' launch never passes node lists on a command line"));
-  t.push_back(ignored({"--do-not-resolve", "-do-not-resolve"}, 0,
-                      "hosts are resolved by the ssh session that reaches them"));
+  // The ranks still get the MCA parameter mpirun 4.1.4 gives them for each (measured).
+  t.push_back(passes("orte_no_vm", ignored({"--novm", "-novm"}, 0,
+                                           "agents start only on hosts that run ranks, which "
+                                           "is what --novm asks")));
+  t.push_back(passes("orte_use_regexp",
+                     ignored({"--use-regexp", "-use-regexp"}, 0,
+                             "the agents' launch never passes node lists on a command line")));
+  t.push_back(passes("opal_if_do_not_resolve",
+                     ignored({"--do-not-resolve", "-do-not-resolve"}, 0,
+                             "hosts are resolved by the ssh session that reaches them")));
   t.push_back(ignored({"--fwd-mpirun-port", "-fwd-mpirun-port"}, 0,
                       "agents talk to mpilaunch over their own start channel, not a port"));
   t.push_back(ignored({"--enable-instant-on-support", "-enable-instant-on-support"}, 0,
                       "experimental in mpirun; mpilaunch's agents always serve PMIx"));
-  t.push_back(ignored({"--show-progress", "-show-progress"}, 0,
-                      "mpilaunch shows its start-up progress whenever stderr is a terminal"));
-  t.push_back(ignored({"--report-child-jobs-separately", "-report-child-jobs-separately"}, 0,
-                      "mpilaunch runs no child jobs (dynamic processes are not served): the "
-                      "exit status is always the primary job's"));
-  t.push_back(ignored({"-d", "--debug-devel", "-debug-devel", "--debug-daemons", "-debug-daemons",
-                       "--debug-daemons-file", "-debug-daemons-file", "--leave-session-attached",
-                       "-leave-session-attached"},
-                      0,
-                      "ORTE daemon debugging; MPILAUNCH_DEBUG=1 prints the launcher's "
-                      "transitions and --events records the job"));
+  t.push_back(passes("orte_report_launch_progress",
+                     ignored({"--show-progress", "-show-progress"}, 0,
+                             "mpilaunch shows its start-up progress whenever stderr is a "
+                             "terminal")));
+  t.push_back(passes("orte_report_child_jobs_separately",
+                     ignored({"--report-child-jobs-separately", "-report-child-jobs-separately"}, 0,
+                             "a spawned child's failure ends the job with that child's error, "
+                             "with or without it (not compared with mpirun)")));
+  constexpr std::string_view kDaemonDebug =
+      "ORTE daemon debugging; MPILAUNCH_DEBUG=1 prints the launcher's transitions and --events "
+      "records the job";
+  t.push_back(
+      passes("orte_debug", ignored({"-d", "--debug-devel", "-debug-devel"}, 0, kDaemonDebug)));
+  t.push_back(passes("orte_debug_daemons",
+                     ignored({"--debug-daemons", "-debug-daemons"}, 0, kDaemonDebug)));
+  t.push_back(passes("orte_debug_daemons_file",
+                     ignored({"--debug-daemons-file", "-debug-daemons-file"}, 0, kDaemonDebug)));
+  t.push_back(
+      passes("orte_leave_session_attached",
+             ignored({"--leave-session-attached", "-leave-session-attached"}, 0, kDaemonDebug)));
   t.push_back(ignored({"--personality", "-personality"}, 1,
                       "the only personality of Open MPI 4.1 is 'ompi'"));
   // Refused by name.

@@ -193,7 +193,8 @@ Result<std::size_t> parse_option_words(Options& o, const std::vector<std::string
       if (short_attached && std::isalpha(static_cast<unsigned char>(attached->front())) != 0)
         return unknown_option(arg, arg);
       return st.error();
-    } else if (!spec->mca.empty()) {
+    }
+    if (!spec->mca.empty()) {  // also for an option without effect here (mpirun passes it)
       // The last one counts, as under mpirun (measured: --bind-to core --bind-to none gives
       // the ranks none).
       std::erase_if(o.option_mca, [&](const auto& kv) { return kv.first == spec->mca; });

@@ -278,6 +278,24 @@ std::vector<Case> table() {
        .args = {"-n", "1", "@probe"},
        .env = {"OMPI_MCA_ras_base_display_devel_alloc=1"},
        .source = "mpirun(1): --display-devel-allocation as an MCA parameter"});
+  // Options without effect here still give the ranks mpirun 4.1.4's parameters (measured).
+  add({.name = "no-effect-options-env",
+       .args = {"--debug-daemons", "--debug-daemons-file", "--leave-session-attached",
+                "--report-child-jobs-separately", "--novm", "--use-regexp", "--show-progress",
+                "--do-not-resolve", "-v", "-n", "1", "@probe"},
+       .checks = Report | Stdout,  // mpirun's daemon prints its debugging on stderr
+       .env = {"PROBE_ENV=OMPI_MCA_orte_debug_daemons,OMPI_MCA_orte_debug_daemons_file,"
+               "OMPI_MCA_orte_leave_session_attached,OMPI_MCA_orte_report_child_jobs_separately,"
+               "OMPI_MCA_orte_no_vm,OMPI_MCA_orte_use_regexp,OMPI_MCA_orte_report_launch_progress,"
+               "OMPI_MCA_opal_if_do_not_resolve,OMPI_MCA_orte_debug"},
+       .source = "mpirun(1): debugging and launch options, the parameters the ranks get"});
+  // -d: mpirun's ranks print their session directories (Open MPI reads orte_debug); only what
+  // the ranks saw is compared.
+  add({.name = "debug-devel-env",
+       .args = {"-d", "-n", "1", "@probe"},
+       .checks = Report,
+       .env = {"PROBE_ENV=OMPI_MCA_orte_debug"},
+       .source = "mpirun(1): -d, the parameter the ranks get"});
   add({.name = "prefix-slashes-only",
        .args = {"--prefix", "/", "-n", "1", "@probe"},
        .checks = kRefusal,

@@ -167,6 +167,12 @@ TEST_CASE("options carry the MCA parameter mpirun 4.1.4 gives its ranks, as give
         {"orte_execute_quiet", "1"},
         {"orte_output_filename", "out"},
         {"orte_max_restarts", "2"}}},
+      // Options without effect here pass theirs too (-v none, as under mpirun 4.1.4).
+      {{"-d", "--debug-daemons", "--novm", "-v", "--show-progress", "a"},
+       {{"orte_debug", "1"},
+        {"orte_debug_daemons", "1"},
+        {"orte_no_vm", "1"},
+        {"orte_report_launch_progress", "1"}}},
       // --report-bindings is passed only to unbound ranks (the supervisor decides); -x, -n none.
       {{"--report-bindings", "-x", "A=1", "-n", "1", "a"}, {}},
   };
