@@ -255,6 +255,18 @@ Status prefix_of_later_context(const Options& o, const std::string& first_prefix
       o.prefix, context + 1));
 }
 
+// mpirun 4.1.4 (measured) ignores --mca/--gmca given after the first program (with a later
+// MPMD context) or on an appfile line: no rank gets it and mpirun itself does not apply it.
+// Refused here instead; `first_new` is the index of the first pair the context added.
+Status mca_of_later_context(const Options& o, std::size_t first_new, std::string_view where) {
+  if (o.mca.size() <= first_new) return {};
+  const auto& [name, value] = o.mca[first_new];
+  return bad_option(mpilaunch::format(
+      "--mca {} {} is given {}: mpirun 4.1.4 ignores it there (no rank gets it, and it does not "
+      "steer the launch); give --mca before the first program",
+      name, value, where));
+}
+
 // A line's words, split at blanks with no quote processing, as mpirun 4.1.4 reads appfiles and
 // --tune files.
 std::vector<std::string> blank_words(std::string_view line) {
@@ -281,13 +293,21 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
   Options o;
   std::vector<AppOptions> contexts;
   std::string first_prefix;
+  std::size_t job_mca = 0;  // the --mca pairs before the first program
   std::size_t i = 0;
   for (;;) {
     auto start = parse_option_words(o, args, i);
     if (!start) return start.error();
     if (o.help) return o;
-    if (contexts.empty()) first_prefix = o.prefix;
+    if (contexts.empty()) {
+      first_prefix = o.prefix;
+      job_mca = o.mca.size();
+    }
     if (Status st = prefix_of_later_context(o, first_prefix, contexts.size()); !st)
+      return st.error();
+    if (Status st = mca_of_later_context(
+            o, job_mca, mpilaunch::format("with application context {}", contexts.size() + 1));
+        !st)
       return st.error();
     // mpirun reads a lone ':' as the start of another application context (MPMD).
     const auto colon = std::find(args.begin() + static_cast<std::ptrdiff_t>(start.value()),
@@ -350,6 +370,8 @@ Result<Options> apply_appfile(const Options& command_line, std::string_view text
           line_number));
     if (contexts.empty()) first_prefix = o.prefix;
     if (Status st = prefix_of_later_context(o, first_prefix, contexts.size()); !st)
+      return where(st.error());
+    if (Status st = mca_of_later_context(o, command_line.mca.size(), "on an appfile line"); !st)
       return where(st.error());
     std::vector<std::string> program(words.begin() + static_cast<std::ptrdiff_t>(start.value()),
                                      words.end());
@@ -438,7 +460,6 @@ Status unsupported_options(const Options& o) {
   auto refuse = [](std::string_view option, std::string_view what) -> Status {
     return bad_option(mpilaunch::format("{} is not supported yet: {}", option, what));
   };
-  constexpr std::string_view kMapping = "mpilaunch maps with --map-by and binds with --bind-to";
   // --map-by, --rank-by, --bind-to, --cpus-per-proc, --use-hwthread-cpus, --report-bindings
   // and --display-map act (common/placement.hpp): their values are checked here.
   if (auto p = parse_placement(PlacementOptions{.map_by = o.map_by_text,
@@ -451,7 +472,9 @@ Status unsupported_options(const Options& o) {
                                                 .cpu_list = cpu_list_of(o)});
       !p)
     return p.error();
-  if (!o.ppr.empty()) return refuse("--ppr", kMapping);
+  if (!o.ppr.empty())
+    if (auto p = parse_placement(PlacementOptions{.map_by = "ppr:" + o.ppr}); !p)
+      return bad_option(mpilaunch::format("--ppr {}: {}", o.ppr, p.error().detail));
   if (o.display_devel_map) return refuse("--display-devel-map", "--dry-run prints the rank map");
   return {};
 }

@@ -372,6 +372,18 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
                        "--cpus-per-proc {}: give a number of CPUs, 1 or more", o.cpus_per_proc)};
     placement_options.cpus_per_proc = *n;
   }
+  // --ppr X is mpirun 4.1.4's deprecated spelling of --map-by ppr:X (measured: the same map,
+  // after a deprecation block; with --map-by too, exit 1 after that block).
+  if (!o.ppr.empty()) {
+    if (!placement_options.map_by.empty())
+      return refuse(ErrorKind::BadOption,
+                    mpilaunch::format("--ppr {} and --map-by {}: give one (--ppr is the old "
+                                      "spelling of --map-by ppr:{}; mpirun 4.1.4 refuses both)",
+                                      o.ppr, placement_options.map_by, o.ppr));
+    placement_options.map_by = "ppr:" + o.ppr;
+    plan.warnings.push_back(mpilaunch::format(
+        "--ppr is deprecated (as in mpirun 4.1.4): it means --map-by ppr:{}", o.ppr));
+  }
   // --npersocket N is mpirun 4.1.4's ppr:N:socket, unless --map-by says otherwise.
   if (placement_options.map_by.empty() && o.per_socket)
     placement_options.map_by = mpilaunch::format("ppr:{}:socket", *o.per_socket);

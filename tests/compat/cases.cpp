@@ -31,6 +31,11 @@ constexpr const char* kOversubscribedRemote =
 constexpr const char* kPrefixRemote =
     "deliberate: --prefix on remote nodes (docs/mpirun-compat.md)";
 
+// mpirun 4.1.4 ignores --mca given after the first program (no rank gets it); mpilaunch refuses
+// it by name.
+constexpr const char* kMcaLater =
+    "deliberate: --mca after the first program refused (docs/mpirun-compat.md)";
+
 // An mpi4py.futures program: argv[1] workers (default: mpi4py's choice), argv[2] pools one
 // after the other (default 1), argv[3] the spawn's info key host (default none).
 constexpr const char* kMpi4pyPool = R"(import sys
@@ -210,6 +215,14 @@ std::vector<Case> table() {
        .args = {"-n", "1", "@probe", ":", "-n", "1", "@app:hello_mpich"},
        .checks = kRefusal,
        .source = "issue 20: an Open MPI and an MPICH program in one MPMD job"});
+  // mpirun 4.1.4 ignores --mca after the first program: no rank gets it (measured); refused.
+  add({.name = "mpmd-mca-later-context",
+       .args = {"-n", "1", "@probe", ":", "-n", "1", "--mca", "btl_tcp_if_include", "lo", "@probe"},
+       .checks = Report,
+       .pending = kMcaLater,
+       .pending_on = Report | Exit,
+       .env = {"PROBE_ENV=OMPI_MCA_btl_tcp_if_include"},
+       .source = "mpirun 4.1.4: --mca with a later MPMD context"});
   add({.name = "appfile",
        .args = {"--app", "appfile"},
        .files = {{"appfile", "-n 1 @probe first\n-n 1 @probe second\n"}},
@@ -296,6 +309,19 @@ std::vector<Case> table() {
        .checks = Report,
        .env = {"PROBE_ENV=OMPI_MCA_orte_debug"},
        .source = "mpirun(1): -d, the parameter the ranks get"});
+  // --ppr X: mpirun 4.1.4 prints a deprecation block on stderr and maps as --map-by ppr:X.
+  add({.name = "ppr-deprecated",
+       .args = {"--ppr", "2:node", "@probe"},
+       .checks = Report | Stdout,
+       .source = "mpirun(1): --ppr, the old spelling of --map-by ppr"});
+  add({.name = "ppr-core",
+       .args = {"-ppr", "1:core", "@probe"},
+       .checks = Report | Stdout,
+       .source = "mpirun(1): -ppr 1:core"});
+  add({.name = "ppr-and-map-by",
+       .args = {"--ppr", "1:node", "--map-by", "core", "@probe"},
+       .checks = kRefusal,
+       .source = "mpirun 4.1.4: --ppr with --map-by exits 1"});
   add({.name = "prefix-slashes-only",
        .args = {"--prefix", "/", "-n", "1", "@probe"},
        .checks = kRefusal,

@@ -307,9 +307,16 @@ TEST_CASE("grammar: mpirun spellings that act") {
   CHECK(o->report_pid == "-");
 }
 
+TEST_CASE("grammar: --ppr is --map-by ppr's old spelling, its value checked as that") {
+  const auto bad = parse_options({"--ppr", "x:node", "p"});
+  REQUIRE(bad);
+  const Status st = unsupported_options(*bad);
+  REQUIRE_FALSE(st);
+  CHECK(st.error().detail.starts_with("--ppr x:node: "));
+}
+
 TEST_CASE("grammar: what is recognised but not implemented is refused by name") {
   const std::vector<std::vector<std::string>> lines = {
-      {"--ppr", "1:node", "p"},
       {"--display-topo", "p"},
   };
   for (const auto& line : lines) {
@@ -326,6 +333,7 @@ TEST_CASE("grammar: what is recognised but not implemented is refused by name") 
                                              {"--rank-by", "slot", "p"},
                                              // Implemented by the placement (placement.hpp):
                                              {"--bind-to", "core", "p"},
+                                             {"--ppr", "1:node", "p"},
                                              {"--display-allocation", "p"},
                                              {"--nolocal", "p"},
                                              {"-bind-to-core", "p"},

@@ -271,3 +271,23 @@ TEST_CASE("mpmd: a --hostfile per context") {
   REQUIRE(job_file);
   CHECK(job_file->hostfile == "job");
 }
+
+// mpirun 4.1.4 (measured) ignores --mca given after the first program or on an appfile line:
+// refused by name rather than applied.
+TEST_CASE("mpmd: --mca belongs before the first program") {
+  const auto first = parse_options({"--mca", "a", "1", "-n", "1", "./a", ":", "-n", "1", "./b"});
+  REQUIRE(first);
+  CHECK(first->mca.size() == 1);
+  const auto in_first = parse_options({"-n", "1", "--gmca", "a", "1", "./a", ":", "./b"});
+  REQUIRE(in_first);
+  const auto later = parse_options({"-n", "1", "./a", ":", "-n", "1", "-mca", "b", "2", "./b"});
+  REQUIRE_FALSE(later);
+  CHECK(later.error().detail.starts_with(
+      "--mca b 2 is given with application context 2: mpirun 4.1.4 ignores it"));
+  const auto cl = parse_options({"--mca", "a", "1", "--app", "f"});
+  REQUIRE(cl);
+  REQUIRE(apply_appfile(*cl, "-n 1 ./a\n", "f"));
+  const auto line = apply_appfile(*cl, "-n 1 --mca b 2 ./a\n", "f");
+  REQUIRE_FALSE(line);
+  CHECK(line.error().detail.starts_with("--app f, line 1: --mca b 2 is given on an appfile line"));
+}
