@@ -19,38 +19,38 @@ constexpr std::size_t kMaxHostfileBytes = std::size_t{16} << 20;
 
 }  // namespace
 
+Result<std::string> read_host_file(const std::string& path) {
+  // A host file is a list of names: a directory or a device (/dev/zero) is not read whole.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    return Error{.kind = ErrorKind::HostfileError,
+                 .detail = mpilaunch::format("{}: is a directory, not a host file", path)};
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return Error{.kind = ErrorKind::HostfileError,
+                 .detail = mpilaunch::format("{}: cannot be read: {}", path, std::strerror(errno))};
+  std::string text;
+  char chunk[65536];
+  while (text.size() <= kMaxHostfileBytes && in.read(chunk, sizeof chunk).gcount() > 0)
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+  if (in.bad())
+    return Error{.kind = ErrorKind::HostfileError,
+                 .detail = mpilaunch::format("{}: cannot be read: {}", path, std::strerror(errno))};
+  if (text.size() > kMaxHostfileBytes)
+    return Error{
+        .kind = ErrorKind::HostfileError,
+        .detail = mpilaunch::format("{}: larger than {} MiB; a host file lists host names, "
+                                    "one per line",
+                                    path, kMaxHostfileBytes >> 20)};
+  return text;
+}
+
 Result<HostList> gather_hosts(const Options& o) {
   const EnvLookup env = [](std::string_view name) -> std::optional<std::string> {
     const char* value = std::getenv(std::string(name).c_str());
     return value == nullptr ? std::nullopt : std::optional<std::string>(value);
   };
-  const FileReader read = [](const std::string& path) -> Result<std::string> {
-    // A host file is a list of names: a directory or a device (/dev/zero) is not read whole.
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
-      return Error{.kind = ErrorKind::HostfileError,
-                   .detail = mpilaunch::format("{}: is a directory, not a host file", path)};
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-      return Error{
-          .kind = ErrorKind::HostfileError,
-          .detail = mpilaunch::format("{}: cannot be read: {}", path, std::strerror(errno))};
-    std::string text;
-    char chunk[65536];
-    while (text.size() <= kMaxHostfileBytes && in.read(chunk, sizeof chunk).gcount() > 0)
-      text.append(chunk, static_cast<std::size_t>(in.gcount()));
-    if (in.bad())
-      return Error{
-          .kind = ErrorKind::HostfileError,
-          .detail = mpilaunch::format("{}: cannot be read: {}", path, std::strerror(errno))};
-    if (text.size() > kMaxHostfileBytes)
-      return Error{
-          .kind = ErrorKind::HostfileError,
-          .detail = mpilaunch::format("{}: larger than {} MiB; a host file lists host names, "
-                                      "one per line",
-                                      path, kMaxHostfileBytes >> 20)};
-    return text;
-  };
+  const FileReader read = read_host_file;
   auto list = select_hosts(host_request(o), env, read);
   if (!list || o.rankfile.empty()) return list;
   auto text = read(o.rankfile);

@@ -7,13 +7,10 @@
 #include "common/text_format.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "launcher/hosts/hostfile.hpp"
+#include "launcher/hosts/hosts_from_system.hpp"
 #include "launcher/job/spawn_binding.hpp"
 #include "launcher/job/spawn_placement.hpp"
 #include "launcher/job/supervisor_link.hpp"
@@ -153,20 +150,14 @@ Result<std::string> spawn_hosts(const std::vector<SpawnNode>& nodes, const proto
                      app.add_host.substr(kAddHostfile.size()))};
   SpawnHostKeys keys{.host = app.host, .hostfile = app.hostfile, .add_host = app.add_host};
   if (!app.hostfile.empty()) {
-    std::ifstream in(app.hostfile);
-    std::stringstream text;
-    text << in.rdbuf();
-    if (!in)
-      return Error{.kind = ErrorKind::HostfileError,
-                   .phase = "spawn",
-                   .detail = mpilaunch::format(
-                       "MPI_Comm_spawn's info hostfile {}: cannot read it on this machine: {}",
-                       app.hostfile, std::strerror(errno))};
-    auto entries = parse_hostfile(text.str(), app.hostfile);
+    // Read on this machine, as --hostfile is (bounded; a directory refused).
+    auto text = read_host_file(app.hostfile);
+    auto entries = text ? parse_hostfile(text.value(), app.hostfile)
+                        : Result<std::vector<HostEntry>>(text.error());
     if (!entries) {
       Error e = entries.error();
       e.phase = "spawn";
-      e.detail = "MPI_Comm_spawn's info hostfile: " + e.detail;
+      e.detail = "MPI_Comm_spawn's info hostfile, read on the launcher's machine: " + e.detail;
       return e;
     }
     for (const HostEntry& h : entries.value()) keys.hostfile_hosts.push_back(h.name);

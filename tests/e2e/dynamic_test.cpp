@@ -305,7 +305,7 @@ TEST_CASE("dynamic: the spawn's info hostfile and add-host as mpirun") {
     const char* detail;
   };
   for (const Refusal& r :
-       {Refusal{"hostfile", dir.file("no-such-file"), "hostfile-error", 65, "cannot read it"},
+       {Refusal{"hostfile", dir.file("no-such-file"), "hostfile-error", 65, "cannot be read"},
         Refusal{"add-host", "dyn4", "bad-option", 64, "add-host dyn4"},
         Refusal{"add-hostfile", hostfile, "bad-option", 64, "add-hostfile"}}) {
     CAPTURE(r.key);
