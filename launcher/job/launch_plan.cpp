@@ -18,6 +18,17 @@ bool is_local_name(const std::string& name, const std::string& hostname) {
 
 namespace {
 
+// The host names a context's -H values give, in order (none without -H).
+Result<std::vector<std::string>> host_names_of(const AppOptions& context) {
+  std::vector<std::string> names;
+  for (const std::string& value : context.hosts) {
+    auto entries = parse_host_option(value);
+    if (!entries) return entries.error();
+    for (const HostEntry& e : entries.value()) names.push_back(e.name);
+  }
+  return names;
+}
+
 // MPMD: each context is mapped in turn by map_job, over its hosts (its -H, else all) with the
 // slots the contexts before it left, and its ranks follow theirs: mpirun's order. A context
 // without -n asks for every slot of its hosts, as under mpirun (so after another context it
@@ -28,12 +39,9 @@ Result<JobMap> map_contexts(const std::vector<NodeSlots>& hosts, const MapReques
   std::vector<int> host_of_rank;
   for (std::size_t c = 0; c < contexts.size(); ++c) {
     AppOptions& context = contexts[c];
-    std::vector<std::string> names;
-    for (const std::string& value : context.hosts) {
-      auto entries = parse_host_option(value);
-      if (!entries) return entries.error();
-      for (const HostEntry& e : entries.value()) names.push_back(e.name);
-    }
+    auto named = host_names_of(context);
+    if (!named) return named.error();
+    const std::vector<std::string>& names = named.value();
     std::vector<std::size_t> eligible;
     std::vector<NodeSlots> free;
     int all_slots = 0;
@@ -99,12 +107,9 @@ Status narrow_to_hostfiles(const HostList& hosts, const std::vector<HostEntry>& 
     AppOptions& context = contexts[c];
     if (context.hostfile.empty()) continue;  // its -H, else every host
     const std::vector<std::string>& in_file = hosts.hostfile_hosts.at(context.hostfile);
-    std::vector<std::string> wanted;
-    for (const std::string& value : context.hosts) {
-      auto picked = parse_host_option(value);
-      if (!picked) return picked.error();
-      for (const HostEntry& e : picked.value()) wanted.push_back(e.name);
-    }
+    auto named = host_names_of(context);
+    if (!named) return named.error();
+    const std::vector<std::string>& wanted = named.value();
     std::vector<std::string> allowed;
     for (const HostEntry& h : entries)
       if (std::find(in_file.begin(), in_file.end(), h.name) != in_file.end() &&
