@@ -349,18 +349,15 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
                     : plan.isolated || all_local ? LauncherKind::Local
                                                  : LauncherKind::Ssh;
   if (plan.isolated && plan.launcher == LauncherKind::Ssh)
-    return Error{.kind = ErrorKind::BadOption,
-                 .detail = "--launcher=ssh needs hosts: give -H or --hostfile"};
+    return refuse(ErrorKind::BadOption, "--launcher=ssh needs hosts: give -H or --hostfile");
   if (plan.launcher == LauncherKind::Srun && !inside_slurm_allocation(getenv("SLURM_JOB_ID")))
-    return Error{.kind = ErrorKind::BadOption,
-                 .detail =
-                     "--launcher=srun needs a Slurm allocation (SLURM_JOB_ID is not set): "
-                     "run inside salloc or sbatch, or choose --launcher=ssh|local"};
+    return refuse(ErrorKind::BadOption,
+                  "--launcher=srun needs a Slurm allocation (SLURM_JOB_ID is not set): run inside "
+                  "salloc or sbatch, or choose --launcher=ssh|local");
   if (plan.isolated && plan.launcher == LauncherKind::Srun)
-    return Error{.kind = ErrorKind::BadOption,
-                 .detail =
-                     "--launcher=srun needs the allocation's nodes: SLURM_JOB_NODELIST is "
-                     "not set, or give -H or --hostfile"};
+    return refuse(ErrorKind::BadOption,
+                  "--launcher=srun needs the allocation's nodes: SLURM_JOB_NODELIST is not set, "
+                  "or give -H or --hostfile");
 
   PlacementOptions placement_options{.map_by = o.map_by_text,
                                      .rank_by = o.rank_by,

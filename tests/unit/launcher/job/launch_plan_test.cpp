@@ -88,6 +88,39 @@ TEST_CASE("inside a Slurm allocation its hosts go through srun; --launcher overr
   CHECK(make_plan(opts({"./a"}), named, kMachine, in_job)->launcher == LauncherKind::Ssh);
 }
 
+// A launcher that cannot start this plan is refused as every plan refused as a whole:
+// bad-option (exit 64), naming the program.
+TEST_CASE("--launcher=ssh without hosts, --launcher=srun outside an allocation: refused") {
+  const EnvLookup in_job = [](const std::string& name) -> std::optional<std::string> {
+    if (name == "SLURM_JOB_ID") return std::string("42");
+    return std::nullopt;
+  };
+  const HostList slurm{{{.name = "n1", .slots = 2}}, "slurm n1"};
+  const struct {
+    std::string launcher;
+    HostList hosts;
+    EnvLookup getenv;
+    std::string detail;
+  } cases[] = {
+      {"--launcher=ssh", HostList{}, env, "--launcher=ssh needs hosts: give -H or --hostfile"},
+      {"--launcher=srun", slurm, env,
+       "--launcher=srun needs a Slurm allocation (SLURM_JOB_ID is not set): run inside salloc "
+       "or sbatch, or choose --launcher=ssh|local"},
+      {"--launcher=srun", HostList{}, in_job,
+       "--launcher=srun needs the allocation's nodes: SLURM_JOB_NODELIST is not set, or give -H "
+       "or --hostfile"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.detail);
+    const auto plan = make_plan(opts({c.launcher, "./a", "x"}), c.hosts, kMachine, c.getenv);
+    REQUIRE_FALSE(plan.has_value());
+    CHECK(plan.error().kind == ErrorKind::BadOption);
+    CHECK(plan.error().detail == c.detail);
+    CHECK(plan.error().executable == "./a");
+    CHECK(exit_codes::for_error(plan.error()) == 64);
+  }
+}
+
 // MPI_UNIVERSE_SIZE under mpirun 4.1.4 is every allocated slot, used by ranks or not.
 TEST_CASE("the universe is every host's slots, whatever -n asks") {
   const HostList hosts{{{.name = "n1", .slots = 17}, {.name = "n2", .slots = 3}}, "-H"};
