@@ -74,8 +74,9 @@ constexpr OptionDoc kDocs[] = {
      "CPUs, as mpirun 4.1.4 does (so no --map-by with it). --bind-to cpu-list:ordered maps as "
      "usual and binds each node's k-th rank to the k-th CPU of the list."},
     {"--cpu-set", "Mapping", "LIST", "--cpu-list (mpirun's older name)", "", ""},
-    {"--ppr", "Mapping", "N:OBJ", "processes per resource (recognised; refused: not implemented)",
-     "", ""},
+    {"--ppr", "Mapping", "N:OBJ", "N processes per resource (--map-by ppr:N:OBJ)", "",
+     "mpirun 4.1.4's deprecated spelling of --map-by ppr:N:OBJ, with a warning; with --map-by "
+     "too it is refused (mpirun 4.1.4 exits 1)."},
     {"--nolocal", "Mapping", "", "no ranks on this host", "",
      "Maps the ranks on the other hosts only; this machine's slots still count in the universe "
      "size, as under mpirun. With no other host the job cannot start (not-enough-slots)."},

@@ -461,7 +461,8 @@ Status unsupported_options(const Options& o) {
     return bad_option(mpilaunch::format("{} is not supported yet: {}", option, what));
   };
   // --map-by, --rank-by, --bind-to, --cpus-per-proc, --use-hwthread-cpus, --report-bindings
-  // and --display-map act (common/placement.hpp): their values are checked here.
+  // and --display-map act (common/placement.hpp): their values are checked here (--ppr's by
+  // make_plan, which turns it into --map-by ppr:X).
   if (auto p = parse_placement(PlacementOptions{.map_by = o.map_by_text,
                                                 .rank_by = o.rank_by,
                                                 .bind_to = o.bind_to,
@@ -472,9 +473,6 @@ Status unsupported_options(const Options& o) {
                                                 .cpu_list = cpu_list_of(o)});
       !p)
     return p.error();
-  if (!o.ppr.empty())
-    if (auto p = parse_placement(PlacementOptions{.map_by = "ppr:" + o.ppr}); !p)
-      return bad_option(mpilaunch::format("--ppr {}: {}", o.ppr, p.error().detail));
   if (o.display_devel_map) return refuse("--display-devel-map", "--dry-run prints the rank map");
   return {};
 }

@@ -426,6 +426,10 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
                                     "use --map-by (slot, node, an object, ppr:N:OBJ)",
                                     *rmaps)};
   auto placement = parse_placement(placement_options);
+  // --ppr's value is checked here only, as the --map-by it stands for, and named as given.
+  if (!placement && !o.ppr.empty())
+    return refuse(ErrorKind::BadOption,
+                  mpilaunch::format("--ppr {}: {}", o.ppr, placement.error().detail));
   if (!placement) return placement.error();
   plan.placement = placement.value();
   // --mca rmaps seq: the sequential mapper, which mpirun 4.1.4 runs with binding NONE (unlike

@@ -632,6 +632,45 @@ TEST_CASE("options' MCA parameters reach the ranks and win over --mca of the sam
                                               "OMPI_MCA_rmaps_base_mapping_policy=slot"});
 }
 
+// --ppr X is mpirun 4.1.4's old spelling of --map-by ppr:X: checked here only, and named as given.
+TEST_CASE("--ppr: maps as --map-by ppr:X; a bad value or --map-by too refused naming --ppr") {
+  const HostList hosts{{{.name = "n1", .slots = 4}, {.name = "n2", .slots = 4}}, "-H"};
+  const auto plan =
+      make_plan(opts({"--launcher=local", "--ppr", "2:node", "./a"}), hosts, kMachine, env);
+  REQUIRE(plan.has_value());
+  CHECK(plan->map.size() == 4);
+  CHECK(plan->map.node_of(1) == 0);
+  CHECK(plan->map.node_of(2) == 1);
+  REQUIRE(plan->warnings.size() == 1);
+  CHECK(plan->warnings[0] ==
+        "--ppr is deprecated (as in mpirun 4.1.4): it means --map-by ppr:2:node");
+  const struct {
+    std::vector<std::string> args;
+    std::string detail;
+  } refused[] = {
+      {{"--ppr", "x:node"}, "--ppr x:node: --map-by ppr:x:node: 'x' is not a count of processes"},
+      {{"--ppr", "2"},
+       "--ppr 2: --map-by ppr:2: ppr needs a count and an object, e.g. ppr:2:socket"},
+      {{"--ppr", "-1:node"},
+       "--ppr -1:node: --map-by ppr:-1:node: '-1' is not a count of processes"},
+      {{"--ppr", "1:node", "--map-by", "core"},
+       "--ppr 1:node and --map-by core: give one (--ppr is the old spelling of --map-by "
+       "ppr:1:node; mpirun 4.1.4 refuses both)"},
+  };
+  for (const auto& c : refused) {
+    CAPTURE(c.detail);
+    std::vector<std::string> args{"--launcher=local"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    args.push_back("./a");
+    const auto bad = make_plan(opts(args), hosts, kMachine, env);
+    REQUIRE_FALSE(bad.has_value());
+    CHECK(bad.error().kind == ErrorKind::BadOption);
+    CHECK(bad.error().detail == c.detail);
+    CHECK(bad.error().executable == "./a");
+    CHECK(exit_codes::for_error(bad.error()) == 64);
+  }
+}
+
 // mpirun 4.1.4 (measured): ppr:N:socket without -n starts N per socket on every node, known once
 // each agent has reported its sockets; beyond a node's slots only with --oversubscribe.
 TEST_CASE("ppr:N:socket without -n: N per socket of every node, once the agents report") {
