@@ -117,10 +117,16 @@ bool consume_rfc3339(std::string_view& s) {
 }
 
 // "[J,R]<stdout>:" (ORTE --tag-output) or "[R] " (Hydra -l): a rank's own output.
+// "[J,WILDCARD]<stderr>:" is prterun 5 tagging its own job-wide report (the --timeout banner
+// under --output tag): the runtime speaking, not a rank.
 bool consume_rank_tag(std::string_view& s, ConsoleLine& line) {
   std::string_view t = s;
   int a = 0, b = 0;
   if (!consume(t, "[") || !read_int(t, a)) return false;
+  if (std::string_view w = t; consume(w, ",WILDCARD]") && consume_stream_tag(w)) {
+    s = w;
+    return true;
+  }
   if (consume(t, ",") && read_int(t, b) && consume(t, "]") && consume_stream_tag(t)) {
     line.rank = b;
   } else {

@@ -146,6 +146,10 @@ const std::array kClues = {
     Clue{Runtime::Prrte5, Contains, "PMIx stopped checking"},
     Clue{Runtime::Prrte5, StartsWith, "Errorcode:"},
     Clue{Runtime::Prrte5, StartsWith, "Set MCA parameter \"base_help_aggregate\""},
+    // help-hostfile.txt: PRRTE re-flowed ORTE's text, which breaks after
+    // "multiple definitions" (5.0.7 and 4.1.4, recorded); the banner names neither runtime.
+    Clue{Runtime::Prrte5, StartsWith,
+         "A hostfile was provided that contains multiple definitions of the slot"},
     Clue{Runtime::Orte4, Word, "ORTE"},
     Clue{Runtime::Orte4, Contains, "Open RTE"},
     Clue{Runtime::Orte4, Contains, "orte_"},

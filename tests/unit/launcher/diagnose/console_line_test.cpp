@@ -8,8 +8,8 @@ using namespace mpilaunch::launcher;
 
 TEST_CASE("console line: prefixes are stripped in a loop and kept as hints") {
   struct Row {
-    const char* in;
-    const char* text;
+    std::string in;
+    std::string text;
     const char* host;
     int pid;   // -1: none
     int rank;  // -1: none
@@ -23,6 +23,9 @@ TEST_CASE("console line: prefixes are stripped in a loop and kept as hints") {
        false},
       {"[1,3]<stderr>:boom", "boom", "", -1, 3, true},
       {"[1,3]<stdout>: boom", "boom", "", -1, 3, true},
+      {"[1,WILDCARD]<stderr>: The user-provided time limit", "The user-provided time limit", "", -1,
+       -1, false},
+      {"[1,WILDCARD]<stderr>: " + std::string(74, '-'), std::string(74, '-'), "", -1, -1, false},
       {"[2] [vm:19850:0:19850] Caught signal 11 (Segfault)", "Caught signal 11 (Segfault)", "vm",
        19850, 2, true},
       {"[mpiexec@node-a] main (ui/mpich/mpiexec.c:325): x", "main (ui/mpich/mpiexec.c:325): x",
