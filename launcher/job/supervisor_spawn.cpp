@@ -232,6 +232,21 @@ void Supervisor::on_spawn_request(Link& link, std::uint32_t id, const protocol::
                            : place_spawn(nodes, hosts.value(), static_cast<int>(app.maxprocs),
                                          plan.request.oversubscribe, plan.hostname, mapping.value(),
                                          plan.map.node_count() - 1);
+    // mpirun 4.1.4 maps a job's ranks on a --cpu-list/--cpu-set with its rank_file mapper,
+    // which does not map spawned processes: the spawn fails in binding ("the locale of the
+    // following process was not set by the mapper code"), also with --bind-to none, once the
+    // children fit the slots (measured). Children outside the job's list would be a silent
+    // difference. --bind-to cpu-list:ordered maps as usual: children spawn there.
+    if (placed && plan.placement.cpu_list && !plan.placement.ordered)
+      placed = Error{.kind = ErrorKind::BadOption,
+                     .phase = "spawn",
+                     .detail = mpilaunch::format(
+                         "the job's ranks are placed on the CPU list {} (--cpu-list/--cpu-set), "
+                         "which places no spawned process (mpirun 4.1.4 fails this spawn too: 'the "
+                         "locale of the "
+                         "following process was not set by the mapper code'); spawn from a job "
+                         "without --cpu-list/--cpu-set, or with --bind-to cpu-list:ordered",
+                         plan.placement.cpu_list->text)};
     if (!placed || app.argv.empty()) {
       Error e = placed ? Error{.kind = ErrorKind::BadOption,
                                .phase = "spawn",
