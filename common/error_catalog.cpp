@@ -195,6 +195,10 @@ std::string hint(const Error& e) {
       return "fix the host name in -H or the hostfile; in Kubernetes a worker's name resolves "
              "only once its pod is up (--wait-for-hosts)";
     case ErrorKind::HostfileError:
+      if (e.phase == "read")
+        return "the host file itself could not be read: check its path and permissions on the "
+               "machine that reads it; a host file is a text file of host names, one per line "
+               "('host slots=N [max_slots=M]' or 'host:N')";
       return "fix the line named above; the syntax is 'host slots=N [max_slots=M]' or 'host:N'";
     case ErrorKind::RankExitNonzero:
       return "the cause is in that rank's own output above";

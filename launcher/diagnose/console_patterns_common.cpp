@@ -98,7 +98,9 @@ constexpr Pattern kCommonRows[] = {
     block(K::AgentLost, "failed to receive scheduled heartbeat communications"),
 
     // help-hostfile.txt, help-dash-host.txt (ORTE says "Open RTE", PRRTE "PRTE").
-    block(K::HostfileError, "was unable to open the hostfile: {detail}").about("no-hostfile"),
+    block(K::HostfileError, "was unable to open the hostfile: {detail}")
+        .in_phase("read")
+        .about("no-hostfile"),
     block(K::HostfileError, "detected a parse error in the hostfile: {detail}",
           {"It occured on line number {lineno}"})
         .about("parse_error"),

@@ -15,7 +15,7 @@ constexpr Pattern kHydraRows[] = {
         .host_from_line(),
     line(K::ExecutableNotExecutable, "execvp error on file {exe} ({line})").host_from_line(),
     line(K::WdirError, "unable to change wdir to {detail} (").host_from_line(),
-    line(K::HostfileError, "unable to open host file: {detail}"),
+    line(K::HostfileError, "unable to open host file: {detail}").in_phase("read"),
     line(K::BadOption, "unrecognized argument {detail}"),
     line(K::ComponentNotFound, "unrecognized launcher: {detail}"),
     line(K::UnknownHost, "unable to get host address for {host}"),

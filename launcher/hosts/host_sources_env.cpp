@@ -19,6 +19,13 @@ Error env_error(std::string detail) {
   return Error{.kind = ErrorKind::HostfileError, .detail = std::move(detail)};
 }
 
+// A file the variable names that could not be read: its reader's phase ("read") is kept.
+Error env_error(std::string detail, const Error& read_error) {
+  Error e = env_error(std::move(detail));
+  e.phase = read_error.phase;
+  return e;
+}
+
 std::vector<std::string_view> blank_separated(std::string_view text) {
   std::vector<std::string_view> words;
   for (std::size_t i = 0; i < text.size();) {
@@ -41,7 +48,7 @@ std::string shown_var(std::string_view name, std::string_view value) {
 Found hosts_from_file(std::string_view var, const std::string& path, const FileReader& read,
                       std::string source, bool line_per_slot) {
   auto text = read(path);
-  if (!text) return env_error(mpilaunch::format("{}: {}", var, text.error().detail));
+  if (!text) return env_error(mpilaunch::format("{}: {}", var, text.error().detail), text.error());
   auto hosts = parse_hostfile(text.value(), path);
   if (!hosts) return hosts.error();
   if (line_per_slot)
@@ -148,7 +155,9 @@ Found from_htcondor(const EnvLookup& env, const FileReader& read) {
     path = *scratch + "/contact";
   }
   auto text = read(path);
-  if (!text) return env_error(mpilaunch::format("HTCondor contact file: {}", text.error().detail));
+  if (!text)
+    return env_error(mpilaunch::format("HTCondor contact file: {}", text.error().detail),
+                     text.error());
   std::map<int, HostEntry> by_procno;
   int line_no = 0;
   for (std::size_t start = 0; start < text->size();) {

@@ -17,31 +17,31 @@ namespace {
 // 16 MiB: a million hosts of long names.
 constexpr std::size_t kMaxHostfileBytes = std::size_t{16} << 20;
 
+// A host file not read at all (phase "read"): no line of it is to blame.
+Error unreadable(std::string detail) {
+  return Error{.kind = ErrorKind::HostfileError, .phase = "read", .detail = std::move(detail)};
+}
+
 }  // namespace
 
 Result<std::string> read_host_file(const std::string& path) {
   // A host file is a list of names: a directory or a device (/dev/zero) is not read whole.
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
-    return Error{.kind = ErrorKind::HostfileError,
-                 .detail = mpilaunch::format("{}: is a directory, not a host file", path)};
+    return unreadable(mpilaunch::format("{}: is a directory, not a host file", path));
   std::ifstream in(path, std::ios::binary);
   if (!in)
-    return Error{.kind = ErrorKind::HostfileError,
-                 .detail = mpilaunch::format("{}: cannot be read: {}", path, std::strerror(errno))};
+    return unreadable(mpilaunch::format("{}: cannot be read: {}", path, std::strerror(errno)));
   std::string text;
   char chunk[65536];
   while (text.size() <= kMaxHostfileBytes && in.read(chunk, sizeof chunk).gcount() > 0)
     text.append(chunk, static_cast<std::size_t>(in.gcount()));
   if (in.bad())
-    return Error{.kind = ErrorKind::HostfileError,
-                 .detail = mpilaunch::format("{}: cannot be read: {}", path, std::strerror(errno))};
+    return unreadable(mpilaunch::format("{}: cannot be read: {}", path, std::strerror(errno)));
   if (text.size() > kMaxHostfileBytes)
-    return Error{
-        .kind = ErrorKind::HostfileError,
-        .detail = mpilaunch::format("{}: larger than {} MiB; a host file lists host names, "
-                                    "one per line",
-                                    path, kMaxHostfileBytes >> 20)};
+    return unreadable(
+        mpilaunch::format("{}: larger than {} MiB; a host file lists host names, one per line",
+                          path, kMaxHostfileBytes >> 20));
   return text;
 }
 
@@ -57,6 +57,7 @@ Result<HostList> gather_hosts(const Options& o) {
   if (!text) {
     Error e = text.error();
     e.kind = ErrorKind::BadOption;
+    e.phase.clear();  // bad-option's hint already fits
     e.detail = "--rankfile " + e.detail;
     return e;
   }

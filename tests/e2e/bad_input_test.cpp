@@ -117,6 +117,30 @@ TEST_CASE("bad input: a directory or an endless device as --hostfile is hostfile
   CHECK_MESSAGE(line.find("larger than 16 MiB") != std::string::npos, line);
 }
 
+// A host file that was not read at all has no line to fix: it gets its own hint (phase read),
+// a malformed one keeps the line's.
+TEST_CASE("bad input: a host file that cannot be read gets its own hint, not the line's") {
+  Job job;
+  const std::string missing = job.dir().file("no-such-hostfile");
+  const Outcome o = job.launch({"--hostfile", missing, "-n", "1", app("hello")}, Millis{30'000});
+  check_error_block(o, "hostfile-error", 65);
+  check_job_failed(job, "hostfile-error", 65);
+  check_nothing_left(job, o);
+  CHECK_MESSAGE(error_line(o.err).find(missing + ": cannot be read") != std::string::npos, o.err);
+  CHECK_MESSAGE(o.err.find("phase:     read") != std::string::npos, o.err);
+  CHECK_MESSAGE(o.err.find("the host file itself could not be read") != std::string::npos, o.err);
+  CHECK_MESSAGE(o.err.find("fix the line named above") == std::string::npos, o.err);
+  Job malformed;
+  const std::string hostfile = malformed.dir().file("hosts");
+  write_file(hostfile, "node1 slots=abc\n");
+  const Outcome bad = malformed.launch(
+      {"--launcher=local", "--hostfile", hostfile, "-n", "1", app("hello")}, Millis{30'000});
+  check_error_block(bad, "hostfile-error", 65);
+  check_nothing_left(malformed, bad);
+  CHECK_MESSAGE(bad.err.find("fix the line named above") != std::string::npos, bad.err);
+  CHECK_MESSAGE(bad.err.find("phase:") == std::string::npos, bad.err);
+}
+
 TEST_CASE("bad input: huge counts and durations are refused as too large, status 64") {
   for (const std::vector<std::string>& args :
        std::vector<std::vector<std::string>>{{"-n", "99999999999"},

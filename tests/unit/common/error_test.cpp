@@ -41,6 +41,19 @@ TEST_CASE("messages are built from the fields and never invent a rank") {
         "rank 1 called MPI_Abort with error code 7");
 }
 
+// A host file that could not be read at all (missing, a directory, a device) has no line to
+// fix: phase "read" gets its own hint.
+TEST_CASE("a host file's hint: the line named, or the file itself when it was not read") {
+  const std::string line = hint(Error{.kind = ErrorKind::HostfileError, .detail = "hf:3: junk"});
+  CHECK(line.find("fix the line named above") != std::string::npos);
+  const std::string unread = hint(Error{.kind = ErrorKind::HostfileError,
+                                        .phase = "read",
+                                        .detail = "hf: cannot be read: No such file or directory"});
+  CHECK(unread.find("line named above") == std::string::npos);
+  CHECK(unread.find("could not be read") != std::string::npos);
+  CHECK(unread.find("path and permissions") != std::string::npos);
+}
+
 // An agent's own fault (a crash inside libpmix, say) gets the hint that reads its last lines; a
 // kill from outside, or no signal at all, the general one.
 TEST_CASE("a lost agent's hint tells a crash from a kill") {

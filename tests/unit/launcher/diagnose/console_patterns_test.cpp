@@ -112,7 +112,7 @@ TEST_CASE("patterns: PRRTE help texts, re-flowed") {
            std::string(60, '-') + "\n",
        K::AgentStartFailed, "node-9", -1, 127, -1, "", "exec"},
       {banner("PRTE was unable to open the hostfile:\n\n   /etc/h\n\nCheck to make sure"),
-       K::HostfileError, "", -1, -1, -1, "", "", "/etc/h", "prrte-5"},
+       K::HostfileError, "", -1, -1, -1, "", "read", "/etc/h", "prrte-5"},
       {banner("Sorry!  You were supposed to get help about:\n    prun:sys-limit-children\nBut I "
               "couldn't find that topic\nFilename: help-prun.txt\nTopic: prun:sys-limit-children"),
        K::OutOfResources},

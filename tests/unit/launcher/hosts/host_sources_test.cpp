@@ -29,6 +29,7 @@ struct FakeSystem {
       const auto it = files.find(path);
       if (it == files.end())
         return Error{.kind = ErrorKind::HostfileError,
+                     .phase = "read",
                      .detail = path + ": cannot be read: No such file or directory"};
       return it->second;
     };
@@ -309,6 +310,9 @@ TEST_CASE("host sources: errors say which variable or file, what is wrong and th
     REQUIRE_FALSE(r.has_value());
     CHECK(r.error().kind == c.kind);
     CHECK_MESSAGE(r.error().detail.find(c.detail) == 0, r.error().detail);
+    // A file not read at all keeps its reader's phase: its hint is not about a line.
+    const bool unread = std::string_view(c.detail).find("cannot be read") != std::string::npos;
+    CHECK(r.error().phase == (unread ? "read" : ""));
   }
 }
 
