@@ -148,6 +148,23 @@ TEST_CASE("wrap: launch-time failures: missing program, too few slots, unknown c
   }
 }
 
+TEST_CASE("wrap: mpirun's own --timeout is a timeout (124), its output tagged or not") {
+  // prterun 5.0.7 tags its timeout banner "[1,WILDCARD]<stderr>:" under --tag-output (recorded:
+  // tests/data/prrte/timeout-tag-output); mpirun 4.1.4 leaves it untagged.
+  for (const bool tagged : {false, true}) {
+    CAPTURE(tagged);
+    Job job;
+    std::vector<std::string> args = {"--timeout", "2"};
+    if (tagged) args.push_back("--tag-output");
+    args.insert(args.end(), {"--oversubscribe", "-n", "2", app("hang")});
+    const Outcome o = wrapped(job, args);
+    check_error_block(o, "timeout", 124);
+    const Json error = check_job_failed(job, "timeout", 124);
+    CHECK_MESSAGE(error.value("phase", "") == "job", error.dump());
+    check_nothing_left(job, o);
+  }
+}
+
 TEST_CASE("wrap: as root without permission mpirun's refusal is run-as-root-refused") {
   if (::geteuid() != 0) {
     MESSAGE("not root: skipped");
