@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench case 13: an application's own loop time under each launcher, interleaved.
+"""bench cases 13 and 14: the time a program reports under each launcher, interleaved.
 
     appspeed.py OUT.json OUT.md ROUNDS CASE LABEL CMD [LABEL CMD ...] [-- CASE LABEL CMD ...]
 
@@ -7,7 +7,8 @@ Each round runs every command of a case once, in turn (so load from other proces
 all of them alike); a command's time is what the program itself reports: `seconds=S` (bench/
 apps/appspeed.c) or LAMMPS's `Loop time of S`. The launch is not counted. Writes every
 figure to OUT.json and a markdown table to OUT.md: the median per command and, for each
-command after a case's first (mpirun, or Hydra), the median of the per-round ratios to it.
+command after a case's first (mpirun, or Hydra), the median of the per-round ratios to it and
+their range. Case 14 (spawn time, bench/apps/spawntime.c) reports `seconds=S` the same way.
 """
 import json
 import re
@@ -53,7 +54,7 @@ def main():
                 times[label].append(seconds)
         results[name] = {"commands": dict(commands), "seconds": times, "errors": errors}
     json.dump(results, open(out_json, "w"), indent=1)
-    lines = ["| case | command | median loop s | ratio to the case's first (median of rounds) | runs |",
+    lines = ["| case | command | median s | ratio to the case's first: median of rounds (min-max) | runs |",
              "|---|---|---|---|---|"]
     for name, commands in cases:
         times = results[name]["seconds"]
@@ -65,7 +66,8 @@ def main():
             if label != base_label:
                 pairs = [a / b for a, b in zip(times[label], times[base_label])
                          if a is not None and b]
-                ratio = f"{statistics.median(pairs):.2f}x" if pairs else "-"
+                ratio = (f"{statistics.median(pairs):.2f}x ({min(pairs):.2f}-{max(pairs):.2f})"
+                         if pairs else "-")
             lines.append(f"| {name} | {label} | {median} | {ratio} | {len(ok)}/{len(times[label])} |")
     open(out_md, "w").write("\n".join(lines) + "\n")
     print("\n".join(lines))
