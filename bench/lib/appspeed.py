@@ -9,8 +9,15 @@ apps/appspeed.c) or LAMMPS's `Loop time of S`. The launch is not counted. Writes
 figure to OUT.json and a markdown table to OUT.md: the median per command and, for each
 command after a case's first (mpirun, or Hydra), the median of the per-round ratios to it and
 their range. Case 14 (spawn time, bench/apps/spawntime.c) reports `seconds=S` the same way.
+
+Before the rounds, each command runs once more, untimed, with the MPI library's own report of
+the transport it chose (Open MPI: pml_base_verbose and btl_base_verbose, read from the
+launcher's environment by both launchers; MPICH: MPIR_CVAR_DEBUG_SUMMARY), so that a slower
+run can be told apart from one that took another path: "pml ob1, btl vader" (the BTLs the
+ranks use to reach each other; "self" only with one rank), "ch4 netmod ucx".
 """
 import json
+import os
 import re
 import shlex
 import statistics
@@ -18,6 +25,34 @@ import subprocess
 import sys
 
 PATTERNS = [re.compile(r"^seconds=([0-9.]+)", re.M), re.compile(r"^Loop time of ([0-9.]+)", re.M)]
+TRANSPORT_ENV = {"OMPI_MCA_pml_base_verbose": "10", "OMPI_MCA_btl_base_verbose": "100",
+                 "MPIR_CVAR_DEBUG_SUMMARY": "1"}
+PML = re.compile(r"select: component (\w+) selected")
+BTL = re.compile(r"mca: bml: Using (\w+) btl for send to")
+NETMOD = re.compile(r"^==== (\w+) netmod Capability ====", re.M)
+
+
+def transport(cmd):
+    """What the command's MPI library says it picked, from one untimed run."""
+    try:
+        run = subprocess.run(shlex.split(cmd), capture_output=True, text=True, timeout=900,
+                             stdin=subprocess.DEVNULL, env={**os.environ, **TRANSPORT_ENV})
+    except subprocess.TimeoutExpired:
+        return "unknown (timed out)"
+    text = run.stdout + run.stderr
+    pmls = sorted(set(PML.findall(text)))
+    btls = set(BTL.findall(text))
+    if len(btls) > 1:
+        btls.discard("self")
+    netmods = sorted(set(m.lower() for m in NETMOD.findall(text)))
+    words = []
+    if pmls:
+        words.append("pml " + "+".join(pmls))
+    if btls:
+        words.append("btl " + "+".join(sorted(btls)))
+    if netmods:
+        words.append("ch4 netmod " + "+".join(netmods))
+    return ", ".join(words) if words else f"unknown (exit {run.returncode})"
 
 
 def loop_seconds(cmd):
@@ -45,6 +80,9 @@ def main():
     for name, commands in cases:
         times = {label: [] for label, _ in commands}
         errors = {}
+        transports = {label: transport(cmd) for label, cmd in commands}
+        for label, picked in transports.items():
+            print(f"bench: {name} {label}: {picked}", file=sys.stderr)
         for _ in range(rounds):
             for label, cmd in commands:
                 seconds, error = loop_seconds(cmd)
@@ -52,10 +90,12 @@ def main():
                     errors[label] = error
                     print(f"bench: {name} {label}: {error}", file=sys.stderr)
                 times[label].append(seconds)
-        results[name] = {"commands": dict(commands), "seconds": times, "errors": errors}
+        results[name] = {"commands": dict(commands), "seconds": times, "errors": errors,
+                         "transport": transports}
     json.dump(results, open(out_json, "w"), indent=1)
-    lines = ["| case | command | median s | ratio to the case's first: median of rounds (min-max) | runs |",
-             "|---|---|---|---|---|"]
+    lines = ["| case | command | median s | ratio to the case's first: median of rounds (min-max) | runs "
+             "| transport picked |",
+             "|---|---|---|---|---|---|"]
     for name, commands in cases:
         times = results[name]["seconds"]
         base_label = commands[0][0]
@@ -68,7 +108,8 @@ def main():
                          if a is not None and b]
                 ratio = (f"{statistics.median(pairs):.2f}x ({min(pairs):.2f}-{max(pairs):.2f})"
                          if pairs else "-")
-            lines.append(f"| {name} | {label} | {median} | {ratio} | {len(ok)}/{len(times[label])} |")
+            lines.append(f"| {name} | {label} | {median} | {ratio} | {len(ok)}/{len(times[label])} "
+                         f"| {results[name]['transport'][label]} |")
     open(out_md, "w").write("\n".join(lines) + "\n")
     print("\n".join(lines))
 
