@@ -99,8 +99,9 @@ std::string message(const Error& e) {
                                e.host.empty() ? "a host" : e.host,
                                e.detail.empty() ? "" : ": " + e.detail);
     case ErrorKind::UnknownHost:
-      return mpilaunch::format("the host {} is unknown",
-                               e.host.empty() ? "(unnamed)" : "'" + e.host + "'");
+      return mpilaunch::format("the host {} is unknown{}",
+                               e.host.empty() ? "(unnamed)" : "'" + e.host + "'",
+                               e.phase == "spawn" && !e.detail.empty() ? ": " + e.detail : "");
     case ErrorKind::HostfileError:
       return mpilaunch::format("the host list is invalid{}",
                                e.detail.empty() ? "" : ": " + e.detail);
@@ -127,6 +128,10 @@ std::string message(const Error& e) {
       return mpilaunch::format("{} called {}, which mpilaunch does not serve", who(e),
                                e.detail.empty() ? "an MPI function" : e.detail);
     case ErrorKind::BadOption:
+      // A spawn's refusal: the user's command line was fine, a running program's
+      // MPI_Comm_spawn (its info keys) asked for what is not served.
+      if (e.phase == "spawn")
+        return mpilaunch::format("a spawn was refused{}", e.detail.empty() ? "" : ": " + e.detail);
       return mpilaunch::format("invalid command line{}", e.detail.empty() ? "" : ": " + e.detail);
     case ErrorKind::Timeout:
       if (e.phase == "slurm")
@@ -166,6 +171,10 @@ std::string hint(const Error& e) {
       return "pass --allow-run-as-root, or set both OMPI_ALLOW_RUN_AS_ROOT=1 and "
              "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; better, run as a non-root user";
     case ErrorKind::NotEnoughSlots:
+      if (e.phase == "spawn")
+        return "spawn fewer processes (MPI_Comm_spawn's maxprocs), name more of the job's nodes in "
+               "its info keys host/hostfile/add-host, or start the job with more slots (host:N "
+               "or slots=N) or --oversubscribe";
       return "ask for fewer processes, give hosts more slots (host:N or slots=N), or pass "
              "--oversubscribe";
     case ErrorKind::ExecutableNotFound:
@@ -192,6 +201,10 @@ std::string hint(const Error& e) {
       return "the node or its agent died (killed, out of memory, rebooted) or the network "
              "dropped; check that host's logs";
     case ErrorKind::UnknownHost:
+      if (e.phase == "spawn")
+        return "MPI_Comm_spawn's info keys host, hostfile and add-host may name only nodes of "
+               "the job: name one of them, or list the host at launch (-H, --hostfile) so that "
+               "the job has it";
       return "fix the host name in -H or the hostfile; in Kubernetes a worker's name resolves "
              "only once its pod is up (--wait-for-hosts)";
     case ErrorKind::HostfileError:
@@ -238,6 +251,11 @@ std::string hint(const Error& e) {
              "(docs/dynamic-processes.md): run this program with mpirun, or start every process "
              "at launch (MPMD, a static worker pool)";
     case ErrorKind::BadOption:
+      if (e.phase == "spawn")
+        return "the program's MPI_Comm_spawn (or _spawn_multiple) asked for it, through the info "
+               "key or the job setting named above: change that call's info, or the job's "
+               "command line where it is named; the spawn's info keys served are in "
+               "docs/dynamic-processes.md";
       return "see 'mpilaunch --help' for the accepted spellings";
     case ErrorKind::Timeout:
       if (e.phase == "slurm")

@@ -54,6 +54,33 @@ TEST_CASE("a host file's hint: the line named, or the file itself when it was no
   CHECK(unread.find("path and permissions") != std::string::npos);
 }
 
+// A refused spawn is no command-line mistake: its headline and hint name the MPI_Comm_spawn
+// call and its info keys, never 'invalid command line' or --help.
+TEST_CASE("a refused spawn's headline and hint name MPI_Comm_spawn, not the command line") {
+  const Error bad{.kind = ErrorKind::BadOption,
+                  .phase = "spawn",
+                  .detail =
+                      "rank 0 of ns called MPI_Comm_spawn: MPI_Comm_spawn's info map_by "
+                      "ppr:1:node: only node, slot ... are served"};
+  CHECK(message(bad).starts_with("a spawn was refused: rank 0 of ns called MPI_Comm_spawn"));
+  CHECK(message(bad).find("invalid command line") == std::string::npos);
+  CHECK(hint(bad).find("MPI_Comm_spawn") != std::string::npos);
+  CHECK(hint(bad).find("--help") == std::string::npos);
+  CHECK(message(Error{.kind = ErrorKind::BadOption, .detail = "--bogus"}) ==
+        "invalid command line: --bogus");
+  const Error host{.kind = ErrorKind::UnknownHost,
+                   .host = "dyn9",
+                   .phase = "spawn",
+                   .detail = "MPI_Comm_spawn's info host names dyn9, which is not a node"};
+  CHECK(message(host) ==
+        "the host 'dyn9' is unknown: MPI_Comm_spawn's info host names dyn9, which is not a node");
+  CHECK(hint(host).find("info keys host") != std::string::npos);
+  CHECK(message(Error{.kind = ErrorKind::UnknownHost, .host = "h", .detail = "x"}) ==
+        "the host 'h' is unknown");
+  const Error slots{.kind = ErrorKind::NotEnoughSlots, .phase = "spawn", .detail = "2 free"};
+  CHECK(hint(slots).find("MPI_Comm_spawn's maxprocs") != std::string::npos);
+}
+
 // An agent's own fault (a crash inside libpmix, say) gets the hint that reads its last lines; a
 // kill from outside, or no signal at all, the general one.
 TEST_CASE("a lost agent's hint tells a crash from a kill") {
