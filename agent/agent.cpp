@@ -406,9 +406,12 @@ std::optional<SpawnRequest> Agent::prepare_rank(const protocol::JobSpec& job, st
   input.job = job.env;
   for (const std::string& entry : app.env)
     // A spawned job's context carries its parent's OMPI_* variables (Open MPI's spawn forwards
-    // them), among them the parent's node's oversubscription: the child's own node decides, as
-    // under mpirun 4.1.4 (a --mca or -x of the job's still comes with job.env).
-    if (current || !entry.starts_with("OMPI_MCA_mpi_oversubscribe=")) input.job.push_back(entry);
+    // them), among them the parent's node's oversubscription and whether the parent reports
+    // its own binding: the child's own node and binding decide, as under mpirun 4.1.4 (a --mca
+    // or -x of the job's still comes with job.env).
+    if (current || !(entry.starts_with("OMPI_MCA_mpi_oversubscribe=") ||
+                     entry.starts_with("OMPI_MCA_hwloc_base_report_bindings=")))
+      input.job.push_back(entry);
   input.placement = RankPlacement{static_cast<int>(rank),
                                   static_cast<int>(size),
                                   local_rank,

@@ -63,24 +63,20 @@ Result<NamespaceValues> namespace_values(const protocol::JobSpec& spec, std::uin
         .kind = ErrorKind::MalformedFrame,
         .detail = mpilaunch::format("job spec's application contexts have {} ranks, its nodes {}",
                                     in_apps, total)};
-  // libpmix numbers the nodes of the maps from 0; with a node left out of them that would
-  // no longer be the node's index in the job (the agents' PMIX_NODEID), so each rank's node
-  // is then given explicitly, as with several contexts.
-  // A bound rank here has per-rank locality data (PMIX_CPUSET, PMIX_LOCALITY_STRING): given
-  // any per-rank data, libpmix 4.2 derives no rank's local and node rank from the maps, so
-  // then every rank's node is given too (mpirun's orted registers the list for every job).
-  const bool bound_here = std::any_of(v.local_cpus.begin(), v.local_cpus.end(),
-                                      [](const std::string& cpus) { return !cpus.empty(); });
-  if (v.app_sizes.size() > 1 || names.size() < spec.nodes.size() || bound_here) {
-    v.node_names = all_names;
-    v.node_of_rank.assign(total, 0);
-    v.local_rank_of_rank.assign(total, 0);
-    for (std::size_t n = 0; n < spec.nodes.size(); ++n)
-      for (std::size_t i = 0; i < spec.nodes[n].ranks.size(); ++i) {
-        v.node_of_rank[spec.nodes[n].ranks[i]] = static_cast<std::uint32_t>(n);
-        v.local_rank_of_rank[spec.nodes[n].ranks[i]] = static_cast<std::uint32_t>(i);
-      }
-  }
+  // Every rank's node, local rank and hostname, given per rank (add_app_info), as mpirun
+  // 4.1.4's orted registers them for every job: each rank here also has per-rank locality data
+  // (a bound rank its PMIX_CPUSET and PMIX_LOCALITY_STRING, an unbound one a locality string
+  // without a string; measured), and given any per-rank data libpmix 4.2 derives no rank's
+  // local and node rank from the maps. The per-rank node also keeps PMIX_NODEID right where
+  // the maps leave a node out (libpmix numbers the maps' nodes from 0).
+  v.node_names = all_names;
+  v.node_of_rank.assign(total, 0);
+  v.local_rank_of_rank.assign(total, 0);
+  for (std::size_t n = 0; n < spec.nodes.size(); ++n)
+    for (std::size_t i = 0; i < spec.nodes[n].ranks.size(); ++i) {
+      v.node_of_rank[spec.nodes[n].ranks[i]] = static_cast<std::uint32_t>(n);
+      v.local_rank_of_rank[spec.nodes[n].ranks[i]] = static_cast<std::uint32_t>(i);
+    }
   return v;
 }
 

@@ -32,9 +32,8 @@ struct NamespaceValues {
   bool oversubscribed = false;
   /// Ranks of each application context, in rank order (PMIX_APP_SIZE; MPI_APPNUM is the index).
   std::vector<std::uint32_t> app_sizes;
-  /// With several contexts, nodes of the job without ranks of this namespace, or a bound rank
-  /// on this node (the per-rank PMIx data then has to name them, libpmix no longer derives
-  /// them from the maps): every rank's node index in the job and rank within its node.
+  /// Every rank's node index in the job and rank within its node, given as per-rank PMIx data
+  /// (each local rank has its locality there, and libpmix then derives none from the maps).
   std::vector<std::string> node_names;
   std::vector<std::uint32_t> node_of_rank;
   std::vector<std::uint32_t> local_rank_of_rank;

@@ -477,8 +477,8 @@ void add_info_array(InfoList& list, const char* key, InfoList& items) {
 // (measured: docs/placement.md): PMIX_CPUSET, the CPUs it was bound to as a list ("0",
 // "0-1"), and PMIX_LOCALITY_STRING, libpmix's name of the objects holding them
 // ("SK0:L30:L20:L10:CR0:HT0:NM0"); an unbound rank has no PMIX_CPUSET and a locality string
-// without a string (left out when no rank here is bound and the maps alone describe the job:
-// Open MPI reads the two the same way). Open MPI 4.1's MPI_Init compares its own locality string
+// without a string (which Open MPI's MPI_Init keeps: absent, it would store one of its own,
+// computed from its binding). Open MPI 4.1's MPI_Init compares its own locality string
 // with each local peer's to learn which of them share its socket, NUMA node, caches or core: its
 // MPI_Comm_split_type by OMPI_COMM_TYPE_SOCKET and the like, and its collective and
 // shared-memory choices, depend on it. Ranks on other nodes get neither, as under mpirun.
@@ -520,13 +520,10 @@ void add_locality(InfoList& items, const RankLocality& where) {
 }
 
 // The application contexts, as Open MPI's runtime registers them: per context its number,
-// size and first rank (PMIX_APP_INFO_ARRAY), and, with more than one context, each rank's
-// context and rank within it (PMIX_PROC_DATA): Open MPI 4.1 reads MPI_APPNUM as its own
-// PMIX_APPNUM. One context needs no per-rank data: the job-level PMIX_APPNUM 0 answers.
-// With it, the rank's local and node rank, node id and hostname go along: libpmix derives
-// them from the maps only for ranks without such data ("getting local rank failed"). The same
-// per-rank data names each rank's node when the maps leave nodes of the job out
-// (NamespaceValues::node_of_rank).
+// size and first rank (PMIX_APP_INFO_ARRAY), and each rank's context and rank within it
+// (PMIX_PROC_DATA): Open MPI 4.1 reads MPI_APPNUM as its own PMIX_APPNUM. With it, the rank's
+// local and node rank, node id and hostname go along (libpmix derives them from the maps only
+// for ranks without such data: "getting local rank failed"), and a local rank's locality.
 void add_app_info(InfoList& info, const NamespaceValues& v,
                   const std::map<std::uint32_t, RankLocality>& here) {
   std::uint32_t first = 0;
@@ -618,11 +615,9 @@ Status PmixHost::register_namespace(
     const pmix_rank_t leader = v.local_ranks.front();
     info.add(PMIX_LOCALLDR, leader, PMIX_PROC_RANK);
   }
-  // Per-rank PMIX_PROC_DATA only where needed (add_app_info: several contexts, nodes left out
-  // of the maps, bound ranks here): otherwise libpmix derives every rank's hostname, local and
-  // node rank from the two maps, and its clients get the same answers as with the list (the
-  // e2e suite asks for every peer's). The list costs every server, and every client of the
-  // hash store, six more keys to store or unpack per rank of the job.
+  // Per-rank PMIX_PROC_DATA for every rank (add_app_info), as mpirun 4.1.4's orted registers
+  // it: six more keys per rank of the job for every server and every client of the hash store
+  // to store or unpack, the price of each local rank's locality.
   rc = PMIx_server_register_nspace(nspace.c_str(), static_cast<int>(v.local_ranks.size()),
                                    info.data(), info.size(), nullptr, nullptr);
   if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED)

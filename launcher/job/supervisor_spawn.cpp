@@ -107,11 +107,26 @@ void Supervisor::bind_children(ChildJobRecord& record, protocol::JobSpec& spec,
         nodes[n].bound.push_back(job.pus_of_rank[r]);
     }
   record.pus_of_rank = bind_spawned(nodes, record.node_of_rank, plan.placement.use_hwthreads);
+  // --report-bindings as mpirun 4.1.4 reports spawned processes (measured): a bound child's
+  // line comes from mpirun, and the child is not told to report itself (the job's
+  // OMPI_MCA_hwloc_base_report_bindings=1 of unbound ranks would add a second line, in another
+  // format). An unbound child of a bound job gets mpirun's "MCW rank N not bound"; an unbound
+  // child of an unbound job reports itself, as the job's ranks do.
+  const bool children_bound =
+      std::any_of(record.pus_of_rank.begin(), record.pus_of_rank.end(),
+                  [](const std::vector<std::uint32_t>& pus) { return !pus.empty(); });
+  if (children_bound) std::erase(spec.env, std::string("OMPI_MCA_hwloc_base_report_bindings=1"));
+  const bool report_not_bound = !children_bound && bindings_->policy != "none";
   std::string report;
   for (std::size_t r = 0; r < record.pus_of_rank.size(); ++r) {
     const std::vector<std::uint32_t>& pus = record.pus_of_rank[r];
-    if (pus.empty()) continue;
     const auto n = static_cast<std::size_t>(record.node_of_rank[r]);
+    if (pus.empty()) {
+      if (report_not_bound && n < links_.size() && links_[n])
+        report += mpilaunch::format("[{}:{:05}] MCW rank {} not bound\n",
+                                    report_host(static_cast<int>(n)), links_[n]->agent_pid, r);
+      continue;
+    }
     const Link& node_link = *links_[n];
     protocol::NodeRanks& node = spec.nodes[n];
     node.cpus.resize(node.ranks.size());

@@ -51,13 +51,14 @@ TEST_CASE("namespace values carry each local rank's CPUs") {
   const auto first = namespace_values(spec({{"a", {0, 1}, 2, {"0", "1"}}, {"b", {2, 3}}}), 0);
   REQUIRE(first.has_value());
   CHECK(first->local_cpus == std::vector<std::string>{"0", "1"});
-  // Bound ranks here get per-rank data, and with it every rank's node (libpmix then derives
-  // none from the maps); unbound ranks need none.
+  // Ranks get per-rank data (their locality, a string without a string when unbound, as under
+  // mpirun 4.1.4), and with it every rank's node (libpmix then derives none from the maps).
   CHECK(first->node_of_rank == std::vector<std::uint32_t>{0, 0, 1, 1});
   CHECK(first->local_rank_of_rank == std::vector<std::uint32_t>{0, 1, 0, 1});
   const auto unbound = namespace_values(spec({{"a", {0, 1}}, {"b", {2, 3}, 2, {"0", "1"}}}), 0);
   REQUIRE(unbound.has_value());
-  CHECK(unbound->node_of_rank.empty());
+  CHECK(unbound->node_of_rank == std::vector<std::uint32_t>{0, 0, 1, 1});
+  CHECK(unbound->local_rank_of_rank == std::vector<std::uint32_t>{0, 1, 0, 1});
 }
 
 TEST_CASE("a spec with holes, duplicates or a foreign node index is refused") {
@@ -128,8 +129,9 @@ TEST_CASE("a namespace without ranks on some nodes: maps of its nodes, each rank
   CHECK(elsewhere->local_peers.empty());
   CHECK(elsewhere->hostname == "n1");
   CHECK(elsewhere->node_id == 0);
-  // Every node holding ranks: the maps say it all, no per-rank data.
+  // Every node holding ranks: the maps would say it all, but each rank's locality is per-rank
+  // data (as under mpirun 4.1.4), so every rank's node is named too.
   const auto full = namespace_values(spec({{"n1", {0}}, {"n2", {1}}}), 0);
   REQUIRE(full.has_value());
-  CHECK(full->node_of_rank.empty());
+  CHECK(full->node_of_rank == std::vector<std::uint32_t>{0, 1});
 }
