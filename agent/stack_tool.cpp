@@ -1,7 +1,6 @@
 #include "agent/stack_tool.hpp"
 
-#include <charconv>
-
+#include "common/text.hpp"
 #include "common/text_format.hpp"
 
 namespace mpilaunch::agent {
@@ -111,14 +110,13 @@ std::map<long, std::string> split_gdb_output(std::string_view out, bool tool_fin
   std::size_t at = out.find(kStackMarker);
   while (at != std::string_view::npos) {
     std::string_view rest = out.substr(at + kStackMarker.size());
-    long pid = 0;
-    const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), pid);
+    const auto pid = leading_int<long>(rest);
     const std::size_t body = rest.find('\n');
-    if (ec != std::errc() || body == std::string_view::npos) break;
+    if (!pid || body == std::string_view::npos) break;
     rest.remove_prefix(body + 1);
     const std::size_t next = rest.find(kStackMarker);
     if (next == std::string_view::npos && !tool_finished) break;
-    texts[pid] = std::string(rest.substr(0, std::min(next, kMaxStackText)));
+    texts[*pid] = std::string(rest.substr(0, std::min(next, kMaxStackText)));
     at = next == std::string_view::npos ? next : at + kStackMarker.size() + body + 1 + next;
   }
   return texts;

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <functional>
 
 #include "launcher/cli/option_table.hpp"
@@ -42,18 +41,16 @@ Status set_flag(bool& flag) {
 }
 
 Result<int> positive_int(std::string_view option, std::string_view text, int max) {
-  long long value = 0;
-  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  const bool digits = !text.empty() && ptr == text.data() + text.size();
-  if (ec == std::errc::result_out_of_range && digits && text.front() != '-')
-    return bad_option(mpilaunch::format("{} {} is too large: at most {}", option, text, max));
-  if (ec != std::errc() || !digits)
+  const auto value = parse_int<long long>(text);
+  // Digits alone that do not fit even a long long are too large, not malformed.
+  const bool digits = !text.empty() && text.find_first_not_of("0123456789") == text.npos;
+  if (!value && !digits)
     return bad_option(mpilaunch::format("{} needs a whole number, not '{}'", option, text));
-  if (value < 1)
+  if (value && *value < 1)
     return bad_option(mpilaunch::format("{} {}: the value must be at least 1", option, text));
-  if (value > max)
+  if (!value || *value > max)
     return bad_option(mpilaunch::format("{} {} is too large: at most {}", option, text, max));
-  return static_cast<int>(value);
+  return static_cast<int>(*value);
 }
 
 Result<double> seconds(std::string_view option, std::string_view text) {

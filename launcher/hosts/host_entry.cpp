@@ -1,9 +1,9 @@
 #include "launcher/hosts/host_entry.hpp"
 
+#include "common/text.hpp"
 #include "common/text_format.hpp"
 
 #include <algorithm>
-#include <charconv>
 
 namespace mpilaunch::launcher {
 namespace {
@@ -56,13 +56,9 @@ std::optional<std::size_t> HostListBuilder::index_of(const HostEntry& entry) con
 }
 
 std::optional<int> parse_slot_count(std::string_view text) {
-  const bool digits =
-      std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
-  if (text.empty() || text.size() > 7 || !digits) return std::nullopt;
-  int value = 0;
-  std::from_chars(text.data(), text.data() + text.size(), value);
-  if (value < 1 || value > kMaxSlotsPerHost) return std::nullopt;
-  return value;
+  // Seven digits at most (kMaxSlotsPerHost's): a count padded with zeros beyond that is refused.
+  if (text.size() > 7) return std::nullopt;
+  return parse_int<int>(text, 1, kMaxSlotsPerHost);
 }
 
 std::optional<std::string> host_name_problem(std::string_view name) {

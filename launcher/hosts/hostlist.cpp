@@ -1,9 +1,9 @@
 #include "launcher/hosts/hostlist.hpp"
 
+#include "common/text.hpp"
 #include "common/text_format.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdint>
 #include <optional>
 
@@ -34,12 +34,10 @@ bool is_name_char(char c) {
          c == '_';
 }
 
+// Up to 9 digits, so any value fits and the message can say so.
 std::optional<std::uint32_t> read_number(std::string_view digits) {
-  if (digits.empty() || digits.size() > 9 || !std::all_of(digits.begin(), digits.end(), is_digit))
-    return std::nullopt;
-  std::uint32_t n = 0;
-  std::from_chars(digits.data(), digits.data() + digits.size(), n);
-  return n;
+  if (digits.size() > 9) return std::nullopt;
+  return parse_int<std::uint32_t>(digits);
 }
 
 int digits_of(std::uint32_t n) {

@@ -1,8 +1,7 @@
 #include "launcher/job/fence_relay.hpp"
 
+#include "common/text.hpp"
 #include "common/text_format.hpp"
-
-#include <charconv>
 
 namespace mpilaunch::launcher {
 
@@ -16,11 +15,13 @@ Result<std::set<int>> FenceRelay::participants(const std::string& procs) const {
     start = end + 1;
     if (item.empty()) continue;
     const auto colon = item.rfind(':');
-    std::uint32_t rank = 0;
-    if (colon == std::string_view::npos ||
-        std::from_chars(item.data() + colon + 1, item.data() + item.size(), rank).ec != std::errc())
+    const auto parsed = colon == std::string_view::npos
+                            ? std::nullopt
+                            : parse_int<std::uint32_t>(item.substr(colon + 1));
+    if (!parsed)
       return Error{.kind = ErrorKind::MalformedFrame,
                    .detail = mpilaunch::format("fence participant '{}' is not nspace:rank", item)};
+    const std::uint32_t rank = *parsed;
     if (const auto spawned = namespaces_.find(item.substr(0, colon));
         spawned != namespaces_.end()) {
       const std::vector<int>& node_of = spawned->second;

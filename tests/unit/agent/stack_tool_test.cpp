@@ -99,6 +99,13 @@ TEST_CASE("gdb's output is cut at the markers, an unfinished section left out") 
   CHECK(texts[22] == "Thread 2.1 (LWP 22):\n#0  0x1 in poll ()\n");
   CHECK(split_gdb_output("gdb: unrecognized option\n", true).empty());
   CHECK(split_gdb_output("@@mpilaunch-stack 5", true).empty());  // no end of line yet
+  // The pid is the number that starts the marker's line; no number (or one too large) ends
+  // the cutting there, sections before it kept.
+  CHECK(split_gdb_output("@@mpilaunch-stack 7 (rank 0)\nbody\n", true) ==
+        std::map<long, std::string>{{7, "body\n"}});
+  CHECK(split_gdb_output("@@mpilaunch-stack 7\na\n@@mpilaunch-stack x\nb\n", true) ==
+        std::map<long, std::string>{{7, "a\n"}});
+  CHECK(split_gdb_output("@@mpilaunch-stack 99999999999999999999\nb\n", true).empty());
 }
 
 TEST_CASE("a section is cut to the per-rank limit") {

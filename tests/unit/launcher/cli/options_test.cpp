@@ -84,6 +84,49 @@ TEST_CASE("hosts, environment, mca, output and launcher options") {
   CHECK(o->timeout_seconds == doctest::Approx(2.5));
 }
 
+// positive_int's three answers (-n, -N, --npersocket, --ssh-fanout): digits that do not fit
+// are too large, not malformed; signs, blanks and other bases are not whole numbers.
+TEST_CASE("counts: whole numbers from 1 to the option's bound, each mistake named") {
+  const struct {
+    std::string value;
+    std::string detail;  // "" when accepted
+    int n = 0;
+  } cases[] = {
+      {"1", "", 1},
+      {"007", "", 7},
+      {"1048576", "", 1048576},
+      {"1048577", "-n 1048577 is too large: at most 1048576"},
+      {"2147483648", "-n 2147483648 is too large: at most 1048576"},
+      {"99999999999999999999999", "-n 99999999999999999999999 is too large: at most 1048576"},
+      {"0", "-n 0: the value must be at least 1"},
+      {"-0", "-n -0: the value must be at least 1"},
+      {"-3", "-n -3: the value must be at least 1"},
+      {"-99999999999999999999999", "-n needs a whole number, not '-99999999999999999999999'"},
+      {"", "-n needs a whole number, not ''"},
+      {"+3", "-n needs a whole number, not '+3'"},
+      {" 3", "-n needs a whole number, not ' 3'"},
+      {"3 ", "-n needs a whole number, not '3 '"},
+      {"0x10", "-n needs a whole number, not '0x10'"},
+      {"1e3", "-n needs a whole number, not '1e3'"},
+      {"2.0", "-n needs a whole number, not '2.0'"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.value);
+    const auto o = parse({"-n", c.value, "a"});
+    if (c.detail.empty()) {
+      REQUIRE_MESSAGE(o.has_value(), o.error().detail);
+      CHECK(o->np == c.n);
+    } else {
+      REQUIRE_FALSE(o.has_value());
+      CHECK(o.error().kind == ErrorKind::BadOption);
+      CHECK(o.error().detail == c.detail);
+    }
+  }
+  CHECK(parse({"--ssh-fanout", "65537", "a"}).error().detail ==
+        "--ssh-fanout 65537 is too large: at most 65536");
+  CHECK(parse({"--ssh-fanout", "65536", "a"}).has_value());
+}
+
 TEST_CASE("bad input names the option and how to fix it") {
   struct Case {
     std::vector<std::string> args;

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "launcher/hosts/host_entry.hpp"
 #include "launcher/hosts/host_option.hpp"
 
 using namespace mpilaunch;
@@ -35,6 +36,36 @@ TEST_CASE("-H values: slots, repeats, users and IPv6") {
     const auto hosts = parse_host_option(c.value);
     REQUIRE_MESSAGE(hosts.has_value(), hosts.error().detail);
     CHECK(hosts.value() == c.expected);
+  }
+}
+
+// host:N, slots=N and the resource managers' counts: digits only, 1 to 1'000'000, seven at most.
+TEST_CASE("slot counts: 1 to kMaxSlotsPerHost, digits only") {
+  const struct {
+    const char* text;
+    std::optional<int> slots;
+  } cases[] = {
+      {"1", 1},
+      {"16", 16},
+      {"1000000", 1000000},
+      {"0000001", 1},
+      {"00000001", std::nullopt},  // eight digits
+      {"1000001", std::nullopt},
+      {"9999999", std::nullopt},
+      {"99999999999", std::nullopt},
+      {"0", std::nullopt},
+      {"", std::nullopt},
+      {"-1", std::nullopt},
+      {"-0", std::nullopt},
+      {"+1", std::nullopt},
+      {" 1", std::nullopt},
+      {"1 ", std::nullopt},
+      {"1x", std::nullopt},
+      {"0x1", std::nullopt},
+  };
+  for (const auto& c : cases) {
+    INFO(c.text);
+    CHECK(parse_slot_count(c.text) == c.slots);
   }
 }
 

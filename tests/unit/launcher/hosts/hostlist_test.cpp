@@ -30,6 +30,8 @@ TEST_CASE("Slurm host lists expand in order, keeping zero padding") {
       {" a, b ", {"a", "b"}},
       {"n[1-2],n1", {"n1", "n2", "n1"}},  // repeats are kept; the caller merges them
       {"node.example.org", {"node.example.org"}},
+      {"n[000000007]", {"n000000007"}},  // nine digits, the most a number may have
+      {"n[999999999]", {"n999999999"}},
   };
   for (const Case& c : cases) {
     INFO(c.text);
@@ -60,6 +62,10 @@ TEST_CASE("malformed Slurm host lists are HostfileError naming the origin and th
       {"n[-1]", "'-1' in '[-1]' is not a number or range"},
       {"n[1-2-3]", "'1-2-3' in '[1-2-3]' is not a number or range"},
       {"n[1234567890]", "is not a number or range; write [1-3,7] (up to 9 digits)"},
+      {"n[0000000001]", "is not a number or range; write [1-3,7] (up to 9 digits)"},
+      {"n[+1]", "'+1' in '[+1]' is not a number or range"},
+      {"n[1-+2]", "'1-+2' in '[1-+2]' is not a number or range"},
+      {"n[0x1]", "'0x1' in '[0x1]' is not a number or range"},
       {"n[1 2]", "'1 2' in '[1 2]' is not a number"},
       {"n/1", "'n/1' contains '/'"},
       {"-n1", "'-n1' starts with '-'"},

@@ -69,6 +69,28 @@ TEST_CASE("a failing local status is carried into the release; duplicates are ma
         ErrorKind::MalformedFrame);
 }
 
+// A participant is nspace:rank, the rank all digits (PMIx's wildcard rank for every rank): a
+// trailing word, a sign, a missing or too large rank is a malformed frame.
+TEST_CASE("fence participants: nspace:rank with a whole decimal rank") {
+  const JobMap map({"a", "b", "c"}, {0, 1, 2});
+  const FenceRelay relay(map);
+  CHECK(relay.participants("ns:1;").value() == std::set<int>{1});
+  CHECK(relay.participants("ns:1").value() == std::set<int>{1});
+  CHECK(relay.participants("ns:0;;ns:2;").value() == std::set<int>{0, 2});
+  CHECK(relay.participants("a:b:1;").value() == std::set<int>{1});  // the last ':' splits
+  CHECK(relay.participants("ns:4294967294;").value() == std::set<int>{0, 1, 2});
+  for (const char* bad :
+       {"ns:;", "ns;", "ns:-1;", "ns:+1;", "ns: 1;", "ns:1 ;", "ns:1x;", "ns:0x1;", "ns:3;",
+        "ns:4294967293;", "ns:4294967296;", "ns:99999999999999999999;", ";", ""}) {
+    INFO(std::string(bad));
+    const auto r = relay.participants(bad);
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().kind == ErrorKind::MalformedFrame);
+  }
+  CHECK(relay.participants("ns:1x;").error().detail ==
+        "fence participant 'ns:1x' is not nspace:rank");
+}
+
 TEST_CASE("failing all pending fences releases every waiting node with the status") {
   const JobMap map({"a", "b"}, {0, 1});
   FenceRelay relay(map);
