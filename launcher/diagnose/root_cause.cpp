@@ -60,9 +60,13 @@ int cause_rank(const Finding& f) {
 // Fields the runtime's exit code supplies when the text lacks them.
 void complete(Error& e, std::optional<int> rc) {
   if (e.kind == ErrorKind::RankSignaled && e.signal && !e.exit_code) e.exit_code = 128 + *e.signal;
+  // A rank process that failed in MPI_Init (its pid known: not orte_init or prte_init in the
+  // launcher) ends the job with its own code: prterun 5.0.7 passes it on without an exit
+  // banner when it lost the help text of a one-rank job (measured: 14, as with the text).
+  const bool rank_init_failure = e.kind == ErrorKind::MpiInitFailed && e.pid;
   const bool rc_is_its_status = e.kind == ErrorKind::RunAsRootRefused ||
                                 e.kind == ErrorKind::NotEnoughSlots ||
-                                e.kind == ErrorKind::RankExitNonzero;
+                                e.kind == ErrorKind::RankExitNonzero || rank_init_failure;
   if (rc_is_its_status && !e.exit_code && rc && *rc != 0) e.exit_code = *rc;
 }
 
