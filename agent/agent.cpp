@@ -442,6 +442,7 @@ std::optional<SpawnRequest> Agent::prepare_rank(const protocol::JobSpec& job, st
                       argv0,
                       build_rank_env(input),
                       app.wdir,
+                      app.exec_path,
                       input.pmi_fd,
                       cgroup_.procs_fd(),
                       bind,

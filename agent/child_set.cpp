@@ -245,7 +245,7 @@ Result<SpawnedChild> ChildSet::spawn(const SpawnRequest& request) {
       return Error{.kind = ErrorKind::WdirError,
                    .detail = mpilaunch::format("{}: {}", request.wdir, why)};
   }
-  auto path = resolve_executable(request.argv.at(0), request.env, request.wdir);
+  auto path = resolve_executable(request.argv.at(0), request.env, request.wdir, request.exec_path);
   if (!path) return path.error();
   CpuMask cpus;
   if (!request.cpus.empty() && !read_cpu_list(request.cpus, cpus))

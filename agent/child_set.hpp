@@ -26,6 +26,7 @@ struct SpawnRequest {
   std::string argv0;              // the argv[0] the rank sees, when not argv[0] (empty)
   std::vector<std::string> env;
   std::string wdir;          // empty: the agent's own
+  std::string exec_path;     // --path: directories searched for argv[0] before PATH
   int inherit_fd = -1;       // a close-on-exec descriptor the rank keeps, same number (PMI_FD)
   int cgroup_procs_fd = -1;  // the job's cgroup.procs (agent/job_cgroup.hpp): joined before exec
   std::string cpus;          // CPUs (kernel list of OS indexes) to bind the rank to; empty: unbound

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <string_view>
 
+#include "common/text_format.hpp"
+
 namespace mpilaunch {
 namespace {
 
@@ -39,8 +41,8 @@ Error executable_error(int err, const std::string& program) {
 }
 
 Result<std::string> resolve_executable(const std::string& program,
-                                       const std::vector<std::string>& env,
-                                       const std::string& wdir) {
+                                       const std::vector<std::string>& env, const std::string& wdir,
+                                       const std::string& exec_path) {
   if (program.empty())
     return Error{.kind = ErrorKind::ExecutableNotFound, .detail = "empty program name"};
   if (program.find('/') != std::string::npos) {
@@ -51,6 +53,7 @@ Result<std::string> resolve_executable(const std::string& program,
   }
   std::string search = env_value(env, "PATH");
   if (search.empty()) search = "/usr/local/bin:/usr/bin:/bin";
+  if (!exec_path.empty()) search = exec_path + ":" + search;
   int first_error = ENOENT;
   std::size_t start = 0;
   for (;;) {
@@ -66,8 +69,13 @@ Result<std::string> resolve_executable(const std::string& program,
     if (end == std::string::npos) break;
     start = end + 1;
   }
+  // Last, the working directory, as mpirun 4.1.4 finds a program there that no PATH entry
+  // holds (measured: `mpirun -n 1 prog` runs ./prog).
+  if (!wdir.empty() && check_candidate(wdir + "/" + program) == 0) return wdir + "/" + program;
   Error e = executable_error(first_error, program);
-  if (first_error == ENOENT) e.detail = "not found in PATH";
+  if (first_error == ENOENT)
+    e.detail = exec_path.empty() ? "not found in PATH"
+                                 : mpilaunch::format("not found in --path {} nor PATH", exec_path);
   return e;
 }
 

@@ -10,11 +10,14 @@
 
 namespace mpilaunch {
 
-/// Finds `program` relative to `wdir`, using PATH from `env` (NAME=value entries).
+/// Finds `program` relative to `wdir`, using PATH from `env` (NAME=value entries). A name
+/// without '/' is looked up as mpirun 4.1.4 looks it up for its ranks (measured): in the
+/// directories of `exec_path` first (mpirun's --path, ':'-separated, a relative one taken from
+/// `wdir`), then PATH's, then `wdir` itself (when not empty).
 /// Errors: ExecutableNotFound, ExecutableNotExecutable (detail says why).
 Result<std::string> resolve_executable(const std::string& program,
-                                       const std::vector<std::string>& env,
-                                       const std::string& wdir);
+                                       const std::vector<std::string>& env, const std::string& wdir,
+                                       const std::string& exec_path = {});
 
 /// The error for an exec of `program` that failed with errno `err`.
 Error executable_error(int err, const std::string& program);

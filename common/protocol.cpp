@@ -91,6 +91,7 @@ void put(Writer& w, const JobSpec& m) {
     w.strings(app.env);
     w.str(app.wdir);
     w.u32(app.num_procs);
+    w.str(app.exec_path);
   }
   w.strings(m.env);
   w.str(m.tmpdir);
@@ -246,6 +247,7 @@ JobSpec get_job_spec(Reader& r) {
     app.env = r.strings();
     app.wdir = r.str();
     app.num_procs = r.u32();
+    app.exec_path = r.str();
     m.apps.push_back(std::move(app));
   }
   m.env = r.strings();

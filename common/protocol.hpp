@@ -19,7 +19,7 @@
 
 namespace mpilaunch::protocol {
 
-inline constexpr std::uint16_t kProtocolVersion = 18;
+inline constexpr std::uint16_t kProtocolVersion = 19;
 inline constexpr std::size_t kHeaderBytes = 16;  // version, type: u16; id, refers_to, size: u32
 inline constexpr std::uint32_t kMaxBodyBytes = 16u << 20;
 
@@ -106,6 +106,9 @@ struct AppContext {
   std::vector<std::string> env;   // NAME=value of this context only (its -x), after JobSpec.env
   std::string wdir;               // empty: the agent's working directory
   std::uint32_t num_procs = 0;
+  /// --path: directories (':'-separated, a relative one from `wdir`) searched for a program
+  /// name without '/' before PATH, as mpirun 4.1.4 searches them. Empty: PATH only.
+  std::string exec_path;
   friend bool operator==(const AppContext&, const AppContext&) = default;
 };
 

@@ -300,7 +300,7 @@ int run(const std::vector<std::string>& args) {
       std::vector<std::string> env = plan->env;  // a -x PATH=... comes first and wins
       if (const char* path = std::getenv("PATH")) env.push_back(mpilaunch::format("PATH={}", path));
       env.insert(env.begin(), app.env.begin(), app.env.end());
-      const auto program = resolve_executable(app.argv.at(0), env, app.wdir);
+      const auto program = resolve_executable(app.argv.at(0), env, app.wdir, app.exec_path);
       const Result<std::vector<std::string>> needed =
           program ? elf_needed(program.value())
                   : Result<std::vector<std::string>>(Error{

@@ -156,6 +156,12 @@ constexpr OptionDoc kDocs[] = {
      "libmpi.so.40 or libpmix mean PMIx; a script or a program linked to neither gets both. "
      "--dry-run says what was chosen and why (docs/pmi.md)."},
     {"--wdir", "Environment", "DIR", "working directory of the ranks", "the current directory", ""},
+    {"--path", "Environment", "DIR[:DIR]", "look for the program in DIR first", "",
+     "As mpirun 4.1.4 looks: a program name without '/' is searched in each DIR (a relative one "
+     "from the working directory), then in PATH, then in the working directory, on the node of "
+     "each rank. The ranks' PATH is unchanged; the context's ranks get OMPI_exec_path=DIR. It "
+     "holds for its context and the later ones (not for an --app file's lines when given on the "
+     "command line)."},
     {"--prefix", "Environment", "DIR",
      "DIR/bin and DIR/lib first in the ranks' PATH and LD_LIBRARY_PATH", "",
      "As mpirun 4.1.4 sets them, on every node: DIR/bin:DIR/bin:$PATH and "

@@ -51,8 +51,6 @@ void add_compat_options(std::vector<OptionSpec>& t) {
   // Refused by name.
   t.push_back(refused({"--launch-agent", "-launch-agent"}, 1,
                       "mpilaunch starts its own agent; --agent-path says where it is"));
-  t.push_back(refused({"--path", "-path"}, 1,
-                      "give the program's full path, or -x PATH=... for the ranks' search path"));
   t.push_back(refused({"-s", "--preload-binary", "-preload-binary"}, 0,
                       "programs are not copied to the nodes; install them there (or share the "
                       "file system)"));

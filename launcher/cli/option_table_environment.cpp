@@ -85,6 +85,13 @@ void add_environment_options(std::vector<OptionSpec>& t) {
                  o.wdir = std::string(v[0]);
                  return {};
                }});
+  // mpirun 4.1.4 (measured): the context's program is looked up in DIR first, then PATH, then
+  // the working directory, on the ranks' node; the ranks' PATH is unchanged.
+  t.push_back({{"--path", "-path"}, 1, [](Options& o, const Values& v) -> Status {
+                 o.exec_path = std::string(v[0]);
+                 o.path_given = true;
+                 return {};
+               }});
 }
 
 }  // namespace mpilaunch::launcher

@@ -214,7 +214,10 @@ AppOptions take_context(Options& o, std::vector<std::string> program) {
                  std::move(o.exports),
                  std::move(o.wdir),
                  std::move(program),
-                 std::move(o.context_hostfile)};
+                 std::move(o.context_hostfile),
+                 o.exec_path,
+                 o.path_given};
+  o.path_given = false;  // o.exec_path stays in effect for the next contexts, as in mpirun
   o.np.reset();
   o.hosts.clear();
   o.exports.clear();
@@ -342,6 +345,9 @@ Result<Options> apply_appfile(const Options& command_line, std::string_view text
   o.exports.clear();
   o.wdir.clear();
   o.program.clear();
+  // Nor its --path (measured: a program only there is not found for an appfile line).
+  o.exec_path.clear();
+  o.path_given = false;
   // The command line's own --hostfile (not --default-hostfile) is the job's; a line's then
   // would be a second one for that line's context.
   const std::string command_line_hostfile =

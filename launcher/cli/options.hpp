@@ -41,6 +41,11 @@ struct AppOptions {
   /// the job's (the first file naming a host gives its slots) and the context runs only on its
   /// file's hosts, as under mpirun 4.1.4.
   std::string hostfile;
+  /// --path DIR[:DIR] in effect for this context: its program is looked up there first. As
+  /// under mpirun 4.1.4 (measured) a context's --path stays in effect for the later contexts
+  /// (`path_given` false there: their ranks get no OMPI_exec_path).
+  std::string exec_path;
+  bool path_given = false;  // this context's own --path (its ranks get OMPI_exec_path=DIR)
 };
 
 struct Options {
@@ -95,7 +100,9 @@ struct Options {
   std::string tune;
   std::vector<std::pair<std::string, std::string>> tune_mca;  // --tune files' --mca, in order
   std::string wdir;
-  std::string prefix;  // --prefix DIR: absolute, without trailing '/' (one for the whole job)
+  std::string exec_path;    // --path DIR[:DIR], the last given (see AppOptions::exec_path)
+  bool path_given = false;  // --path given since the last program
+  std::string prefix;       // --prefix DIR: absolute, without trailing '/' (one for the whole job)
   bool index_argv_by_rank = false;  // --index-argv-by-rank: argv[0] "<argv[0]>-<rank>"
   PmiKind pmi = PmiKind::Auto;
   // Output

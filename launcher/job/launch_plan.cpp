@@ -467,7 +467,9 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
   if (plan.np_is_allocation && !plan.slots_from_agents) request.np = plan.universe_size;
   plan.request = request;
   std::vector<AppOptions> contexts = o.contexts;
-  if (contexts.empty()) contexts.push_back({o.np, o.hosts, o.exports, o.wdir, o.program});
+  if (contexts.empty())
+    contexts.push_back(
+        {o.np, o.hosts, o.exports, o.wdir, o.program, {}, o.exec_path, o.path_given});
   if (!hosts.hostfile_hosts.empty()) {
     if (hosts.hostfile_hosts.size() > 1 && (!hosts.rankfile.empty() || plan.placement.seq))
       return refuse(
@@ -576,6 +578,14 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
                : context.wdir[0] == '/' ? context.wdir
                                         : machine.cwd + "/" + context.wdir;
     app.num_procs = ranks_of_context[c];
+    // --path: where the agent looks for the program first; the ranks of the context that gave
+    // it see it as OMPI_exec_path (as typed), those of a later context inheriting it do not,
+    // as under mpirun 4.1.4 (measured).
+    app.exec_path = context.exec_path;
+    if (context.path_given &&
+        std::none_of(app.env.begin(), app.env.end(),
+                     [](const std::string& e) { return e.starts_with("OMPI_exec_path="); }))
+      app.env.push_back("OMPI_exec_path=" + context.exec_path);
     plan.apps.push_back(std::move(app));
   }
   // mpirun 4.1.4 passes its ranks the MCA parameters of its own options (--bind-to core is
@@ -754,6 +764,8 @@ std::string render_plan(const LaunchPlan& plan, const std::string& agent_command
   if (plan.apps.size() == 1) {
     out += mpilaunch::format("program:    {}\n", fmt::join(plan.apps[0].argv, " "));
     out += mpilaunch::format("wdir:       {}\n", plan.apps[0].wdir);
+    if (!plan.apps[0].exec_path.empty())
+      out += mpilaunch::format("path:       {}\n", plan.apps[0].exec_path);
   } else {
     // MPMD: one line per application context, its ranks and what only it gets.
     int first = 0;
@@ -762,6 +774,7 @@ std::string render_plan(const LaunchPlan& plan, const std::string& agent_command
       out += mpilaunch::format("context {}:  ranks {}-{}: {}\n", c, first,
                                first + app.num_procs - 1, fmt::join(app.argv, " "));
       out += mpilaunch::format("  wdir:     {}\n", app.wdir);
+      if (!app.exec_path.empty()) out += mpilaunch::format("  path:     {}\n", app.exec_path);
       for (const std::string& e : app.env) out += mpilaunch::format("  env:      {}\n", e);
       first += app.num_procs;
     }

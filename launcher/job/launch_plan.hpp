@@ -30,6 +30,7 @@ struct PlanApp {
   std::vector<std::string> env;   // NAME=value of its -x, after the job's env
   std::string wdir;               // absolute
   int num_procs = 0;
+  std::string exec_path;  // --path: searched for argv[0] before PATH, on the ranks' node
 };
 
 struct LaunchPlan {

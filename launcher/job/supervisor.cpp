@@ -212,7 +212,8 @@ void Supervisor::spawn_ranks() {
     spec.nodes.push_back(protocol::NodeRanks{
         plan.nodes[n].name, {}, static_cast<std::uint32_t>(plan.nodes[n].slots)});
   for (const PlanApp& app : plan.apps)
-    spec.apps.push_back({app.argv, app.env, app.wdir, static_cast<std::uint32_t>(app.num_procs)});
+    spec.apps.push_back(
+        {app.argv, app.env, app.wdir, static_cast<std::uint32_t>(app.num_procs), app.exec_path});
   spec.env = plan.env;
   spec.env.push_back(mpilaunch::format("MPILAUNCH_MAX_RESTARTS={}", config_.restart.max_restarts));
   // --report-bindings of unbound ranks: mpirun 4.1.4 leaves the line to each rank's Open MPI,

@@ -247,6 +247,52 @@ std::vector<Case> table() {
        .args = {"-prefix", "/opt/ompi/", "-x", "LD_LIBRARY_PATH=/opt/lib", "-n", "1", "@probe"},
        .env = {"PROBE_ENV=PATH,LD_LIBRARY_PATH,OPAL_PREFIX"},
        .source = "mpirun(1): --prefix with -x LD_LIBRARY_PATH"});
+  // --path DIR[:DIR]: the program is looked up in each DIR (relative ones from the working
+  // directory), then PATH, then the working directory; the ranks' PATH is unchanged and the
+  // context's ranks get OMPI_exec_path. Each script says which copy was found.
+  const std::string pbin_probe = "#!/bin/sh\nexec @probe pbin \"$@\"\n";
+  add({.name = "path",
+       .args = {"--path", "pbin", "-n", "2", "pprobe", "x"},
+       .env = {"PROBE_ENV=OMPI_exec_path,PATH"},
+       .files = {{"pbin/pprobe", pbin_probe}},
+       .source = "mpirun(1): --path <path>"});
+  add({.name = "path-from-wdir",
+       .args = {"--wdir", "sub", "-path", "pbin", "-n", "1", "pprobe"},
+       .env = {"PROBE_ENV=OMPI_exec_path"},
+       .files = {{"pbin/pprobe", pbin_probe},
+                 {"sub/pbin/pprobe", "#!/bin/sh\nexec @probe sub/pbin \"$@\"\n"}},
+       .source = "mpirun(1): --path with a relative directory and --wdir"});
+  add({.name = "path-before-path-env",
+       .args = {"--path", "nothere:pbin", "-n", "1", "hostname"},
+       .files = {{"pbin/hostname", pbin_probe}},
+       .source = "mpirun(1): --path <path> (a list; searched before PATH)"});
+  add({.name = "path-mpmd-later-context",
+       .args = {"--oversubscribe", "-n", "1", "--path", "pbin", "pprobe", "a", ":", "-n", "1",
+                "pprobe", "b"},
+       .env = {"PROBE_ENV=OMPI_exec_path"},
+       .files = {{"pbin/pprobe", pbin_probe}},
+       .source = "mpirun(1): --path in one MPMD context holds for the later ones"});
+  add({.name = "path-mpmd-earlier-context",
+       .args = {"--oversubscribe", "-n", "1", "pprobe", "a", ":", "-n", "1", "--path", "pbin",
+                "pprobe", "b"},
+       .checks = kRefusal,
+       .files = {{"pbin/pprobe", pbin_probe}},
+       .source = "mpirun(1): --path in a later MPMD context does not reach an earlier one"});
+  add({.name = "path-appfile",
+       .args = {"--oversubscribe", "--app", "app"},
+       .env = {"PROBE_ENV=OMPI_exec_path"},
+       .files = {{"pbin/pprobe", pbin_probe},
+                 {"app", "-n 1 --path pbin pprobe a\n-n 1 pprobe b\n"}},
+       .source = "mpirun(1): --path on an appfile line"});
+  add({.name = "path-command-line-appfile",
+       .args = {"--path", "pbin", "--app", "app"},
+       .checks = kRefusal,
+       .files = {{"pbin/pprobe", pbin_probe}, {"app", "-n 1 pprobe\n"}},
+       .source = "mpirun(1): --path on the command line is not used for the appfile's lines"});
+  add({.name = "program-in-wdir",
+       .args = {"-n", "2", "pprobe"},
+       .files = {{"pprobe", "#!/bin/sh\nexec @probe wdir \"$@\"\n"}},
+       .source = "mpirun(1): a program name found in the working directory, not in PATH"});
   add({.name = "am",
        .args = {"--am", "params.conf", "-n", "2", "@probe"},
        .env = {"PROBE_ENV=OMPI_MCA_mca_base_param_file_prefix"},
@@ -749,6 +795,11 @@ std::vector<Case> table() {
          .args = {"-H", "localhost:1,node1:2", "-n", "2", "@probe"},
          .env = {"OMPI_MCA_rmaps_base_no_schedule_local=1"},
          .source = "mpirun(1): --nolocal as an MCA parameter"});
+  vnode({.name = "vn-path",
+         .args = {"-H", "node1:1,node2:1", "--path", "pbin", "-n", "2", "pprobe"},
+         .env = {"PROBE_ENV=OMPI_exec_path,PATH"},
+         .files = {{"pbin/pprobe", "#!/bin/sh\nexec @probe pbin \"$@\"\n"}},
+         .source = "mpirun(1): --path <path> on remote nodes"});
   vnode({.name = "vn-prefix",
          .args = {"-H", "node1:1,node2:1", "--prefix", "/usr", "-n", "2", "@probe"},
          .pending = kPrefixRemote,

@@ -44,8 +44,10 @@ struct Case {
   unsigned pending_on = Report | Stdout | Stderr | Files | Exit | Framed;
   std::string stdin_text;        // written to both launchers' stdin, then closed
   std::vector<std::string> env;  // "NAME=value" for both launchers; "@apps": the apps dir
-  std::map<std::string, std::string> files;  // written into the working directory first
-  std::string source;                        // where the line comes from (mpirun(1), a project)
+  /// Written into the working directory first ("@probe" in a text becomes the probe's path; a
+  /// text starting with "#!" is made executable: a script).
+  std::map<std::string, std::string> files;
+  std::string source;  // where the line comes from (mpirun(1), a project)
   /// mpirun 4.1.4 itself sometimes dies of SIGSEGV at its end after forwarding stdin (1 run in
   /// 8 here, after the ranks got every byte and exited; its output can be lost with it). When
   /// it does, only the ranks' reports are compared, and the run says so.

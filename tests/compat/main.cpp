@@ -100,6 +100,7 @@ Ran run_side(const Case& c, bool under_mpirun, const fs::path& case_dir,
          at = content.find("@probe", at))
       content.replace(at, 6, e2e::app("probe"));
     e2e::write_file((dir / name).string(), content);
+    if (content.starts_with("#!")) ::chmod((dir / name).c_str(), 0755);
     inputs.push_back(name);
   }
   std::vector<std::string> args;

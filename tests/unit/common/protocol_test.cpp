@@ -111,6 +111,7 @@ TEST_CASE("every message type round-trips") {
               "/opt/openmpi-4.1"},
       JobSpec{.job_id = "j", .nspace = "ns", .index_argv_by_rank = true},
       JobSpec{.job_id = "j", .nspace = "ns", .cpus_not_bound = true},
+      JobSpec{.job_id = "j", .nspace = "ns", .apps = {{{"a"}, {}, "/w", 2, "bin:/opt/b"}}},
       Spawn{"ns"},
       RankStarted{3, 4242, false},
       RankStarted{4, 4243, true},

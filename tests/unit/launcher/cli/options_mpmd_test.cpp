@@ -291,3 +291,32 @@ TEST_CASE("mpmd: --mca belongs before the first program") {
   REQUIRE_FALSE(line);
   CHECK(line.error().detail.starts_with("--app f, line 1: --mca b 2 is given on an appfile line"));
 }
+
+TEST_CASE(
+    "--path holds for its context and the later ones; an appfile ignores the command line's") {
+  const auto o = parse_options({"-n",     "1",  "./a", ":", "-n", "1",  "--path", "p1",    "b",
+                                ":",      "-n", "1",   "c", ":",  "-n", "1",      "-path", "p2:/p3",
+                                "--path", "p4", "d",   ":", "-n", "1",  "e"});
+  REQUIRE(o);
+  REQUIRE(o->contexts.size() == 5);
+  CHECK(o->contexts[0].exec_path.empty());
+  CHECK_FALSE(o->contexts[0].path_given);
+  CHECK(o->contexts[1].exec_path == "p1");
+  CHECK(o->contexts[1].path_given);
+  CHECK(o->contexts[2].exec_path == "p1");  // mpirun 4.1.4 still searches p1 for c
+  CHECK_FALSE(o->contexts[2].path_given);
+  CHECK(o->contexts[3].exec_path == "p4");  // the last one given
+  CHECK(o->contexts[3].path_given);
+  CHECK(o->contexts[4].exec_path == "p4");
+  CHECK_FALSE(o->contexts[4].path_given);
+
+  const auto cl = parse_options({"--path", "p0", "--app", "f"});
+  REQUIRE(cl);
+  const auto a = apply_appfile(*cl, "-n 1 a\n-n 1 --path p1 b\n-n 1 c\n", "f");
+  REQUIRE(a);
+  REQUIRE(a->contexts.size() == 3);
+  CHECK(a->contexts[0].exec_path.empty());
+  CHECK(a->contexts[1].exec_path == "p1");
+  CHECK(a->contexts[2].exec_path == "p1");
+  CHECK_FALSE(a->contexts[2].path_given);
+}

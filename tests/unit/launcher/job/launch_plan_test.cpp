@@ -222,6 +222,21 @@ TEST_CASE("mpmd: contexts are mapped in turn, ranks numbered context by context"
   CHECK(text.find("context 1:  ranks 1-3: ./b x") != std::string::npos);
 }
 
+TEST_CASE("--path: searched by the agent; OMPI_exec_path only for the context that gave it") {
+  const auto plan = make_plan(opts({"-n", "1", "--path", "bin:/opt/b", "a", ":", "-n", "1", "b"}),
+                              HostList{}, kMachine, env);
+  REQUIRE(plan.has_value());
+  REQUIRE(plan->apps.size() == 2);
+  CHECK(plan->apps[0].exec_path == "bin:/opt/b");
+  CHECK(plan->apps[0].env == std::vector<std::string>{"OMPI_exec_path=bin:/opt/b"});
+  CHECK(plan->apps[1].exec_path == "bin:/opt/b");
+  CHECK(plan->apps[1].env.empty());
+  CHECK(render_plan(*plan, "agent").find("  path:     bin:/opt/b") != std::string::npos);
+  const auto one = make_plan(opts({"-path", "x", "a"}), HostList{}, kMachine, env);
+  REQUIRE(one.has_value());
+  CHECK(render_plan(*one, "agent").find("path:       x\n") != std::string::npos);
+}
+
 TEST_CASE("mpmd: a context's -H keeps it on those hosts; node order stays host order") {
   const HostList hosts{{{.name = "n1", .slots = 1}, {.name = "n2", .slots = 1}}, "-H"};
   const auto plan = make_plan(
