@@ -3,6 +3,7 @@
 
 #include "common/text.hpp"
 #include "common/text_format.hpp"
+#include "common/text_split.hpp"
 
 #include <algorithm>
 
@@ -28,18 +29,13 @@ std::optional<int> index_of(std::string_view text) {
 // first would be this parser again (measured with hwloc 2.9).
 std::optional<std::vector<int>> index_list(std::string_view text) {
   std::vector<int> out;
-  std::size_t start = 0;
-  for (;;) {
-    const std::size_t comma = std::min(text.find(',', start), text.size());
-    const std::string_view item = text.substr(start, comma - start);
+  for (const std::string_view item : split_at(text, ',')) {
     const std::size_t dash = item.find('-');
     const auto first = index_of(item.substr(0, dash));
     const auto last = dash == std::string_view::npos ? first : index_of(item.substr(dash + 1));
     if (!first || !last || *last < *first || *last - *first > kMaxIndex - 1) return std::nullopt;
     for (int i = *first; i <= *last; ++i) out.push_back(i);
     if (out.size() > static_cast<std::size_t>(kMaxIndex)) return std::nullopt;
-    if (comma == text.size()) break;
-    start = comma + 1;
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());

@@ -1,6 +1,7 @@
 #include "launcher/hosts/host_option.hpp"
 
 #include "common/text_format.hpp"
+#include "common/text_split.hpp"
 
 #include <algorithm>
 
@@ -14,11 +15,9 @@ Result<std::vector<HostEntry>> parse_host_option(std::string_view value) {
   };
   HostListBuilder hosts;
   int position = 0;
-  std::size_t start = 0;
-  for (;;) {
+  for (const std::string_view written : split_at(value, ',')) {
     ++position;
-    const std::size_t end = std::min(value.find(',', start), value.size());
-    const std::string_view item = trim_blanks(value.substr(start, end - start));
+    const std::string_view item = trim_blanks(written);
     if (item.empty())
       return fail(position, "empty; remove the extra comma or write a host name there");
     HostEntry entry;
@@ -27,8 +26,6 @@ Result<std::vector<HostEntry>> parse_host_option(std::string_view value) {
     if (!hosts.add(std::move(entry)))
       return fail(position, mpilaunch::format("{} has more than {} slots in all", printable(name),
                                               kMaxSlotsPerHost));
-    if (end == value.size()) break;
-    start = end + 1;
   }
   return std::move(hosts).take();
 }

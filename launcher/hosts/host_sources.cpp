@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/text_format.hpp"
+#include "common/text_split.hpp"
 
 #include "launcher/hosts/host_option.hpp"
 #include "launcher/hosts/hostfile.hpp"
@@ -131,12 +132,10 @@ Result<HostList> select_hosts(const HostRequest& request, const EnvLookup& env,
     if (request.hostfile.empty()) {
       // The seq mapper's order: each -H word is a line ("-H a:2" is one).
       for (const std::string& value : request.host_values)
-        for (std::size_t start = 0; start <= value.size();) {
-          const std::size_t end = std::min(value.find(',', start), value.size());
+        for (const std::string_view item : split_at(value, ',')) {
           HostEntry entry;
-          if (!read_host_item(trim_blanks(value.substr(start, end - start)), entry))
+          if (!read_host_item(trim_blanks(item), entry))
             list.host_lines.push_back(host_text(entry));
-          start = end + 1;
         }
       list.hosts = std::move(hosts).value();
       list.source = dash_h;

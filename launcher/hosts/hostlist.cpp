@@ -2,6 +2,7 @@
 
 #include "common/text.hpp"
 #include "common/text_format.hpp"
+#include "common/text_split.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -46,10 +47,7 @@ int digits_of(std::uint32_t n) {
 
 Why read_group(std::string_view inside, Part& part) {
   const std::string group = mpilaunch::format("[{}]", printable(inside));
-  std::size_t start = 0;
-  for (;;) {
-    const std::size_t end = std::min(inside.find(',', start), inside.size());
-    const std::string_view item = inside.substr(start, end - start);
+  for (const std::string_view item : split_at(inside, ',')) {
     if (item.empty()) return mpilaunch::format("'{}' has an empty range; write [1-3,7]", group);
     const std::size_t dash = item.find('-');
     const std::string_view lo_text = item.substr(0, dash);
@@ -65,9 +63,8 @@ Why read_group(std::string_view inside, Part& part) {
       return mpilaunch::format("range {} in '{}' runs backwards; write [{}-{}]", printable(item),
                                group, printable(hi_text), printable(lo_text));
     part.ranges.push_back({*lo, *hi, static_cast<int>(lo_text.size())});
-    if (end == inside.size()) return std::nullopt;
-    start = end + 1;
   }
+  return std::nullopt;
 }
 
 Why read_item(std::string_view item, std::vector<Part>& parts) {
@@ -200,11 +197,7 @@ Result<std::vector<int>> expand_node_counts(std::string_view text, std::string_v
                                     origin, printable(item))};
   };
   std::vector<int> counts;
-  text = trim_blanks(text);
-  std::size_t start = 0;
-  for (;;) {
-    const std::size_t end = std::min(text.find(',', start), text.size());
-    const std::string_view item = text.substr(start, end - start);
+  for (const std::string_view item : split_at(trim_blanks(text), ',')) {
     const std::size_t paren = item.find('(');
     const auto count = parse_slot_count(item.substr(0, paren));
     std::optional<int> repeat = 1;
@@ -219,9 +212,8 @@ Result<std::vector<int>> expand_node_counts(std::string_view text, std::string_v
           .kind = ErrorKind::HostfileError,
           .detail = mpilaunch::format("{}: more than {} nodes", origin, kMaxExpandedHosts)};
     counts.insert(counts.end(), static_cast<std::size_t>(*repeat), *count);
-    if (end == text.size()) return counts;
-    start = end + 1;
   }
+  return counts;
 }
 
 }  // namespace mpilaunch::launcher

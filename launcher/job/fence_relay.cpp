@@ -2,17 +2,13 @@
 
 #include "common/text.hpp"
 #include "common/text_format.hpp"
+#include "common/text_split.hpp"
 
 namespace mpilaunch::launcher {
 
 Result<std::set<int>> FenceRelay::participants(const std::string& procs) const {
   std::set<int> nodes;
-  std::size_t start = 0;
-  while (start < procs.size()) {
-    std::size_t end = procs.find(';', start);
-    if (end == std::string::npos) end = procs.size();
-    const std::string_view item(procs.data() + start, end - start);
-    start = end + 1;
+  for (const std::string_view item : split_at(procs, ';')) {
     if (item.empty()) continue;
     const auto colon = item.rfind(':');
     const auto parsed = colon == std::string_view::npos

@@ -6,6 +6,7 @@
 
 #include "common/text.hpp"
 #include "common/text_format.hpp"
+#include "common/text_split.hpp"
 
 #include "launcher/job/launch_plan.hpp"
 
@@ -84,12 +85,8 @@ Result<std::vector<int>> spawn_nodes_named(const std::vector<SpawnNode>& nodes,
                                            const std::string& names, const std::string& hostname,
                                            const std::string& key) {
   std::vector<int> found;
-  std::size_t start = 0;
-  while (start <= names.size()) {
-    std::size_t end = names.find(',', start);
-    if (end == std::string::npos) end = names.size();
-    std::string_view name = trim(std::string_view(names).substr(start, end - start));
-    start = end + 1;
+  for (const std::string_view item : split_at(names, ',')) {
+    std::string_view name = trim(item);
     if (const auto colon = name.find(':'); colon != std::string_view::npos)
       name = name.substr(0, colon);
     if (name.empty()) continue;

@@ -1,4 +1,5 @@
 #include "common/text.hpp"
+#include "common/text_split.hpp"
 
 #include <doctest/doctest.h>
 
@@ -69,4 +70,17 @@ TEST_CASE("leading_int: the integer a text starts with, whatever follows") {
     CHECK_MESSAGE(!leading_int<int>(none).has_value(), none);
   CHECK(!leading_int<int>("99999999999x"));  // does not fit
   CHECK(!leading_int<unsigned>("-1"));
+}
+
+TEST_CASE("split_at: every item between the separators, empty ones kept") {
+  using V = std::vector<std::string_view>;
+  CHECK(mpilaunch::split_at("", ',') == V{""});
+  CHECK(mpilaunch::split_at("a", ',') == V{"a"});
+  CHECK(mpilaunch::split_at("a,b", ',') == V{"a", "b"});
+  CHECK(mpilaunch::split_at("a,,b", ',') == V{"a", "", "b"});
+  CHECK(mpilaunch::split_at(",a,", ',') == V{"", "a", ""});
+  CHECK(mpilaunch::split_at("ns:0;ns:1;", ';') == V{"ns:0", "ns:1", ""});
+  CHECK(mpilaunch::split_at(" a , b ", ',') == V{" a ", " b "});  // no trimming
+  const std::string_view text = "x,y";
+  CHECK(mpilaunch::split_at(text, ',')[1].data() == text.data() + 2);  // views, not copies
 }
