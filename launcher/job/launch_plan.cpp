@@ -285,10 +285,12 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
   }
   plan.hostname = machine.hostname;
   // A plan refused as a whole names the program it would have run.
-  auto refuse = [&o](ErrorKind kind, std::string detail) {
-    return Error{.kind = kind,
-                 .executable = o.program.empty() ? "" : o.program[0],
-                 .detail = std::move(detail)};
+  const auto named = [&o](Error e) {
+    if (e.executable.empty() && !o.program.empty()) e.executable = o.program[0];
+    return e;
+  };
+  const auto refuse = [&](ErrorKind kind, std::string detail) {
+    return named(Error{.kind = kind, .detail = std::move(detail)});
   };
   // mpirun honours its MCA parameters from the environment (OMPI_MCA_*) and --mca as well as
   // its own options; the options win.
@@ -369,9 +371,9 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
   if (!o.cpus_per_proc.empty()) {
     const auto n = parse_int<int>(o.cpus_per_proc, 1);
     if (!n)
-      return Error{.kind = ErrorKind::BadOption,
-                   .detail = mpilaunch::format(
-                       "--cpus-per-proc {}: give a number of CPUs, 1 or more", o.cpus_per_proc)};
+      return refuse(ErrorKind::BadOption,
+                    mpilaunch::format("--cpus-per-proc {}: give a number of CPUs, 1 or more",
+                                      o.cpus_per_proc));
     placement_options.cpus_per_proc = *n;
   }
   // --ppr X is mpirun 4.1.4's deprecated spelling of --map-by ppr:X (measured: the same map,
@@ -420,17 +422,16 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
   const std::optional<std::string> rmaps = mca("rmaps");
   if (rmaps && !rmaps->empty() && !rmaps->starts_with('^') && *rmaps != "round_robin" &&
       *rmaps != "ppr" && *rmaps != "seq")
-    return Error{
-        .kind = ErrorKind::BadOption,
-        .detail = mpilaunch::format("--mca rmaps {}: mpilaunch does not have this mapper yet; "
-                                    "use --map-by (slot, node, an object, ppr:N:OBJ)",
-                                    *rmaps)};
+    return refuse(ErrorKind::BadOption,
+                  mpilaunch::format("--mca rmaps {}: mpilaunch does not have this mapper yet; use "
+                                    "--map-by (slot, node, an object, ppr:N:OBJ)",
+                                    *rmaps));
   auto placement = parse_placement(placement_options);
   // --ppr's value is checked here only, as the --map-by it stands for, and named as given.
   if (!placement && !o.ppr.empty())
     return refuse(ErrorKind::BadOption,
                   mpilaunch::format("--ppr {}: {}", o.ppr, placement.error().detail));
-  if (!placement) return placement.error();
+  if (!placement) return named(placement.error());
   plan.placement = placement.value();
   // --mca rmaps seq: the sequential mapper, which mpirun 4.1.4 runs with binding NONE (unlike
   // --map-by seq, which binds as by default) unless a binding is asked for.
@@ -478,7 +479,7 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
                             "supported; give one host file",
                             hosts.source, plan.placement.seq ? "--map-by seq" : "--rankfile"));
     Status narrowed = narrow_to_hostfiles(hosts, entries, contexts);
-    if (!narrowed) return narrowed.error();
+    if (!narrowed) return named(narrowed.error());
   }
   if (plan.slots_from_agents && contexts.size() > 1 && hosts.rankfile.empty() &&
       !plan.placement.seq) {
@@ -519,11 +520,7 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
                   : Result<PlacementLines>(
                         PlacementLines{hosts.rankfile, "--rankfile " + hosts.rankfile_path, true});
     Status placed = by ? place_by_lines(by.value(), entries, contexts, plan) : Status(by.error());
-    if (!placed) {
-      Error e = placed.error();
-      if (!o.program.empty()) e.executable = o.program[0];
-      return e;
-    }
+    if (!placed) return named(placed.error());
   } else if (plan.slots_from_agents) {
     // Every host gets an agent; the ranks are placed once they have counted their cores.
     std::vector<std::string> names;
@@ -533,11 +530,7 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
   } else {
     auto map =
         contexts.size() == 1 ? map_job(slots, request) : map_contexts(slots, request, contexts);
-    if (!map) {
-      Error e = map.error();
-      if (e.executable.empty() && !o.program.empty()) e.executable = o.program[0];
-      return e;
-    }
+    if (!map) return named(map.error());
     plan.map = std::move(map).value();
     for (const std::string& name : plan.map.nodes())
       for (const HostEntry& h : entries)

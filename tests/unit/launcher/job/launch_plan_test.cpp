@@ -121,6 +121,33 @@ TEST_CASE("--launcher=ssh without hosts, --launcher=srun outside an allocation: 
   }
 }
 
+// The plan's placement refusals name the program too: --cpus-per-proc's value, a mapper not
+// here yet, a placement the options ask for but cannot be (values the options check first).
+TEST_CASE("placement refusals of the plan: bad-option naming the program") {
+  const struct {
+    std::vector<std::string> args;
+    std::string detail;
+  } cases[] = {
+      {{"--cpus-per-proc", "0"}, "--cpus-per-proc 0: give a number of CPUs, 1 or more"},
+      {{"--mca", "rmaps", "mindist"},
+       "--mca rmaps mindist: mpilaunch does not have this mapper yet; use --map-by (slot, node, "
+       "an object, ppr:N:OBJ)"},
+      {{"--mca", "rmaps_base_mapping_policy", "sideways"}, "--map-by sideways: unknown policy"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.detail);
+    std::vector<std::string> args{"--launcher=local"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    args.push_back("./a");
+    const auto plan = make_plan(opts(args), HostList{}, kMachine, env);
+    REQUIRE_FALSE(plan.has_value());
+    CHECK(plan.error().kind == ErrorKind::BadOption);
+    CHECK_MESSAGE(plan.error().detail.starts_with(c.detail), plan.error().detail);
+    CHECK(plan.error().executable == "./a");
+    CHECK(exit_codes::for_error(plan.error()) == 64);
+  }
+}
+
 // MPI_UNIVERSE_SIZE under mpirun 4.1.4 is every allocated slot, used by ranks or not.
 TEST_CASE("the universe is every host's slots, whatever -n asks") {
   const HostList hosts{{{.name = "n1", .slots = 17}, {.name = "n2", .slots = 3}}, "-H"};
