@@ -11,9 +11,27 @@ dd if=/dev/urandom of="$dir/munge/key" bs=1024 count=1 status=none
 chmod 400 "$dir/munge/key"
 user=$(id -un)
 port=$((20000 + RANDOM % 20000))
+# The node's name is the cluster's own: task/cgroup keeps its cgroups under slurm_<node>, apart
+# from another fixture's running at the same time (job ids start at 1 in each).
+node=mpilaunch$port
 # More CPUs than the machine has (config_overrides), so the time-limit job of slurm_e2e.sh
 # can run beside the other tests instead of holding the node for its whole minute.
 cpus=$(( $(nproc) < 8 ? 8 : $(nproc) ))
+# Slurm's task/cgroup confines each step to the job's CPUs (a cpuset cgroup), as on a real
+# cluster, so the suite can check that no rank runs outside them. It needs the cgroup v1 cpuset
+# hierarchy, writable (Slurm 22.05's cgroup/v1; its cgroup/v2 wants systemd): where it is not,
+# steps run on every CPU (task/none) and slurm_e2e.sh says so. Its tree is removed at cleanup.
+task_plugin=task/none
+cpuset=/sys/fs/cgroup/cpuset
+if [ -w "$cpuset/cpuset.cpus" ] && mkdir "$cpuset/mpilaunch-probe.$$" 2>/dev/null &&
+  rmdir "$cpuset/mpilaunch-probe.$$"; then
+  task_plugin=task/cgroup,task/affinity
+  cat > "$dir/cgroup.conf" <<CGROUP
+CgroupPlugin=cgroup/v1
+CgroupMountpoint=/sys/fs/cgroup
+ConstrainCores=yes
+CGROUP
+fi
 munged --key-file="$dir/munge/key" --socket="$dir/munge/socket" \
   --pid-file="$dir/munge/pid" --log-file="$dir/munge/log" --seed-file="$dir/munge/seed" --force
 cat > "$dir/slurm.conf" <<CONF
@@ -27,7 +45,7 @@ AuthType=auth/munge
 AuthInfo=socket=$dir/munge/socket
 CredType=cred/munge
 ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
+TaskPlugin=$task_plugin
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 StateSaveLocation=$dir/state
@@ -44,10 +62,10 @@ MinJobAge=5
 KillWait=2
 InactiveLimit=0
 SlurmdParameters=config_overrides
-NodeName=localhost NodeAddr=127.0.0.1 CPUs=$cpus State=UNKNOWN
-PartitionName=test Nodes=localhost Default=YES MaxTime=INFINITE State=UP
+NodeName=$node NodeHostname=localhost NodeAddr=127.0.0.1 CPUs=$cpus State=UNKNOWN
+PartitionName=test Nodes=$node Default=YES MaxTime=INFINITE State=UP
 CONF
 export SLURM_CONF=$dir/slurm.conf
 slurmctld -f "$SLURM_CONF" -i
-slurmd -f "$SLURM_CONF" -N localhost
-echo "export SLURM_CONF=$SLURM_CONF"
+slurmd -f "$SLURM_CONF" -N "$node"
+echo "export SLURM_CONF=$SLURM_CONF MPILAUNCH_SLURM_TASK_PLUGIN=$task_plugin MPILAUNCH_SLURM_NODE=$node"
