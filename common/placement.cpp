@@ -116,6 +116,7 @@ Status parse_rank_by(const std::string& value, PlacementPolicy& p) {
   p.rank_given = true;
   const std::vector<std::string> words = split_words(lower(value));
   if (words[0] == "slot" || words[0] == "node") {
+    p.rank_by_node = words[0] == "node";
   } else if (const auto level = parse_level(words[0])) {
     p.rank_level = *level;
   } else {

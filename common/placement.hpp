@@ -59,6 +59,7 @@ struct PlacementPolicy {
   std::optional<bool> oversubscribe;  // :OVERSUBSCRIBE / :NOOVERSUBSCRIBE
   std::optional<HwLevel> rank_level;  // --rank-by OBJECT (nullopt: slot, node or default)
   bool rank_given = false;            // --rank-by given
+  bool rank_by_node = false;          // --rank-by node
   bool bind_given = false;            // --bind-to given
   bool bind_none = false;             // --bind-to none
   std::optional<HwLevel> bind_level;  // --bind-to OBJECT

@@ -62,6 +62,24 @@ std::vector<int> place_by_node(std::vector<SpawnNode>& nodes, const std::vector<
   return placed;
 }
 
+// The processes `placed` (a node index each) numbered in the nodes' order `candidates`: node
+// after node, or with `by_node` one node at a time in turn (mpirun 4.1.4's ranking by node).
+std::vector<int> rank_in_node_order(std::vector<int> placed, const std::vector<int>& candidates,
+                                    bool by_node) {
+  std::vector<int> left;  // per candidate, how many of `placed` are on it
+  for (int n : candidates)
+    left.push_back(static_cast<int>(std::count(placed.begin(), placed.end(), n)));
+  std::vector<int> ranked;
+  while (ranked.size() < placed.size()) {
+    for (std::size_t c = 0; c < candidates.size(); ++c) {
+      const int take = by_node ? std::min(left[c], 1) : left[c];
+      ranked.insert(ranked.end(), static_cast<std::size_t>(take), candidates[c]);
+      left[c] -= take;
+    }
+  }
+  return ranked;
+}
+
 }  // namespace
 
 Result<SpawnMapping> spawn_mapping(const std::string& map_by) {
@@ -165,7 +183,7 @@ Result<std::string> spawn_host_filter(const std::vector<SpawnNode>& nodes,
 
 Result<std::vector<int>> place_spawn(std::vector<SpawnNode>& nodes, const std::string& hosts,
                                      int count, bool oversubscribe, const std::string& hostname,
-                                     SpawnMapping mapping, int bookmark) {
+                                     SpawnMapping mapping, int bookmark, bool rank_by_node) {
   std::vector<int> candidates;
   if (trim(hosts).empty()) {
     for (std::size_t n = 0; n < nodes.size(); ++n) candidates.push_back(static_cast<int>(n));
@@ -195,13 +213,17 @@ Result<std::vector<int>> place_spawn(std::vector<SpawnNode>& nodes, const std::s
         .phase = "spawn",
         .detail = mpilaunch::format("MPI_Comm_spawn asked for {} processes; {} slots are free",
                                     count, free_slots)};
-  if (mapping == SpawnMapping::Node)
-    return place_by_node(nodes, candidates, count, free_slots < count);
-  // By slot from the bookmark when it has room, round the nodes.
+  // From the bookmark when it has room, round the nodes (by slot and by node alike).
   std::vector<int> order = candidates;
   if (const auto at = std::find(order.begin(), order.end(), bookmark);
       at != order.end() && room(nodes[static_cast<std::size_t>(bookmark)]) > 0)
     std::rotate(order.begin(), at, order.end());
+  const bool short_of_slots = free_slots < count;
+  if (mapping == SpawnMapping::Node) {
+    // Beyond the free slots (--oversubscribe) not measured: from the first node, as before.
+    if (short_of_slots) return place_by_node(nodes, candidates, count, true);
+    return rank_in_node_order(place_by_node(nodes, order, count, false), candidates, rank_by_node);
+  }
   std::vector<int> placed;
   for (int n : order) {
     SpawnNode& node = nodes[static_cast<std::size_t>(n)];
@@ -215,15 +237,10 @@ Result<std::vector<int>> place_spawn(std::vector<SpawnNode>& nodes, const std::s
     placed.push_back(n);
     ++nodes[static_cast<std::size_t>(n)].used;
   }
-  // Ranked node after node, in the nodes' order (measured within the free slots; beyond them
-  // the order of filling stays).
-  if (free_slots < count) return placed;
-  const auto position = [&](int n) {
-    return std::find(candidates.begin(), candidates.end(), n) - candidates.begin();
-  };
-  std::stable_sort(placed.begin(), placed.end(),
-                   [&](int a, int b) { return position(a) < position(b); });
-  return placed;
+  // Ranked in the nodes' order (measured within the free slots; beyond them the order of
+  // filling stays).
+  if (short_of_slots) return placed;
+  return rank_in_node_order(std::move(placed), candidates, rank_by_node);
 }
 
 }  // namespace mpilaunch::launcher

@@ -240,13 +240,17 @@ void Supervisor::on_spawn_request(Link& link, std::uint32_t id, const protocol::
   // The spawn's own map_by (info key, PMIX_MAPBY); the job's --map-by does not apply to
   // children under mpirun 4.1.4 (measured).
   const Result<SpawnMapping> mapping = spawn_mapping(m.map_by);
+  // ...but its ranking does: a job ranked by node (--map-by node without --rank-by, or
+  // --rank-by node) gets its children ranked by node too (measured).
+  const bool children_by_node =
+      plan.placement.rank_by_node || (plan.placement.by_node && !plan.placement.rank_given);
   for (const protocol::SpawnApp& app : m.apps) {
     auto hosts = spawn_hosts(nodes, app, plan.hostname);
     auto placed = !mapping ? Result<std::vector<int>>(mapping.error())
                   : !hosts ? Result<std::vector<int>>(hosts.error())
                            : place_spawn(nodes, hosts.value(), static_cast<int>(app.maxprocs),
                                          plan.request.oversubscribe, plan.hostname, mapping.value(),
-                                         plan.map.node_count() - 1);
+                                         plan.map.node_count() - 1, children_by_node);
     // mpirun 4.1.4 maps a job's ranks on a --cpu-list/--cpu-set with its rank_file mapper,
     // which does not map spawned processes: the spawn fails in binding ("the locale of the
     // following process was not set by the mapper code"), also with --bind-to none, once the

@@ -264,6 +264,28 @@ TEST_CASE("dynamic: the spawn's map_by node as mpirun; the job's --map-by is not
   }
 }
 
+// mpirun 4.1.4 on virtual nodes (measured with the same lines): the spawn's map_by node deals
+// from the node where the job's map ended (ORTE's bookmark) when it has room, and a job ranked
+// by node (--map-by node, --rank-by node) gets its children ranked by node. mpilaunch dealt
+// from the first node and ranked node after node: dyn1, dyn2 for the first line.
+TEST_CASE("dynamic: map_by node from the job's bookmark, children ranked by node as mpirun") {
+  SUBCASE("--map-by node -n 2, spawn 2 map_by node: from dyn2") {
+    check_spawn_on_nodes(
+        {"--launcher=local", "-H", "dyn1:2,dyn2:2,dyn3:2", "--map-by", "node", "-n", "2"}, 2,
+        {"dyn2", "dyn3"}, 2, {"map_by", "node"});
+  }
+  SUBCASE("--map-by node -n 2, spawn 4 map_by node: dyn2 takes the extra one, ranked by node") {
+    check_spawn_on_nodes(
+        {"--launcher=local", "-H", "dyn1:3,dyn2:3,dyn3:3", "--map-by", "node", "-n", "2"}, 4,
+        {"dyn1", "dyn2", "dyn3", "dyn2"}, 2, {"map_by", "node"});
+  }
+  SUBCASE("--rank-by node -n 2, spawn 4 map_by node") {
+    check_spawn_on_nodes(
+        {"--launcher=local", "-H", "dyn1:3,dyn2:3,dyn3:3", "--rank-by", "node", "-n", "2"}, 4,
+        {"dyn1", "dyn2", "dyn3", "dyn2"}, 2, {"map_by", "node"});
+  }
+}
+
 TEST_CASE("dynamic: MPI_Comm_spawn beyond the slots is refused with not-enough-slots") {
   Job job;
   const Outcome o =

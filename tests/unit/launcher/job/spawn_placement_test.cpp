@@ -192,4 +192,39 @@ TEST_CASE("spawn placement: the map_by values served") {
   }
 }
 
+// mpirun 4.1.4 on virtual nodes (measured): the spawn's map_by node starts dealing at the
+// bookmark (the node where the job's map ended) when it has room; a job ranked by node
+// (--map-by node, or --rank-by node) gets its children ranked by node, whatever their mapping.
+TEST_CASE("spawn placement: map_by node from the bookmark; ranked by node as the job") {
+  const auto place = [](std::vector<SpawnNode> nodes, int count, SpawnMapping mapping, int bookmark,
+                        bool by_node) {
+    return place_spawn(nodes, "", count, false, "", mapping, bookmark, by_node).value();
+  };
+  // -H dyn1:2,dyn2:2,dyn3:2 --map-by node -n 2 (bookmark dyn2), spawn 1 / 2 / 4, map_by node.
+  const std::vector<SpawnNode> two_each{{"dyn1", 2, 1}, {"dyn2", 2, 1}, {"dyn3", 2, 0}};
+  CHECK(place(two_each, 1, SpawnMapping::Node, 1, true) == std::vector<int>{1});
+  CHECK(place(two_each, 2, SpawnMapping::Node, 1, true) == std::vector<int>{1, 2});
+  CHECK(place(two_each, 3, SpawnMapping::Node, 1, true) == std::vector<int>{0, 1, 2});
+  CHECK(place(two_each, 4, SpawnMapping::Node, 1, true) == std::vector<int>{0, 1, 2, 2});
+  // -H dyn1:3,dyn2:3,dyn3:3 --map-by node -n 2, spawn 4 map_by node: dyn2 takes the extra one;
+  // spawn 2: dyn2, dyn3; map_by slot, spawn 4: dyn2 and dyn3 filled, ranked by node.
+  const std::vector<SpawnNode> three_each{{"dyn1", 3, 1}, {"dyn2", 3, 1}, {"dyn3", 3, 0}};
+  CHECK(place(three_each, 4, SpawnMapping::Node, 1, true) == std::vector<int>{0, 1, 2, 1});
+  CHECK(place(three_each, 2, SpawnMapping::Node, 1, true) == std::vector<int>{1, 2});
+  CHECK(place(three_each, 4, SpawnMapping::Slot, 1, true) == std::vector<int>{1, 2, 1, 2});
+  // -H dyn1:3,dyn2:3 --map-by node -n 2, spawn 4 (by slot from dyn2, then dyn1).
+  CHECK(place({{"dyn1", 3, 1}, {"dyn2", 3, 1}}, 4, SpawnMapping::Slot, 1, true) ==
+        std::vector<int>{0, 1, 0, 1});
+  // --rank-by node -H dyn1:3,dyn2:3,dyn3:3 -n 2 (bookmark dyn1), spawn 4 map_by node.
+  CHECK(place({{"dyn1", 3, 2}, {"dyn2", 3, 0}, {"dyn3", 3, 0}}, 4, SpawnMapping::Node, 0, true) ==
+        std::vector<int>{0, 1, 2, 1});
+  // The same without ranking by node: node after node (-H dyn1:3,dyn2:3,dyn3:3 -n 2).
+  CHECK(place({{"dyn1", 3, 2}, {"dyn2", 3, 0}, {"dyn3", 3, 0}}, 4, SpawnMapping::Node, 0, false) ==
+        std::vector<int>{0, 1, 1, 2});
+  // A full bookmark: dealt from the first node (-H dyn1:3,dyn2:1,dyn3:3 --map-by node -n 2,
+  // spawn 3 map_by node: dyn1, dyn3, dyn1).
+  CHECK(place({{"dyn1", 3, 1}, {"dyn2", 1, 1}, {"dyn3", 3, 0}}, 3, SpawnMapping::Node, 1, true) ==
+        std::vector<int>{0, 2, 0});
+}
+
 }  // namespace mpilaunch::launcher
