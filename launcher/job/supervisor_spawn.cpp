@@ -147,35 +147,62 @@ void Supervisor::bind_children(ChildJobRecord& record, protocol::JobSpec& spec,
 
 namespace {
 
+// A spawn's info host file (`hostfile`, `add-hostfile`: `key`), read on the launcher's
+// machine as --hostfile is (bounded; a directory refused): the names of its hosts.
+Result<std::vector<std::string>> spawn_file_hosts(const std::string& path, std::string_view key) {
+  auto text = read_host_file(path);
+  auto entries =
+      text ? parse_hostfile(text.value(), path) : Result<std::vector<HostEntry>>(text.error());
+  if (!entries) {
+    Error e = entries.error();
+    e.phase = "spawn";
+    e.detail = mpilaunch::format("MPI_Comm_spawn's info {}, read on the launcher's machine: {}",
+                                 key, e.detail);
+    return e;
+  }
+  std::vector<std::string> names;
+  for (const HostEntry& h : entries.value()) names.push_back(h.name);
+  return names;
+}
+
 // The nodes one application context of a spawn may use (place_spawn's `hosts`), from its info
 // keys. A host file named by `hostfile` is read here, on the launcher's machine (its slots=
 // change nothing, as under mpirun 4.1.4). `add-hostfile` (the agent passes it in add_host as
-// "add-hostfile=FILE") is refused by name: mpirun 4.1.4 starts daemons on the file's new hosts,
-// then its job fails (measured).
+// "add-hostfile=FILE") naming only hosts of the job restricts the nodes to them as `add-host`
+// does, slots= ignored (measured); a new host in it is refused by name: mpirun 4.1.4 starts
+// daemons on the file's new hosts, then its job fails (measured).
 Result<std::string> spawn_hosts(const std::vector<SpawnNode>& nodes, const protocol::SpawnApp& app,
                                 const std::string& hostname) {
   constexpr std::string_view kAddHostfile = "add-hostfile=";
-  if (app.add_host.starts_with(kAddHostfile))
-    return Error{.kind = ErrorKind::BadOption,
-                 .phase = "spawn",
-                 .detail = mpilaunch::format(
-                     "MPI_Comm_spawn's info add-hostfile {} is not served (mpirun 4.1.4 starts "
-                     "daemons on its new hosts, then its job fails); list every host at launch "
-                     "(-H, --hostfile), or name them with the info key host or hostfile",
-                     app.add_host.substr(kAddHostfile.size()))};
-  SpawnHostKeys keys{.host = app.host, .hostfile = app.hostfile, .add_host = app.add_host};
-  if (!app.hostfile.empty()) {
-    // Read on this machine, as --hostfile is (bounded; a directory refused).
-    auto text = read_host_file(app.hostfile);
-    auto entries = text ? parse_hostfile(text.value(), app.hostfile)
-                        : Result<std::vector<HostEntry>>(text.error());
-    if (!entries) {
-      Error e = entries.error();
-      e.phase = "spawn";
-      e.detail = "MPI_Comm_spawn's info hostfile, read on the launcher's machine: " + e.detail;
-      return e;
+  std::string add_host = app.add_host;
+  if (app.add_host.starts_with(kAddHostfile)) {
+    const std::string path = app.add_host.substr(kAddHostfile.size());
+    auto names = spawn_file_hosts(path, "add-hostfile");
+    if (!names) return names.error();
+    add_host.clear();
+    for (const std::string& name : names.value()) {
+      if (!spawn_nodes_named(nodes, name, hostname, "add-hostfile"))
+        return Error{.kind = ErrorKind::BadOption,
+                     .host = name,
+                     .phase = "spawn",
+                     .detail = mpilaunch::format(
+                         "MPI_Comm_spawn's info add-hostfile {} names {}, which is not a node of "
+                         "this job: adding hosts is not served (mpirun 4.1.4 starts daemons on "
+                         "them, then its job fails); list every host at launch (-H, --hostfile)",
+                         path, name)};
+      add_host += (add_host.empty() ? "" : ",") + name;
     }
-    for (const HostEntry& h : entries.value()) keys.hostfile_hosts.push_back(h.name);
+    if (add_host.empty())
+      return Error{
+          .kind = ErrorKind::HostfileError,
+          .phase = "spawn",
+          .detail = mpilaunch::format("MPI_Comm_spawn's info add-hostfile {} names no host", path)};
+  }
+  SpawnHostKeys keys{.host = app.host, .hostfile = app.hostfile, .add_host = add_host};
+  if (!app.hostfile.empty()) {
+    auto names = spawn_file_hosts(app.hostfile, "hostfile");
+    if (!names) return names.error();
+    keys.hostfile_hosts = std::move(names).value();
   }
   return spawn_host_filter(nodes, keys, hostname);
 }

@@ -305,7 +305,7 @@ TEST_CASE("dynamic: MPI_Comm_spawn beyond the slots is refused with not-enough-s
 // The spawn's info keys hostfile and add-host as mpirun 4.1.4 reads them (measured with the same
 // lines on virtual nodes): the host file restricts the job's nodes (its slots= change nothing;
 // the nodes are taken in the job's order); add-host naming a node of the job restricts as host
-// does. A host file that cannot be read, add-host of a new host and add-hostfile are refused by
+// does. A host file that cannot be read, add-host or add-hostfile of a new host are refused by
 // name (mpirun 4.1.4: "unable to open the hostfile"; a new host's daemon, then its job fails).
 TEST_CASE("dynamic: the spawn's info hostfile and add-host as mpirun") {
   TempDir dir;
@@ -318,6 +318,26 @@ TEST_CASE("dynamic: the spawn's info hostfile and add-host as mpirun") {
   SUBCASE("add-host of a node of the job") {
     check_spawn_on_nodes({"--launcher=local", "-H", "dyn1:2,dyn2:2", "-n", "1"}, 1, {"dyn2"}, 1,
                          {"add-host", "dyn2"});
+  }
+  // mpirun 4.1.4 (measured): an add-hostfile naming only hosts of the job restricts the spawn
+  // to them as add-host does; its slots= change nothing (dyn2 slots=4, spawn 4 on its 2 slots:
+  // "not enough slots").
+  SUBCASE("add-hostfile of a node of the job") {
+    const std::string only_dyn3 = dir.file("add-dyn3");
+    write_file(only_dyn3, "dyn3\n");
+    check_spawn_on_nodes({"--launcher=local", "-H", "dyn1:2,dyn2:2,dyn3:2", "-n", "1"}, 2,
+                         {"dyn3", "dyn3"}, 1, {"add-hostfile", only_dyn3});
+  }
+  SUBCASE("add-hostfile: its slots= change nothing") {
+    const std::string more_slots = dir.file("add-dyn2-slots");
+    write_file(more_slots, "dyn2 slots=4\n");
+    Job job;
+    const Outcome o = job.launch({"--launcher=local", "-H", "dyn1:2,dyn2:2", "-n", "1",
+                                  app("dynamic"), "spawn", "4", "add-hostfile", more_slots},
+                                 Millis{120'000});
+    CHECK_MESSAGE(!o.timed_out, o.summary());
+    check_job_failed(job, "not-enough-slots", 67);
+    check_nothing_left(job, o);
   }
   struct Refusal {
     const char* key;
