@@ -3,7 +3,9 @@
  *   dynamic spawn N        rank 0 of the world spawns N copies of this program, which get 42
  *                          through the intercommunicator and print it, then all disconnect
  *   dynamic spawn N KEY VALUE  the same with the info key KEY set to VALUE (map_by node)
- *   dynamic spawn-env N    as spawn N; each process also prints its OMPI_MCA_mpi_oversubscribe
+ *   dynamic spawn-nested N as spawn N; then each child's world spawns 1 more copy (a spawned
+ *                          process's own MPI_Comm_spawn), sends it 43 and prints "child R spawned
+ * 1" dynamic spawn-env N    as spawn N; each process also prints its OMPI_MCA_mpi_oversubscribe
  *   dynamic spawn-flaky N  as spawn N, but in the run's first attempt (MPILAUNCH_ATTEMPT=1) the
  *                          children exit 3 before MPI_Init (restarts)
  *   dynamic spawn-hang     rank 0 spawns 1 copy; each side prints "ready" and waits in MPI_Recv
@@ -54,14 +56,27 @@ static void wait_for_ever(MPI_Comm inter) {
   MPI_Recv(&v, 1, MPI_INT, 0, 0, inter, MPI_STATUS_IGNORE);
 }
 
-static void child(MPI_Comm parent, int with_env) {
+/* with_env: 1 prints the environment, 2 waits for ever, 3 spawns one more copy (a child's own
+ * MPI_Comm_spawn). */
+static void child(MPI_Comm parent, int with_env, char* program) {
   int rank, size, v = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (with_env == 2) wait_for_ever(parent);
   MPI_Bcast(&v, 1, MPI_INT, 0, parent);
   printf("child %d of %d got %d\n", rank, size, v);
-  if (with_env) print_oversubscribe("child", rank);
+  fflush(stdout);
+  if (with_env == 1) print_oversubscribe("child", rank);
+  if (with_env == 3) {
+    MPI_Comm inter;
+    char* grandchild_argv[] = {(char*)"child", NULL};
+    v = 43;
+    MPI_Comm_spawn(program, grandchild_argv, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
+                   MPI_ERRCODES_IGNORE);
+    MPI_Bcast(&v, 1, MPI_INT, rank == 0 ? MPI_ROOT : MPI_PROC_NULL, inter);
+    MPI_Comm_disconnect(&inter);
+    printf("child %d spawned 1\n", rank);
+  }
   MPI_Comm_disconnect(&parent);
 }
 
@@ -125,17 +140,23 @@ int main(int argc, char** argv) {
   MPI_Comm_get_parent(&parent);
   const char* mode = argc > 1 ? argv[1] : "spawn";
   if (parent != MPI_COMM_NULL) {
-    child(parent, argc < 3                       ? 0
-                  : strcmp(argv[2], "env") == 0  ? 1
-                  : strcmp(argv[2], "hang") == 0 ? 2
-                                                 : 0);
+    child(parent,
+          argc < 3                         ? 0
+          : strcmp(argv[2], "env") == 0    ? 1
+          : strcmp(argv[2], "hang") == 0   ? 2
+          : strcmp(argv[2], "nested") == 0 ? 3
+                                           : 0,
+          argv[0]);
   } else if (strcmp(mode, "spawn") == 0 || strcmp(mode, "spawn-env") == 0 ||
-             strcmp(mode, "spawn-flaky") == 0) {
+             strcmp(mode, "spawn-flaky") == 0 || strcmp(mode, "spawn-nested") == 0) {
     int n = argc > 2 ? atoi(argv[2]) : 2, v = 42;
     MPI_Comm inter;
     char* child_argv[] = {strcmp(mode, "spawn-flaky") == 0 ? "flaky-child" : "child",
-                          strcmp(mode, "spawn-env") == 0 ? "env" : NULL, NULL};
-    if (child_argv[1] != NULL) print_oversubscribe("parent", rank);
+                          strcmp(mode, "spawn-env") == 0      ? "env"
+                          : strcmp(mode, "spawn-nested") == 0 ? "nested"
+                                                              : NULL,
+                          NULL};
+    if (strcmp(mode, "spawn-env") == 0) print_oversubscribe("parent", rank);
     MPI_Info info = MPI_INFO_NULL;
     if (argc > 4) {
       MPI_Info_create(&info);

@@ -286,6 +286,24 @@ TEST_CASE("dynamic: map_by node from the job's bookmark, children ranked by node
   }
 }
 
+// A spawned process that spawns in turn: mpirun 4.1.4 serves it (its job 3, measured); mpilaunch
+// does not yet, and says so by name (unsupported-mpi-call naming the spawned job) instead of
+// the child's MPI_Abort (rank-called-abort with no word on why).
+TEST_CASE("dynamic: a spawned process's own MPI_Comm_spawn is refused by name") {
+  Job job;
+  const Outcome o = job.launch(
+      {"--launcher=local", "-H", "dyn1:2,dyn2:2", "-n", "1", app("dynamic"), "spawn-nested", "1"},
+      Millis{120'000});
+  CHECK_MESSAGE(!o.timed_out, o.summary());
+  const Json error = check_job_failed(job, "unsupported-mpi-call", 69);
+  CHECK_MESSAGE(error.value("detail", std::string()).find("of spawned job 2") != std::string::npos,
+                error.dump());
+  CHECK_MESSAGE(error.value("phase", std::string()) == "spawn", error.dump());
+  const auto refused = events_named(read_events(job.events_path()).events, "spawn-refused");
+  CHECK(refused.size() == 1);
+  check_nothing_left(job, o);
+}
+
 TEST_CASE("dynamic: MPI_Comm_spawn beyond the slots is refused with not-enough-slots") {
   Job job;
   const Outcome o =
