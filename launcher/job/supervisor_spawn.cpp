@@ -156,7 +156,8 @@ Result<std::vector<std::string>> spawn_file_hosts(const std::string& path, std::
       text ? parse_hostfile(text.value(), path) : Result<std::vector<HostEntry>>(text.error());
   if (!entries) {
     Error e = entries.error();
-    e.phase = "spawn";
+    // A file that could not be read at all keeps phase "read" and its hint (no line to fix).
+    if (e.phase != "read") e.phase = "spawn";
     e.detail = mpilaunch::format("MPI_Comm_spawn's info {}, read on the launcher's machine: {}",
                                  key, e.detail);
     return e;
