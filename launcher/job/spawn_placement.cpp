@@ -213,17 +213,18 @@ Result<std::vector<int>> place_spawn(std::vector<SpawnNode>& nodes, const std::s
         .phase = "spawn",
         .detail = mpilaunch::format("MPI_Comm_spawn asked for {} processes; {} slots are free",
                                     count, free_slots)};
-  // From the bookmark when it has room, round the nodes (by slot and by node alike).
+  // From the bookmark when it has room, else from the first node with room, round the nodes
+  // (by slot and by node alike; beyond the free slots too, measured with --oversubscribe).
   std::vector<int> order = candidates;
-  if (const auto at = std::find(order.begin(), order.end(), bookmark);
-      at != order.end() && room(nodes[static_cast<std::size_t>(bookmark)]) > 0)
-    std::rotate(order.begin(), at, order.end());
+  auto start = std::find(order.begin(), order.end(), bookmark);
+  if (start == order.end() || room(nodes[static_cast<std::size_t>(*start)]) <= 0)
+    start = std::find_if(order.begin(), order.end(),
+                         [&](int n) { return room(nodes[static_cast<std::size_t>(n)]) > 0; });
+  if (start != order.end()) std::rotate(order.begin(), start, order.end());
   const bool short_of_slots = free_slots < count;
-  if (mapping == SpawnMapping::Node) {
-    // Beyond the free slots (--oversubscribe) not measured: from the first node, as before.
-    if (short_of_slots) return place_by_node(nodes, candidates, count, true);
-    return rank_in_node_order(place_by_node(nodes, order, count, false), candidates, rank_by_node);
-  }
+  if (mapping == SpawnMapping::Node)
+    return rank_in_node_order(place_by_node(nodes, order, count, short_of_slots), candidates,
+                              rank_by_node);
   std::vector<int> placed;
   for (int n : order) {
     SpawnNode& node = nodes[static_cast<std::size_t>(n)];
@@ -237,9 +238,7 @@ Result<std::vector<int>> place_spawn(std::vector<SpawnNode>& nodes, const std::s
     placed.push_back(n);
     ++nodes[static_cast<std::size_t>(n)].used;
   }
-  // Ranked in the nodes' order (measured within the free slots; beyond them the order of
-  // filling stays).
-  if (short_of_slots) return placed;
+  // Ranked in the nodes' order (measured, also beyond the free slots).
   return rank_in_node_order(std::move(placed), candidates, rank_by_node);
 }
 

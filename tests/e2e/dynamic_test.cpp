@@ -286,6 +286,22 @@ TEST_CASE("dynamic: map_by node from the job's bookmark, children ranked by node
   }
 }
 
+// Beyond the free slots (--oversubscribe), as mpirun 4.1.4 on virtual nodes (measured with the
+// same lines): the free slots first, from the bookmark or else the first node with room, the
+// rest evenly from there, ranked in node order. mpilaunch put the first extra process on the
+// first node (dyn1, dyn2, dyn2 below; dyn3, dyn1, dyn2, dyn3 in rank order).
+TEST_CASE("dynamic: spawned processes beyond the free slots go where mpirun puts them") {
+  SUBCASE("-H dyn1:2,dyn2:2 -n 2, spawn 3: all on dyn2") {
+    check_spawn_on_nodes({"--launcher=local", "--oversubscribe", "-H", "dyn1:2,dyn2:2", "-n", "2"},
+                         3, {"dyn2", "dyn2", "dyn2"});
+  }
+  SUBCASE("-H dyn1:1,dyn2:1,dyn3:1 -n 2, spawn 4") {
+    check_spawn_on_nodes(
+        {"--launcher=local", "--oversubscribe", "-H", "dyn1:1,dyn2:1,dyn3:1", "-n", "2"}, 4,
+        {"dyn1", "dyn2", "dyn3", "dyn3"});
+  }
+}
+
 // A spawned process that spawns in turn: mpirun 4.1.4 serves it (its job 3, measured); mpilaunch
 // does not yet, and says so by name (unsupported-mpi-call naming the spawned job) instead of
 // the child's MPI_Abort (rank-called-abort with no word on why).
