@@ -408,9 +408,13 @@ std::optional<SpawnRequest> Agent::prepare_rank(const protocol::JobSpec& job, st
     // A spawned job's context carries its parent's OMPI_* variables (Open MPI's spawn forwards
     // them), among them the parent's node's oversubscription and whether the parent reports
     // its own binding: the child's own node and binding decide, as under mpirun 4.1.4 (a --mca
-    // or -x of the job's still comes with job.env).
+    // or -x of the job's still comes with job.env). Likewise the parent's node's directories
+    // (rank_env.hpp): a child on another virtual node with its parent's vader directory shared
+    // its segment files with a sibling of the same local rank there, and crashed in MPI_Init.
     if (current || !(entry.starts_with("OMPI_MCA_mpi_oversubscribe=") ||
-                     entry.starts_with("OMPI_MCA_hwloc_base_report_bindings=")))
+                     entry.starts_with("OMPI_MCA_hwloc_base_report_bindings=") ||
+                     entry.starts_with("OMPI_MCA_btl_vader_backing_directory=") ||
+                     entry.starts_with("OMPI_MCA_orte_tmpdir_base=")))
       input.job.push_back(entry);
   input.placement = RankPlacement{static_cast<int>(rank),
                                   static_cast<int>(size),

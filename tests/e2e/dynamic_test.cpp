@@ -279,6 +279,13 @@ TEST_CASE("dynamic: map_by node from the job's bookmark, children ranked by node
         {"--launcher=local", "-H", "dyn1:3,dyn2:3,dyn3:3", "--map-by", "node", "-n", "2"}, 4,
         {"dyn1", "dyn2", "dyn3", "dyn2"}, 2, {"map_by", "node"});
   }
+  // Two children on each parent's node: each child must get its own node's shared-memory
+  // directory, not its parent's (Open MPI's spawn forwards the parent's OMPI_MCA_* variables):
+  // sharing one, two children of the same local rank crashed in MPI_Init (SIGSEGV in vader).
+  SUBCASE("--map-by node -n 2, spawn 4: two children beside each parent, ranked by node") {
+    check_spawn_on_nodes({"--launcher=local", "-H", "dyn1:3,dyn2:3", "--map-by", "node", "-n", "2"},
+                         4, {"dyn1", "dyn2", "dyn1", "dyn2"});
+  }
   SUBCASE("--rank-by node -n 2, spawn 4 map_by node") {
     check_spawn_on_nodes(
         {"--launcher=local", "-H", "dyn1:3,dyn2:3,dyn3:3", "--rank-by", "node", "-n", "2"}, 4,
