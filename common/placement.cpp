@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <utility>
 
 namespace mpilaunch {
 
@@ -448,8 +449,19 @@ std::string report_bindings_text(const JobMap& map, const std::vector<ReportNode
   return out;
 }
 
+namespace {
+
+int app_of(const std::vector<int>& app_of_rank, int rank) {
+  return static_cast<std::size_t>(rank) < app_of_rank.size()
+             ? app_of_rank[static_cast<std::size_t>(rank)]
+             : 0;
+}
+
+}  // namespace
+
 std::string display_map_text(const std::string& job, int total_slots, const JobMap& map,
-                             const std::vector<ReportNode>& nodes, const JobBindings& bindings) {
+                             const std::vector<ReportNode>& nodes, const JobBindings& bindings,
+                             const std::vector<int>& app_of_rank) {
   std::string out = mpilaunch::format(" Data for JOB [{},1] offset 0 Total slots allocated {}\n\n",
                                       job, total_slots);
   out += " ========================   JOB MAP   ========================\n";
@@ -466,11 +478,79 @@ std::string display_map_text(const std::string& job, int total_slots, const JobM
                                      : BindingText{.everything = true, .where = {}, .map = {}};
         bound = text.everything ? "UNBOUND" : text.where + ":" + text.map;
       }
-      out += mpilaunch::format(" \tProcess OMPI jobid: [{},1] App: 0 Process rank: {} Bound: {}\n",
-                               job, map.ranks_on(n)[i], bound);
+      const int rank = map.ranks_on(n)[i];
+      out += mpilaunch::format(" \tProcess OMPI jobid: [{},1] App: {} Process rank: {} Bound: {}\n",
+                               job, app_of(app_of_rank, rank), rank, bound);
     }
   }
   out += "\n =============================================================\n";
+  return out;
+}
+
+std::string relative_locality_text(const NodeTopology& topology,
+                                   const std::vector<std::uint32_t>& a,
+                                   const std::vector<std::uint32_t>& b) {
+  std::string out = "CL:CU:N:B";
+  // Open MPI's order, from the largest object; a level is shared when one of its objects holds
+  // PUs of both sets.
+  constexpr std::pair<HwLevel, std::string_view> kLevels[] = {
+      {HwLevel::Numa, "Nu"}, {HwLevel::Socket, "S"}, {HwLevel::L3, "L3"},       {HwLevel::L2, "L2"},
+      {HwLevel::L1, "L1"},   {HwLevel::Core, "C"},   {HwLevel::HwThread, "Hwt"}};
+  for (const auto& [level, name] : kLevels) {
+    bool shared = false;
+    for (std::uint32_t pa : a) {
+      const int object = topology.object_of(pa, level);
+      if (object < 0) continue;
+      for (std::uint32_t pb : b)
+        if (topology.object_of(pb, level) == object) shared = true;
+    }
+    if (shared) out += mpilaunch::format(":{}", name);
+  }
+  return out;
+}
+
+std::string display_diffable_map_text(const JobMap& map, const std::vector<ReportNode>& nodes,
+                                      const JobBindings& bindings,
+                                      const std::vector<int>& app_of_rank) {
+  const bool bound = bindings.policy != "none";
+  static const NodeTopology kNone;
+  auto topology_of = [&](int n) -> const NodeTopology& {
+    const NodeTopology* t = nodes[static_cast<std::size_t>(n)].topology;
+    return t != nullptr ? *t : kNone;
+  };
+  // A rank's PUs: every PU of its node where it is not bound to fewer.
+  auto pus_of = [&](int n, std::size_t i) {
+    std::vector<std::uint32_t> pus;
+    if (bound) pus = bindings.pus[static_cast<std::size_t>(n)][i];
+    if (pus.empty())
+      for (std::uint32_t p = 0; p < topology_of(n).pus.size(); ++p) pus.push_back(p);
+    return pus;
+  };
+  std::string out = "<map>\n";
+  for (int n = 0; n < map.node_count(); ++n) {
+    out += mpilaunch::format("\t<host num={}>\n", n);
+    const std::vector<int>& ranks = map.ranks_on(n);
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+      std::string binding = "UNBOUND";
+      if (bound && nodes[static_cast<std::size_t>(n)].topology != nullptr &&
+          !bindings.pus[static_cast<std::size_t>(n)][i].empty()) {
+        const BindingText text =
+            binding_text(topology_of(n), bindings.pus[static_cast<std::size_t>(n)][i]);
+        if (!text.everything) binding = text.map;
+      }
+      out += mpilaunch::format(
+          "\t\t<process rank={} app_idx={} local_rank={} node_rank={} binding={}>\n", ranks[i],
+          app_of(app_of_rank, ranks[i]), i, i, binding);
+    }
+    out += "\t</host>\n";
+  }
+  if (!bound || map.node_count() == 0) return out;
+  out += "\t<locality>\n";
+  const std::vector<int>& first = map.ranks_on(0);
+  for (std::size_t i = 1; i < first.size(); ++i)
+    out += mpilaunch::format("\t\t<rank={} rank={} locality={}>\n", first[0], first[i],
+                             relative_locality_text(topology_of(0), pus_of(0, 0), pus_of(0, i)));
+  out += "\t</locality>\n</map>\n";
   return out;
 }
 

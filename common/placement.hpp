@@ -146,8 +146,26 @@ std::string report_bindings_text(const JobMap& map, const std::vector<ReportNode
                                  const JobBindings& bindings);
 
 /// mpirun's --display-map table ("========================   JOB MAP   ========================"),
-/// with `job` in place of its job id and `total_slots` every host's slots.
+/// with `job` in place of its job id and `total_slots` every host's slots. `app_of_rank`: each
+/// rank's application context ("App: N"; empty: every rank's is 0).
 std::string display_map_text(const std::string& job, int total_slots, const JobMap& map,
-                             const std::vector<ReportNode>& nodes, const JobBindings& bindings);
+                             const std::vector<ReportNode>& nodes, const JobBindings& bindings,
+                             const std::vector<int>& app_of_rank = {});
+
+/// How much of the machine two PU sets of one node share, as Open MPI 4.1 prints a relative
+/// locality: "CL:CU:N:B" (same node), then ":Nu", ":S", ":L3", ":L2", ":L1", ":C", ":Hwt" for
+/// each level where one object holds PUs of both.
+std::string relative_locality_text(const NodeTopology& topology,
+                                   const std::vector<std::uint32_t>& a,
+                                   const std::vector<std::uint32_t>& b);
+
+/// mpirun 4.1.4's --display-diffable-map text (measured): "<map>", per node "\t<host num=N>" with
+/// one "\t\t<process rank=R app_idx=A local_rank=L node_rank=L binding=[B/.]>" line per rank
+/// ("UNBOUND" for every PU), "\t</host>"; then, when the job is bound, the locality of each
+/// other rank of the first node to its first rank and "\t</locality>\n</map>". Unbound,
+/// mpirun stops after the last "\t</host>", and so does this.
+std::string display_diffable_map_text(const JobMap& map, const std::vector<ReportNode>& nodes,
+                                      const JobBindings& bindings,
+                                      const std::vector<int>& app_of_rank = {});
 
 }  // namespace mpilaunch

@@ -80,8 +80,19 @@ constexpr OptionDoc kDocs[] = {
     {"--nolocal", "Mapping", "", "no ranks on this host", "",
      "Maps the ranks on the other hosts only; this machine's slots still count in the universe "
      "size, as under mpirun. With no other host the job cannot start (not-enough-slots)."},
-    {"--display-devel-map", "Mapping", "", "print the detailed map (refused: use --dry-run)", "",
+    {"--display-devel-map", "Mapping", "",
+     "print the detailed map (refused: use --display-map, --display-diffable-map or --dry-run)", "",
      ""},
+    {"--display-diffable-map", "Mapping", "", "print the job map in mpirun's diffable form", "",
+     "mpirun 4.1.4's <map> text on stdout before the ranks start: one <host num=N> per node "
+     "with each rank's application context, local and node rank and binding ([B/.], UNBOUND), "
+     "then how much of the machine each other rank of the first node shares with its first "
+     "rank (CL:CU:N:B:Nu:S:L3...). As mpirun, an unbound job's text stops after the last "
+     "</host>, and it takes the place of --display-map's table. "
+     "OMPI_MCA_rmaps_base_display_diffable_map=1 asks for it too."},
+    {"--display-topo", "Mapping", "", "accepted: prints nothing more, as mpirun 4.1.4", "",
+     "mpirun 4.1.4 prints no topology for it (alone nothing, with --display-map the same "
+     "table); the ranks get OMPI_MCA_rmaps_base_display_topo_with_map=1 as under mpirun."},
     {"--display-allocation", "Mapping", "", "print the allocated hosts and their slots", "",
      "mpirun's ALLOCATED NODES block on stdout, once every agent is up (slots a host file left "
      "out are the node's cores, counted by its agent), before the ranks start; every host given, "

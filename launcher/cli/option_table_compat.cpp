@@ -32,8 +32,8 @@ void add_compat_options(std::vector<OptionSpec>& t) {
                              "terminal")));
   t.push_back(passes("orte_report_child_jobs_separately",
                      ignored({"--report-child-jobs-separately", "-report-child-jobs-separately"}, 0,
-                             "a spawned child's failure ends the job with that child's error, "
-                             "with or without it (not compared with mpirun)")));
+                             "a spawned child's failure ends the job with that child's status, "
+                             "with or without it, as under mpirun 4.1.4")));
   constexpr std::string_view kDaemonDebug =
       "ORTE daemon debugging; MPILAUNCH_DEBUG=1 prints the launcher's transitions and --events "
       "records the job";

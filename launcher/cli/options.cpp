@@ -476,7 +476,9 @@ Status unsupported_options(const Options& o) {
                                                 .cpu_list = cpu_list_of(o)});
       !p)
     return p.error();
-  if (o.display_devel_map) return refuse("--display-devel-map", "--dry-run prints the rank map");
+  if (o.display_devel_map)
+    return refuse("--display-devel-map",
+                  "--display-map or --display-diffable-map print the map, --dry-run the plan");
   return {};
 }
 

@@ -67,9 +67,10 @@ struct Options {
   std::optional<int> per_socket;  // --npersocket
   bool use_hwthread_cpus = false;
   bool report_bindings = false;
-  bool display_map = false;         // --display-map
-  bool display_devel_map = false;   // --display-devel-map, --display-diffable-map
-  bool display_allocation = false;  // --display-allocation, --display-devel-allocation
+  bool display_map = false;           // --display-map
+  bool display_devel_map = false;     // --display-devel-map (refused)
+  bool display_diffable_map = false;  // --display-diffable-map
+  bool display_allocation = false;    // --display-allocation, --display-devel-allocation
   bool nolocal = false;
   // Hosts
   std::vector<std::string> hosts;  // each -H value, unparsed

@@ -27,7 +27,7 @@ Result<std::vector<HostEntry>> parse_host_values(const std::vector<std::string>&
   return std::move(hosts).take();
 }
 
-// -H with --hostfile: the -H hosts must be in the file; the file gives slots -H leaves out.
+// -H with --hostfile: the -H hosts must be in the file, with -H's slots.
 Result<std::vector<HostEntry>> pick_from_hostfile(const std::vector<HostEntry>& picked,
                                                   const std::vector<HostEntry>& in_file,
                                                   const std::string& path) {
@@ -43,11 +43,12 @@ Result<std::vector<HostEntry>> pick_from_hostfile(const std::vector<HostEntry>& 
                                       "hosts out of the hostfile, so add it there",
                                       printable(want.name), path)};
     HostEntry entry = *found;
-    if (want.slots_given) {
-      entry.slots = want.slots;
-      entry.slots_given = true;
-    }
-    // mpirun 4.1.4: "--hostfile hf -H node2" with a line "node2" (no slots=) is one slot.
+    // mpirun 4.1.4 (measured): -H's slots count, whatever the file's slots= says: one per
+    // mention without :N ("--hostfile hf -H node2" with "node2 slots=4" is one slot; "-H
+    // node2,node2" two), N with :N. A line without slots= is not the node's cores either.
+    entry.slots = want.slots;
+    entry.slots_given = want.slots_given;
+    entry.max_slots = want.max_slots;  // the file's max_slots= goes too (measured)
     entry.count_cores = false;
     out.push_back(std::move(entry));
   }

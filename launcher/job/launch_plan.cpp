@@ -410,6 +410,8 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
       placement_options.report_bindings || truthy(mca("hwloc_base_report_bindings"));
   placement_options.display_map =
       placement_options.display_map || truthy(mca("rmaps_base_display_map"));
+  plan.display_diffable_map =
+      o.display_diffable_map || truthy(mca("rmaps_base_display_diffable_map"));
   // mpirun 4.1.4 honours these names, the devel ones printing the same block (measured).
   plan.display_allocation = o.display_allocation || truthy(mca("orte_display_alloc")) ||
                             truthy(mca("ras_base_display_alloc")) ||

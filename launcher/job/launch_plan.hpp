@@ -66,10 +66,11 @@ struct LaunchPlan {
   /// Every host of the allocation, with or without ranks, in the order given (mpirun's
   /// ALLOCATED NODES); slots of hosts counted by their agents once map_on_reported_slots() ran.
   std::vector<HostEntry> allocation;
-  bool display_allocation = false;  // --display-allocation (or OMPI_MCA_orte_display_alloc)
-  std::string hostname;             // this machine's (MachineFacts)
-  std::vector<PlanApp> apps;        // every application context, in rank order; at least one
-  PmiChoice pmi;                    // filled in by run() from --pmi and the program's libraries
+  bool display_diffable_map = false;  // --display-diffable-map (or its MCA parameter)
+  bool display_allocation = false;    // --display-allocation (or OMPI_MCA_orte_display_alloc)
+  std::string hostname;               // this machine's (MachineFacts)
+  std::vector<PlanApp> apps;          // every application context, in rank order; at least one
+  PmiChoice pmi;                      // filled in by run() from --pmi and the program's libraries
   std::vector<std::string> warnings;
 };
 

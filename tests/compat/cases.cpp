@@ -139,6 +139,20 @@ std::vector<Case> table() {
        .args = {"--hostfile", "hf", "@probe"},
        .files = {{"hf", "localhost\n"}},
        .source = "issue 20 item 4: a hostfile line without slots= counts the cores"});
+  // --hostfile with -H in one context (mpirun 4.1.4, measured): -H's slots, not slots=.
+  add({.name = "hostfile-and-host-slots",
+       .args = {"--hostfile", "hf", "-H", "localhost", "-n", "1", "@probe"},
+       .files = {{"hf", "localhost slots=4 max_slots=8\n"}},
+       .source = "mpirun(1): --hostfile and -H: the -H slots count"});
+  add({.name = "hostfile-and-host-too-many",
+       .args = {"--hostfile", "hf", "-H", "localhost", "-n", "2", "@probe"},
+       .checks = kRefusal,
+       .files = {{"hf", "localhost slots=4\n"}},
+       .source = "mpirun(1): --hostfile slots=4 and -H localhost: one slot"});
+  add({.name = "hostfile-and-host-twice",
+       .args = {"--hostfile", "hf", "-H", "localhost,localhost", "-n", "2", "@probe"},
+       .files = {{"hf", "localhost slots=4\n"}},
+       .source = "mpirun(1): --hostfile and -H naming the host twice: two slots"});
   add({.name = "machinefile",
        .args = {"-machinefile", "hf", "-np", "2", "@probe"},
        .files = {{"hf", "localhost slots=2\n"}},
@@ -320,6 +334,34 @@ std::vector<Case> table() {
        .env = {"PROBE_ENV=FOO,BAZ,OMPI_MCA_mca_base_envar_file_prefix"},
        .files = {{"a.conf", "-x FOO=a -x BAZ=a\n"}, {"b.conf", "-x BAZ=b\n"}},
        .source = "mpirun(1): -tune, two files, a command-line -x of the same name, MPMD"});
+  // --display-diffable-map: mpirun 4.1.4's <map> text (no job id, no host name in it).
+  add({.name = "display-diffable-map",
+       .args = {"--display-diffable-map", "-n", "2", "@probe"},
+       .source = "mpirun(1): --display-diffable-map"});
+  add({.name = "display-diffable-map-socket",
+       .args = {"-display-diffable-map", "--bind-to", "socket", "--display-map", "-n", "2",
+                "@probe"},
+       .source = "mpirun(1): --display-diffable-map with --display-map, bound to the socket"});
+  add({.name = "display-diffable-map-unbound",
+       .args = {"--display-diffable-map", "--bind-to", "none", "-n", "2", "@probe"},
+       .source = "mpirun(1): --display-diffable-map of unbound ranks"});
+  add({.name = "display-diffable-map-mpmd",
+       .args = {"--display-diffable-map", "-n", "1", "@probe", ":", "-n", "1", "@probe"},
+       .source = "mpirun(1): --display-diffable-map of two application contexts"});
+  add({.name = "display-diffable-map-mca-env",
+       .args = {"-n", "1", "@probe"},
+       .env = {"OMPI_MCA_rmaps_base_display_diffable_map=1"},
+       .source = "mpirun(1): --display-diffable-map as an MCA parameter"});
+  add({.name = "display-topo",
+       .args = {"--display-topo", "-n", "2", "@probe"},
+       .env = {"PROBE_ENV=OMPI_MCA_rmaps_base_display_topo_with_map"},
+       .source = "mpirun(1): --display-topo"});
+  // A spawned child that exits 3 before MPI_Init: mpirun 4.1.4 aborts the job and exits with
+  // the child's status, with or without --report-child-jobs-separately (measured).
+  add({.name = "report-child-jobs-separately",
+       .args = {"--report-child-jobs-separately", "-n", "1", "@app:dynamic", "spawn-dies", "3"},
+       .checks = Stdout,
+       .source = "mpirun(1): --report-child-jobs-separately with a failing spawned child"});
   add({.name = "display-allocation",
        .args = {"--display-allocation", "-n", "2", "@probe"},
        .source = "mpirun(1): --display-allocation"});
@@ -718,6 +760,10 @@ std::vector<Case> table() {
          .args = {"-H", "node1:1,node2:1", "--wdir", "sub", "-n", "2", "@probe"},
          .files = {{"sub/keep", ""}},
          .source = "mpirun(1): -wdir on every node"});
+  vnode({.name = "vn-hostfile-and-host",
+         .args = {"--hostfile", "hf", "-H", "node2,node1:2", "-n", "3", "@probe"},
+         .files = {{"hf", "node1 slots=1\nnode2 slots=3\n"}},
+         .source = "mpirun(1): -H picking hosts out of --hostfile, with its own slots"});
   vnode({.name = "vn-hostfile-no-slots",
          .args = {"--hostfile", "hf", "-n", "4", "@probe"},
          .files = {{"hf", "node1\nnode2\n"}},
@@ -752,6 +798,9 @@ std::vector<Case> table() {
          .pending = kOversubscribedRemote,
          .pending_on = Report,
          .source = "mpirun(1): --oversubscribe across nodes"});
+  vnode({.name = "vn-display-diffable-map",
+         .args = {"-H", "node1:2,node2:2", "--display-diffable-map", "-n", "3", "@probe"},
+         .source = "mpirun(1): --display-diffable-map over several nodes"});
   vnode({.name = "vn-display-allocation",
          .args = {"-H", "node1:2,node2:3", "--display-allocation", "-n", "2", "@probe"},
          .source = "mpirun(1): --display-allocation, a host without ranks listed too"});

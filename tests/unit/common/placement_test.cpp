@@ -241,6 +241,46 @@ TEST_CASE("placement: mpirun's --report-bindings and --display-map text") {
   CHECK(display_map_text("77", 2, one_node(3), nodes, *b).find("Bound: N/A") != std::string::npos);
 }
 
+// mpirun 4.1.4's --display-diffable-map on this 2-core machine (measured), and the App column
+// of --display-map in an MPMD job.
+TEST_CASE("placement: mpirun's --display-diffable-map text, and App: N for MPMD") {
+  const NodeTopology vm = shape(1, 1, 2, 1);
+  const std::vector<ReportNode> nodes = {{"vm", 1234, 2, 0, &vm}};
+  auto b = bind_ranks(one_node(2), {{2, vm}}, policy({}), false);
+  REQUIRE(b.has_value());
+  CHECK(display_diffable_map_text(one_node(2), nodes, *b, {0, 1}) ==
+        "<map>\n"
+        "\t<host num=0>\n"
+        "\t\t<process rank=0 app_idx=0 local_rank=0 node_rank=0 binding=[B/.]>\n"
+        "\t\t<process rank=1 app_idx=1 local_rank=1 node_rank=1 binding=[./B]>\n"
+        "\t</host>\n"
+        "\t<locality>\n"
+        "\t\t<rank=0 rank=1 locality=CL:CU:N:B:Nu:S:L3>\n"
+        "\t</locality>\n"
+        "</map>\n");
+  CHECK(display_map_text("77", 2, one_node(2), nodes, *b, {0, 1}).find("App: 1 Process rank: 1") !=
+        std::string::npos);
+  // Bound to the socket (every PU): UNBOUND, and the two share everything.
+  b = bind_ranks(one_node(2), {{2, vm}}, policy({.bind_to = "socket"}), false);
+  REQUIRE(b.has_value());
+  const std::string socket = display_diffable_map_text(one_node(2), nodes, *b);
+  CHECK(socket.find("node_rank=1 binding=UNBOUND>") != std::string::npos);
+  CHECK(socket.find("locality=CL:CU:N:B:Nu:S:L3:L2:L1:C:Hwt>") != std::string::npos);
+  // One rank: an empty locality block.
+  b = bind_ranks(one_node(1), {{2, vm}}, policy({}), false);
+  CHECK(display_diffable_map_text(one_node(1), nodes, *b)
+            .ends_with("\t</host>\n\t<locality>\n\t</locality>\n</map>\n"));
+  // Unbound (3 ranks on 2 cores drop the default binding): mpirun stops after the hosts.
+  b = bind_ranks(one_node(3), {{2, vm}}, policy({}), false);
+  const std::string unbound = display_diffable_map_text(one_node(3), nodes, *b);
+  CHECK(unbound.find("node_rank=2 binding=UNBOUND>\n\t</host>\n") != std::string::npos);
+  CHECK(unbound.ends_with("\t</host>\n"));
+  // Two sockets: ranks on different sockets share the node only.
+  const NodeTopology two = shape(2, 1, 1, 1);
+  CHECK(relative_locality_text(two, {0}, {1}) == "CL:CU:N:B");
+  CHECK(relative_locality_text(shape(1, 1, 1, 2), {0}, {1}) == "CL:CU:N:B:Nu:S:L3:L2:L1:C");
+}
+
 TEST_CASE("placement: --map-by seq is the sequential mapper, bound as by default") {
   const PlacementPolicy p = policy({.map_by = "seq"});
   CHECK(p.seq);

@@ -318,7 +318,7 @@ TEST_CASE("grammar: --ppr is --map-by ppr's old spelling, its value kept as give
 
 TEST_CASE("grammar: what is recognised but not implemented is refused by name") {
   const std::vector<std::vector<std::string>> lines = {
-      {"--display-topo", "p"},
+      {"--display-devel-map", "p"},
   };
   for (const auto& line : lines) {
     CAPTURE(line.front());
