@@ -459,6 +459,68 @@ std::vector<Case> table() {
                 "-bind-to", "none", "@probe"},
        .source = "T9k MPIJob: -N 3 --enable-recovery --max-restarts 100 --allow-run-as-root "
                  "-bind-to none"});
+  // Whole command lines of the projects issue 20 names, with the probe as their program (the
+  // options as those projects' launch scripts and docs write them).
+  add({.name = "horovod-runner",
+       .args = {"--allow-run-as-root",
+                "--tag-output",
+                "-np",
+                "2",
+                "-H",
+                "localhost:2",
+                "-bind-to",
+                "none",
+                "-map-by",
+                "slot",
+                "-mca",
+                "pml",
+                "ob1",
+                "-mca",
+                "btl",
+                "^openib",
+                "-x",
+                "NCCL_DEBUG=INFO",
+                "-x",
+                "LD_LIBRARY_PATH",
+                "-x",
+                "PATH",
+                "@probe",
+                "train.py"},
+       .env = {"PROBE_ENV=NCCL_DEBUG,OMPI_MCA_pml,OMPI_MCA_btl", "LD_LIBRARY_PATH=/opt/lib"},
+       .source = "Horovod's horovodrun (Open MPI): its mpirun command line"});
+  add({.name = "deepspeed-openmpi",
+       .args = {"-n", "2", "-hostfile", "hf", "--mca", "btl", "^openib", "--mca",
+                "btl_tcp_if_include", "lo", "-x", "UCX_TLS=tcp", "-x", "PYTHONPATH=/opt/ds",
+                "@probe", "-u", "train.py"},
+       .env = {"PROBE_ENV=UCX_TLS,PYTHONPATH,OMPI_MCA_btl_tcp_if_include"},
+       .files = {{"hf", "localhost slots=2\n"}},
+       .source = "DeepSpeed's OpenMPIRunner: its mpirun command line"});
+  add({.name = "lammps-in",
+       .args = {"-np", "2", "@probe", "-in", "in.lj"},
+       .files = {{"in.lj", "units lj\n"}},
+       .source = "LAMMPS docs: mpirun -np 4 lmp_mpi -in in.lj"});
+  add({.name = "qe-stdin",
+       .args = {"-np", "2", "@probe", "-nk", "1"},
+       .stdin_text = "&control\n calculation='scf'\n/\n",
+       .source = "Quantum ESPRESSO docs: mpirun -np 4 pw.x -nk 2 < pw.in",
+       .mpirun_may_crash = true});
+  add({.name = "openfoam-parallel",
+       .args = {"--oversubscribe", "-np", "3", "@probe", "-parallel"},
+       .source = "OpenFOAM user guide: mpirun --oversubscribe -np 4 simpleFoam -parallel"});
+  add({.name = "gromacs-mdrun",
+       .args = {"-np", "2", "--bind-to", "core", "-x", "OMP_NUM_THREADS=1", "@probe", "mdrun",
+                "-ntomp", "1", "-deffnm", "md"},
+       .env = {"PROBE_ENV=OMP_NUM_THREADS"},
+       .source = "GROMACS docs: mpirun -np 4 gmx_mpi mdrun -ntomp 1"});
+  add({.name = "hpl-ppr-core",
+       .args = {"--map-by", "ppr:1:core", "--bind-to", "core", "-np", "2", "@probe"},
+       .source = "HPL job scripts: mpirun --map-by ppr:1:core --bind-to core -np N ./xhpl"});
+  add({.name = "hpl-socket-threads",
+       .args = {"-np", "1", "--map-by", "socket", "--bind-to", "socket", "-x", "OMP_NUM_THREADS=2",
+                "@probe"},
+       .env = {"PROBE_ENV=OMP_NUM_THREADS"},
+       .source =
+           "HPL hybrid runs: mpirun -np N --map-by socket --bind-to socket -x OMP_NUM_THREADS"});
   add({.name = "timeout",
        .args = {"--timeout", "120", "-n", "2", "@probe"},
        .source = "mpirun(1): --timeout <seconds>"});
@@ -798,6 +860,34 @@ std::vector<Case> table() {
          .pending = kOversubscribedRemote,
          .pending_on = Report,
          .source = "mpirun(1): --oversubscribe across nodes"});
+  vnode({.name = "vn-mpi-operator",
+         .args = {"--allow-run-as-root",
+                  "-np",
+                  "2",
+                  "-bind-to",
+                  "none",
+                  "-map-by",
+                  "slot",
+                  "-x",
+                  "LD_LIBRARY_PATH",
+                  "-x",
+                  "PATH",
+                  "-mca",
+                  "pml",
+                  "ob1",
+                  "-mca",
+                  "btl",
+                  "^openib",
+                  "--hostfile",
+                  "hostfile",
+                  "@probe"},
+         .env = {"LD_LIBRARY_PATH=/opt/lib"},
+         .files = {{"hostfile", "node1 slots=1\nnode2 slots=1\n"}},
+         .source = "Kubeflow MPI Operator: the launcher's mpirun with /etc/mpi/hostfile"});
+  vnode({.name = "vn-wrf-machinefile",
+         .args = {"-np", "4", "--map-by", "node", "-machinefile", "hosts", "@probe"},
+         .files = {{"hosts", "node1\nnode1\nnode2\nnode2\n"}},
+         .source = "WRF run scripts: mpirun -np N -machinefile hosts ./wrf.exe"});
   vnode({.name = "vn-display-diffable-map",
          .args = {"-H", "node1:2,node2:2", "--display-diffable-map", "-n", "3", "@probe"},
          .source = "mpirun(1): --display-diffable-map over several nodes"});
