@@ -107,13 +107,24 @@ class PipedLauncher {
 
 namespace {
 
+// The ranks' program: `yes LINE`, writing forever. Under prterun 5.0.7 (wrap mode on Open MPI 5)
+// at most 64 MiB a rank: prterun reads its ranks' output whether or not it can pass it on, and
+// holds all of it in memory (in the Debian 13 chroot at load 12, an unbounded case's prterun
+// reached 24 GiB and the kernel's OOM killer ended it). 64 MiB is far more than the launcher
+// queues (4 MiB) and its pipe holds, so every case below still runs into a full pipe.
+std::vector<std::string> writer(const std::vector<std::string>& engine, const std::string& line) {
+  if (engine.empty() || MPILAUNCH_E2E_OMPI_MAJOR < 5) return {"/usr/bin/yes", line};
+  return {"/bin/sh", "-c", "yes '" + line + "' | head -c 67108864"};
+}
+
 // Ranks that write forever: only the reader going away can end this job. `engine` comes first
 // on the command line (nothing, or wrap mode's --engine=ompi).
 void check_reader_gone_ends(const std::vector<std::string>& engine) {
   Job job;
   const std::string err_path = job.dir().file("stderr");
   std::vector<std::string> all = engine;
-  all.insert(all.end(), {"--events", job.events_path(), "-n", "2", "/usr/bin/yes", "rank output"});
+  all.insert(all.end(), {"--events", job.events_path(), "-n", "2"});
+  for (const std::string& a : writer(engine, "rank output")) all.push_back(a);
   PipedLauncher launcher(job.command(all), err_path);
   CHECK(launcher.read(10).size() == 10);
   launcher.close_reader();
@@ -167,7 +178,8 @@ void check_stalled_reader_ends(const std::vector<std::string>& engine,
   std::vector<std::string> all = engine;
   all.insert(all.end(), {"--events", job.events_path()});
   all.insert(all.end(), args.begin(), args.end());
-  all.insert(all.end(), {"-n", "2", "/usr/bin/yes", rank_line(long_lines)});
+  all.insert(all.end(), {"-n", "2"});
+  for (const std::string& a : writer(engine, rank_line(long_lines))) all.push_back(a);
   PipedLauncher launcher(job.command(all, Millis{120'000}), err_path);
   if (before == Before::Output)
     REQUIRE_MESSAGE(launcher.read(10).size() == 10, "the launcher wrote nothing; stderr:\n",
