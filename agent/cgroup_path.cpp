@@ -2,31 +2,20 @@
 
 #include <vector>
 
+#include "common/text_split.hpp"
+
 namespace mpilaunch::agent {
-namespace {
-
-std::vector<std::string_view> split(std::string_view text, char sep) {
-  std::vector<std::string_view> parts;
-  while (true) {
-    const auto at = text.find(sep);
-    parts.push_back(text.substr(0, at));
-    if (at == std::string_view::npos) return parts;
-    text.remove_prefix(at + 1);
-  }
-}
-
-}  // namespace
 
 std::optional<std::string> cgroup2_dir(std::string_view mountinfo, std::string_view proc_cgroup) {
   std::optional<std::string_view> path;
-  for (std::string_view line : split(proc_cgroup, '\n'))
+  for (std::string_view line : split_at(proc_cgroup, '\n'))
     if (line.starts_with("0::")) path = line.substr(3);
   if (!path || !path->starts_with('/') || path->find('\\') != std::string_view::npos)
     return std::nullopt;
-  for (std::string_view line : split(mountinfo, '\n')) {
+  for (std::string_view line : split_at(mountinfo, '\n')) {
     // "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPEROPTS"
     std::vector<std::string_view> fields;
-    for (std::string_view f : split(line, ' '))
+    for (std::string_view f : split_at(line, ' '))
       if (!f.empty()) fields.push_back(f);
     std::size_t dash = 0;
     for (std::size_t i = 6; i < fields.size(); ++i)

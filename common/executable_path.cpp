@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "common/text_format.hpp"
+#include "common/text_split.hpp"
 
 namespace mpilaunch {
 namespace {
@@ -55,19 +56,13 @@ Result<std::string> resolve_executable(const std::string& program,
   if (search.empty()) search = "/usr/local/bin:/usr/bin:/bin";
   if (!exec_path.empty()) search = exec_path + ":" + search;
   int first_error = ENOENT;
-  std::size_t start = 0;
-  for (;;) {
-    const std::size_t end = search.find(':', start);
-    std::string dir =
-        search.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    if (dir.empty()) dir = ".";
+  for (const std::string_view item : split_at(search, ':')) {
+    std::string dir = item.empty() ? "." : std::string(item);
     if (dir[0] != '/' && !wdir.empty()) dir = wdir + "/" + dir;
     const std::string candidate = dir + "/" + program;
     const int err = check_candidate(candidate);
     if (err == 0) return candidate;
     if (err != ENOENT && err != ENOTDIR && first_error == ENOENT) first_error = err;
-    if (end == std::string::npos) break;
-    start = end + 1;
   }
   // Last, the working directory, as mpirun 4.1.4 finds a program there that no PATH entry
   // holds (measured: `mpirun -n 1 prog` runs ./prog).
