@@ -261,7 +261,10 @@ void Agent::handle(const protocol::ChildJob& m) {
   // Open MPI's children are registered with the PMIx server; MPICH's (PMI spawn) get a PMI
   // server of their own, their kvs seeded with the parent's preput keys.
   if (m.spec.serve_pmix && (!job_->serve_pmix || !pmix_.initialized())) return;
-  if (m.parent_nspace != job_->nspace || child_jobs_.contains(m.spec.nspace)) return;
+  // The parent is a rank of the job or of a spawned job (a spawned process's own spawn).
+  if ((m.parent_nspace != job_->nspace && !child_jobs_.contains(m.parent_nspace)) ||
+      child_jobs_.contains(m.spec.nspace))
+    return;
   auto values = namespace_values(m.spec, hello_->node_index);
   if (!values) return fail(values.error());
   const protocol::ChildJob& child = child_jobs_.emplace(m.spec.nspace, m).first->second;

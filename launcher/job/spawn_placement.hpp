@@ -64,9 +64,9 @@ Result<std::string> spawn_host_filter(const std::vector<SpawnNode>& nodes,
 ///
 /// The nodes are taken in mpirun 4.1.4's order (measured): this machine first (mpirun's own
 /// node heads its node pool), then the others in the order given. By slot, the filling starts
-/// at `bookmark` (the last node of the parent job's map, as mpirun starts a spawned job where
-/// the job's mapping ended) when it has a free slot, else at the first node with one, and goes
-/// round (beyond the free slots, with --oversubscribe, the rest evenly from that node, as
+/// at `bookmark` (the node where the spawning job's map ended, as mpirun starts a spawned job
+/// where that job's mapping ended) when it has a free slot, else at the first node with one, and
+/// goes round (beyond the free slots, with --oversubscribe, the rest evenly from that node, as
 /// measured); the ranks are then numbered in node order (-H dyn1:2,dyn2:2,dyn3:2 --map-by node -n
 /// 3, spawn 2: rank 0 on dyn1, rank 1 on dyn3). By node likewise: the nodes are dealt from the
 /// bookmark when it has a free slot (-H dyn1:2,dyn2:2,dyn3:2 --map-by node -n 2, spawn 2 with

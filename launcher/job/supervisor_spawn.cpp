@@ -20,7 +20,6 @@ namespace {
 constexpr std::int32_t kPmixError = -1;              // PMIX_ERROR
 constexpr std::int32_t kPmixErrOutOfResource = -29;  // PMIX_ERR_OUT_OF_RESOURCE
 constexpr std::int32_t kPmixErrBadParam = -27;       // PMIX_ERR_BAD_PARAM
-constexpr std::int32_t kPmixErrNotSupported = -47;   // PMIX_ERR_NOT_SUPPORTED
 }  // namespace
 
 const Supervisor::ChildJobRecord* Supervisor::child_of(std::uint32_t index) const {
@@ -218,30 +217,19 @@ void Supervisor::on_spawn_request(Link& link, std::uint32_t id, const protocol::
   if ((state_ != JobState::Running && state_ != JobState::SpawningRanks) || error_ ||
       m.apps.empty())
     return refuse(kPmixError);
-  if (m.nspace != spec_.nspace) {
-    // A spawned process's own MPI_Comm_spawn: mpirun 4.1.4 serves it (measured: the grandchildren
-    // are its job 3, placed on the free slots); not served here yet, refused by name rather than
-    // left to the child's MPI_Abort.
-    const auto child = std::find_if(child_jobs_.begin(), child_jobs_.end(),
-                                    [&](const ChildJobRecord& r) { return r.nspace == m.nspace; });
-    if (child == child_jobs_.end()) return refuse(kPmixError);
-    Error e{
-        .kind = ErrorKind::UnsupportedMpiCall,
-        .host = m.rank < child->node_of_rank.size() ? host_name(child->node_of_rank[m.rank]) : "",
-        .phase = "spawn",
-        .executable = m.apps.front().argv.empty() ? std::string() : m.apps.front().argv.front(),
-        .detail = mpilaunch::format(
-            "MPI_Comm_spawn in rank {} of spawned job {} ({}): a spawned process's own spawn "
-            "(mpirun 4.1.4 serves it)",
-            m.rank, child->job_number, m.nspace)};
-    refuse(kPmixErrNotSupported);
-    events_.write("spawn-refused", {{"nspace", m.nspace},
-                                    {"rank", m.rank},
-                                    {"kind", std::string(kind_name(e.kind))},
-                                    {"detail", e.detail}});
-    return fail(std::move(e), JobEvent::RankFailed);
-  }
   const LaunchPlan& plan = config_.plan;
+  // Where the new job's filling starts: the spawning job's bookmark, the node of its last rank
+  // (mpirun 4.1.4, measured). A spawned process's own spawn (grandchildren, mpirun's job 3)
+  // starts at its own job's last rank, not at the initial job's.
+  int bookmark = plan.map.node_count() - 1;
+  if (m.nspace != spec_.nspace) {
+    const auto parent = std::find_if(child_jobs_.begin(), child_jobs_.end(),
+                                     [&](const ChildJobRecord& r) { return r.nspace == m.nspace; });
+    if (parent == child_jobs_.end() || m.rank >= parent->node_of_rank.size() ||
+        parent->node_of_rank.empty())
+      return refuse(kPmixError);
+    bookmark = parent->node_of_rank.back();
+  }
   // Every node's slots and what still runs there, the children of earlier spawns included;
   // the idle hosts' agents too, as mpirun places children on every host of the allocation.
   std::vector<SpawnNode> nodes;
@@ -302,7 +290,7 @@ void Supervisor::on_spawn_request(Link& link, std::uint32_t id, const protocol::
                   : !hosts ? Result<std::vector<int>>(hosts.error())
                            : place_spawn(nodes, hosts.value(), static_cast<int>(app.maxprocs),
                                          plan.request.oversubscribe, plan.hostname, mapping.value(),
-                                         plan.map.node_count() - 1, children_by_node);
+                                         bookmark, children_by_node);
     // mpirun 4.1.4 maps a job's ranks on a --cpu-list/--cpu-set with its rank_file mapper,
     // which does not map spawned processes: the spawn fails in binding ("the locale of the
     // following process was not set by the mapper code"), also with --bind-to none, once the

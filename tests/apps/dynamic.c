@@ -3,9 +3,11 @@
  *   dynamic spawn N        rank 0 of the world spawns N copies of this program, which get 42
  *                          through the intercommunicator and print it, then all disconnect
  *   dynamic spawn N KEY VALUE  the same with the info key KEY set to VALUE (map_by node)
- *   dynamic spawn-nested N as spawn N; then each child's world spawns 1 more copy (a spawned
- *                          process's own MPI_Comm_spawn), sends it 43 and prints "child R spawned
- * 1" dynamic spawn-env N    as spawn N; each process also prints its OMPI_MCA_mpi_oversubscribe
+ *   dynamic spawn-nested N [KEY VALUE]  as spawn N; then each child's world spawns 1 more copy
+ *                          (a spawned process's own MPI_Comm_spawn, no info), which gets 43 and
+ *                          sends 143 back to child 0, which sends 1143 back to parent 0: each
+ *                          prints what came back ("child 0 got back 143", "parent 0 got back 1143")
+ *   dynamic spawn-env N    as spawn N; each process also prints its OMPI_MCA_mpi_oversubscribe
  *   dynamic spawn-flaky N  as spawn N, but in the run's first attempt (MPILAUNCH_ATTEMPT=1) the
  *                          children exit 3 before MPI_Init (restarts)
  *   dynamic spawn-hang     rank 0 spawns 1 copy; each side prints "ready" and waits in MPI_Recv
@@ -13,10 +15,11 @@
  *   dynamic spawn-missing  rank 0 spawns a program that does not exist
  *   dynamic spawn-dies HOW rank 0 spawns 1 copy that ends before MPI_Init: HOW is an exit
  *                          status, or "kill" (the child sends itself SIGKILL)
- *   dynamic publish        rank 0 publishes a service name
- *   dynamic names          rank 0 publishes a service name, the others look it up and print
- *                          what they found; after rank 0 unpublished it, and for a name nobody
- *                          published, each prints "gone" (errors return, not abort)
+ *   dynamic spawn-nested-dies HOW  rank 0 spawns 1 copy that runs spawn-dies HOW (its child, the
+ *                          first's grandchild, ends before MPI_Init), prints "ready", waits for
+ * ever dynamic publish        rank 0 publishes a service name dynamic names          rank 0
+ * publishes a service name, the others look it up and print what they found; after rank 0
+ * unpublished it, and for a name nobody published, each prints "gone" (errors return, not abort)
  *   dynamic port-accept    rank 0 opens a port, sends its name to the others in MPI_COMM_WORLD,
  *                          accepts on its own; the others connect as a group
  *   dynamic name-accept    the same through MPI_Publish_name / MPI_Lookup_name */
@@ -57,7 +60,7 @@ static void wait_for_ever(MPI_Comm inter) {
 }
 
 /* with_env: 1 prints the environment, 2 waits for ever, 3 spawns one more copy (a child's own
- * MPI_Comm_spawn). */
+ * MPI_Comm_spawn) and passes its answer up, 4 (that copy) answers its parent. */
 static void child(MPI_Comm parent, int with_env, char* program) {
   int rank, size, v = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -67,13 +70,24 @@ static void child(MPI_Comm parent, int with_env, char* program) {
   printf("child %d of %d got %d\n", rank, size, v);
   fflush(stdout);
   if (with_env == 1) print_oversubscribe("child", rank);
+  if (with_env == 4 && rank == 0) {
+    v += 100;
+    MPI_Send(&v, 1, MPI_INT, 0, 0, parent);
+  }
   if (with_env == 3) {
     MPI_Comm inter;
-    char* grandchild_argv[] = {(char*)"child", NULL};
+    char* grandchild_argv[] = {(char*)"child", (char*)"leaf", NULL};
+    int back = 0;
     v = 43;
     MPI_Comm_spawn(program, grandchild_argv, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
                    MPI_ERRCODES_IGNORE);
     MPI_Bcast(&v, 1, MPI_INT, rank == 0 ? MPI_ROOT : MPI_PROC_NULL, inter);
+    if (rank == 0) {
+      MPI_Recv(&back, 1, MPI_INT, 0, 0, inter, MPI_STATUS_IGNORE);
+      printf("child 0 got back %d\n", back);
+      back += 1000;
+      MPI_Send(&back, 1, MPI_INT, 0, 0, parent);
+    }
     MPI_Comm_disconnect(&inter);
     printf("child %d spawned 1\n", rank);
   }
@@ -139,12 +153,13 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_get_parent(&parent);
   const char* mode = argc > 1 ? argv[1] : "spawn";
-  if (parent != MPI_COMM_NULL) {
+  if (parent != MPI_COMM_NULL && strcmp(mode, "spawn-dies") != 0) {
     child(parent,
           argc < 3                         ? 0
           : strcmp(argv[2], "env") == 0    ? 1
           : strcmp(argv[2], "hang") == 0   ? 2
           : strcmp(argv[2], "nested") == 0 ? 3
+          : strcmp(argv[2], "leaf") == 0   ? 4
                                            : 0,
           argv[0]);
   } else if (strcmp(mode, "spawn") == 0 || strcmp(mode, "spawn-env") == 0 ||
@@ -165,6 +180,10 @@ int main(int argc, char** argv) {
     MPI_Comm_spawn(argv[0], child_argv, n, info, 0, MPI_COMM_WORLD, &inter, MPI_ERRCODES_IGNORE);
     if (info != MPI_INFO_NULL) MPI_Info_free(&info);
     MPI_Bcast(&v, 1, MPI_INT, rank == 0 ? MPI_ROOT : MPI_PROC_NULL, inter);
+    if (strcmp(mode, "spawn-nested") == 0 && rank == 0) {
+      MPI_Recv(&v, 1, MPI_INT, 0, 0, inter, MPI_STATUS_IGNORE);
+      printf("parent 0 got back %d\n", v);
+    }
     MPI_Comm_disconnect(&inter);
     printf("parent %d spawned %d\n", rank, n);
   } else if (strcmp(mode, "spawn-hang") == 0) {
@@ -185,6 +204,12 @@ int main(int argc, char** argv) {
                             MPI_ERRCODES_IGNORE);
     printf("parent %d: MPI_Comm_spawn returned %d\n", rank, rc);
     if (rc == MPI_SUCCESS) MPI_Comm_disconnect(&inter);
+  } else if (strcmp(mode, "spawn-nested-dies") == 0) {
+    MPI_Comm inter;
+    char* child_argv[] = {(char*)"spawn-dies", argc > 2 ? argv[2] : (char*)"3", NULL};
+    MPI_Comm_spawn(argv[0], child_argv, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
+                   MPI_ERRCODES_IGNORE);
+    wait_for_ever(inter);
   } else if (strcmp(mode, "publish") == 0) {
     if (rank == 0) MPI_Publish_name("mpilaunch-dynamic", MPI_INFO_NULL, "port");
   } else if (strcmp(mode, "names") == 0) {

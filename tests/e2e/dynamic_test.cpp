@@ -309,22 +309,99 @@ TEST_CASE("dynamic: spawned processes beyond the free slots go where mpirun puts
   }
 }
 
-// A spawned process that spawns in turn: mpirun 4.1.4 serves it (its job 3, measured); mpilaunch
-// does not yet, and says so by name (unsupported-mpi-call naming the spawned job) instead of
-// the child's MPI_Abort (rank-called-abort with no word on why).
-TEST_CASE("dynamic: a spawned process's own MPI_Comm_spawn is refused by name") {
+// A spawned process that spawns in turn (a child world's collective MPI_Comm_spawn): mpirun
+// 4.1.4 serves it as its job 3 (measured on virtual nodes): tags [3,R], the grandchild's parent
+// is the child world, messages go both ways, and the grandchildren's filling starts at the
+// SPAWNING job's bookmark, the node of the child job's last rank (else the first node with room).
+// mpilaunch refused it by name (unsupported-mpi-call) until it served it the same way.
+void check_nested_spawn(const std::vector<std::string>& options, int children,
+                        const std::vector<std::string>& info,
+                        const std::vector<std::string>& child_hosts,
+                        const std::vector<std::string>& grandchild_hosts, int parents) {
+  Job job;
+  std::vector<std::string> argv = options;
+  argv.insert(argv.end(),
+              {"--tag-output", app("dynamic"), "spawn-nested", std::to_string(children)});
+  argv.insert(argv.end(), info.begin(), info.end());
+  const Outcome o = job.launch(argv, Millis{120'000});
+  CHECK_MESSAGE(o.status() == 0, o.summary());
+  const auto spawns = events_named(read_events(job.events_path()).events, "spawn");
+  REQUIRE_MESSAGE(spawns.size() == 2, o.summary());
+  CHECK(spawns[0].value("job", 0) == 2);
+  CHECK_MESSAGE(spawns[0].value("hosts", Json::array()) == Json(child_hosts), spawns[0].dump());
+  CHECK(spawns[1].value("job", 0) == 3);
+  CHECK_MESSAGE(spawns[1].value("parent_nspace", std::string()) ==
+                    spawns[0].value("nspace", std::string("?")),
+                spawns[1].dump());
+  CHECK_MESSAGE(spawns[1].value("hosts", Json::array()) == Json(grandchild_hosts),
+                spawns[1].dump());
+  // Down: 42 to every child, 43 to the grandchild; up: 143 to child 0, 1143 to parent 0.
+  CHECK_MESSAGE(count_of(o.out, "[3,0]<stdout>:child 0 of 1 got 43\n") == 1, o.out);
+  CHECK_MESSAGE(count_of(o.out, "[2,0]<stdout>:child 0 got back 143\n") == 1, o.out);
+  CHECK_MESSAGE(count_of(o.out, "[1,0]<stdout>:parent 0 got back 1143\n") == 1, o.out);
+  for (int c = 0; c < children; ++c) {
+    const std::string tag = "[2," + std::to_string(c) + "]<stdout>:child " + std::to_string(c);
+    CHECK_MESSAGE(count_of(o.out, tag + " of " + std::to_string(children) + " got 42\n") == 1,
+                  o.out);
+    CHECK_MESSAGE(count_of(o.out, tag + " spawned 1\n") == 1, o.out);
+  }
+  for (int p = 0; p < parents; ++p) {
+    const std::string parent = std::to_string(p);
+    CHECK_MESSAGE(count_of(o.out, "[1," + parent + "]<stdout>:parent " + parent + " spawned " +
+                                      std::to_string(children) + "\n") == 1,
+                  o.out);
+  }
+  check_events(job, 0);
+  check_nothing_left(job, o);
+}
+
+TEST_CASE("dynamic: a spawned process's own MPI_Comm_spawn: grandchildren as mpirun's job 3") {
+  SUBCASE("-H localhost:4 -n 1, spawn 2, the child world spawns 1") {
+    check_nested_spawn({"-H", "localhost:4", "-n", "1"}, 2, {}, {"localhost", "localhost"},
+                       {"localhost"}, 1);
+  }
+  SUBCASE("children on dyn3 (info host): the grandchild starts at the child job's bookmark") {
+    check_nested_spawn({"--launcher=local", "-H", "dyn1:3,dyn2:3,dyn3:3", "-n", "1"}, 1,
+                       {"host", "dyn3"}, {"dyn3"}, {"dyn3"}, 1);
+  }
+  SUBCASE("the child job's last rank's node is full: the first node with room") {
+    check_nested_spawn(
+        {"--launcher=local", "-H", "dyn1:2,dyn2:2,dyn3:2,dyn4:3", "--map-by", "node", "-n", "2"}, 4,
+        {}, {"dyn2", "dyn3", "dyn4", "dyn3"}, {"dyn1"}, 2);
+  }
+}
+
+// A grandchild that ends before MPI_Init: mpirun 4.1.4 aborts the job with its status ("Child job
+// 3 terminated normally, but 1 process returned a non-zero exit code", exit 3; 137 for SIGKILL);
+// mpilaunch types it as it types a child's, naming job 3 and its parent in job 2.
+void check_grandchild_dies(const std::string& how, const std::string& kind, int status) {
+  CAPTURE(how);
   Job job;
   const Outcome o = job.launch(
-      {"--launcher=local", "-H", "dyn1:2,dyn2:2", "-n", "1", app("dynamic"), "spawn-nested", "1"},
-      Millis{120'000});
+      {"--oversubscribe", "-n", "1", app("dynamic"), "spawn-nested-dies", how}, Millis{120'000});
   CHECK_MESSAGE(!o.timed_out, o.summary());
-  const Json error = check_job_failed(job, "unsupported-mpi-call", 69);
-  CHECK_MESSAGE(error.value("detail", std::string()).find("of spawned job 2") != std::string::npos,
-                error.dump());
-  CHECK_MESSAGE(error.value("phase", std::string()) == "spawn", error.dump());
-  const auto refused = events_named(read_events(job.events_path()).events, "spawn-refused");
-  CHECK(refused.size() == 1);
+  check_error_block(o, kind, status);
+  const Json error = check_job_failed(job, kind, status);
+  const std::string detail = error.value("detail", std::string());
+  CHECK_MESSAGE(detail.find("spawned job 3 (") != std::string::npos, error.dump());
+  CHECK_MESSAGE(
+      detail.find("-job3), rank 0, started by MPI_Comm_spawn of rank 0 of ") != std::string::npos,
+      error.dump());
+  CHECK_MESSAGE(
+      detail.find("-job2: it ended before it connected to its parent") != std::string::npos,
+      error.dump());
+  CHECK(error.value("rank", -1) == 0);
+  const auto spawns = events_named(read_events(job.events_path()).events, "spawn");
+  CHECK_MESSAGE(spawns.size() == 2, o.summary());
   check_nothing_left(job, o);
+}
+
+TEST_CASE("dynamic: a grandchild that exits 3 before MPI_Init ends the job with its status") {
+  check_grandchild_dies("3", "rank-exit-nonzero", 3);
+}
+
+TEST_CASE("dynamic: a grandchild killed before MPI_Init ends the job as rank-signaled") {
+  check_grandchild_dies("kill", "rank-signaled", 137);
 }
 
 TEST_CASE("dynamic: MPI_Comm_spawn beyond the slots is refused with not-enough-slots") {
