@@ -2,6 +2,7 @@
 
 #include "common/text.hpp"
 #include "common/text_format.hpp"
+#include "common/text_split.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -20,18 +21,8 @@ std::string lower(std::string_view s) {
 
 // "a:b,c" -> {"a", "b", "c"}: Open MPI separates a policy's modifiers with ':' or ','.
 std::vector<std::string> split_words(const std::string& s) {
-  std::vector<std::string> out;
-  std::string word;
-  for (const char c : s) {
-    if (c == ':' || c == ',') {
-      out.push_back(word);
-      word.clear();
-    } else {
-      word += c;
-    }
-  }
-  out.push_back(word);
-  return out;
+  const std::vector<std::string_view> words = split_at_any(s, ":,");
+  return {words.begin(), words.end()};
 }
 
 std::optional<int> small_positive(std::string_view text) {

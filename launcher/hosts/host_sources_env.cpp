@@ -2,6 +2,7 @@
 // and answers nullopt when that manager did not start this job.
 
 #include "common/text_format.hpp"
+#include "common/text_split.hpp"
 
 #include <algorithm>
 #include <map>
@@ -27,15 +28,7 @@ Error env_error(std::string detail, const Error& read_error) {
 }
 
 std::vector<std::string_view> blank_separated(std::string_view text) {
-  std::vector<std::string_view> words;
-  for (std::size_t i = 0; i < text.size();) {
-    const std::size_t start = text.find_first_not_of(" \t\r", i);
-    if (start == std::string_view::npos) break;
-    const std::size_t end = std::min(text.find_first_of(" \t\r", start), text.size());
-    words.push_back(text.substr(start, end - start));
-    i = end;
-  }
-  return words;
+  return words_of(text, " \t\r");
 }
 
 std::string shown_var(std::string_view name, std::string_view value) {
@@ -160,10 +153,9 @@ Found from_htcondor(const EnvLookup& env, const FileReader& read) {
                      text.error());
   std::map<int, HostEntry> by_procno;
   int line_no = 0;
-  for (std::size_t start = 0; start < text->size();) {
-    const std::size_t end = std::min(text->find('\n', start), text->size());
-    const auto fields = blank_separated(std::string_view(*text).substr(start, end - start));
-    start = end + 1;
+  // Every line counts, blank ones too; a '#' is data here (content_lines() would cut it).
+  for (const std::string_view line : split_at(*text, '\n')) {
+    const auto fields = blank_separated(line);
     ++line_no;
     if (fields.empty()) continue;
     const auto where = mpilaunch::format("{}:{}", path, line_no);

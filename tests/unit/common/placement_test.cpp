@@ -219,6 +219,28 @@ TEST_CASE("placement: option values are checked, with what is accepted") {
   CHECK(ordered.cpu_list->cpus == std::vector<int>{0, 1, 2, 3});
 }
 
+TEST_CASE("placement: ':' and ',' both separate a policy's words, empty words skipped") {
+  CHECK(policy({.map_by = "core::SPAN"}).span);
+  CHECK(policy({.map_by = "core,:span,"}).span);
+  CHECK(policy({.map_by = "node:"}).by_node);
+  CHECK(policy({.map_by = ":span"}).span);  // an empty policy is slot
+  CHECK(policy({.map_by = "ppr:2,core:pe=1"}).ppr == 2);
+  CHECK(policy({.map_by = "ppr,2:socket"}).map_level == HwLevel::Socket);
+  CHECK(policy({.rank_by = "node,span"}).rank_by_node);
+  CHECK(policy({.rank_by = "core:"}).rank_level == HwLevel::Core);
+  CHECK(policy({.bind_to = "core,,overload-allowed"}).overload_allowed);
+  CHECK(policy({.bind_to = "none:"}).bind_none);
+  for (const PlacementOptions& bad :
+       {PlacementOptions{.map_by = "ppr::socket"}, PlacementOptions{.map_by = "ppr:2:"},
+        PlacementOptions{.map_by = "core;span"}, PlacementOptions{.map_by = "core span"},
+        PlacementOptions{.rank_by = ":span"}, PlacementOptions{.bind_to = ",core"}}) {
+    CAPTURE(bad.map_by);
+    CAPTURE(bad.rank_by);
+    CAPTURE(bad.bind_to);
+    CHECK_FALSE(parse_placement(bad).has_value());
+  }
+}
+
 TEST_CASE("placement: mpirun's --report-bindings and --display-map text") {
   const NodeTopology vm = shape(1, 1, 2, 1);
   auto b = bind_ranks(one_node(2), {{2, vm}}, policy({}), false);

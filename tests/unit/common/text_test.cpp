@@ -84,3 +84,19 @@ TEST_CASE("split_at: every item between the separators, empty ones kept") {
   const std::string_view text = "x,y";
   CHECK(mpilaunch::split_at(text, ',')[1].data() == text.data() + 2);  // views, not copies
 }
+
+TEST_CASE("split_at_any: any of several separators, empty items kept") {
+  using V = std::vector<std::string_view>;
+  CHECK(mpilaunch::split_at_any("", ":,") == V{""});
+  CHECK(mpilaunch::split_at_any("a:b,c", ":,") == V{"a", "b", "c"});
+  CHECK(mpilaunch::split_at_any(":a,,b:", ":,") == V{"", "a", "", "b", ""});
+}
+
+TEST_CASE("words_of: runs of blanks separate words, no empty word anywhere") {
+  using V = std::vector<std::string_view>;
+  CHECK(mpilaunch::words_of("", " \t") == V{});
+  CHECK(mpilaunch::words_of(" \t ", " \t") == V{});
+  CHECK(mpilaunch::words_of("a", " \t") == V{"a"});
+  CHECK(mpilaunch::words_of("\t a  \tb c ", " \t") == V{"a", "b", "c"});
+  CHECK(mpilaunch::words_of("a\nb", " \t") == V{"a\nb"});  // only the blanks given
+}

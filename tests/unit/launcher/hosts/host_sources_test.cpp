@@ -323,6 +323,40 @@ TEST_CASE("host sources: errors say which variable or file, what is wrong and th
   }
 }
 
+TEST_CASE("host sources: blanks and lines of LSF's pairs and HTCondor's contact file") {
+  // Runs of spaces, tabs and carriage returns separate words; lines end at '\n' only, are
+  // counted from 1 with the blank ones, and keep a '#' (the contact file has no comments).
+  const std::map<std::string, std::string, std::less<>> condor = {
+      {"_CONDOR_PROCNO", "0"}, {"_CONDOR_NPROCS", "2"}, {"CONDOR_CONTACT_FILE", "/c"}};
+  const Case cases[] = {
+      {"lsf: tabs, carriage returns and runs of blanks",
+       {{"LSB_MCPU_HOSTS", " \th1\t\t2 \r h2  4\r"}},
+       {},
+       {},
+       {given("h1", 2), given("h2", 4)},
+       "lsf LSB_MCPU_HOSTS= ?h1??2 ? h2  4?"},
+      {"condor: CRLF lines, blank lines, no newline at the end, '#' kept",
+       condor,
+       {{"/c", "\r\n \t \n1\tb 4445  alice /d#x 1\r\n\n0 a 4444 alice /dir"}},
+       {},
+       {{.name = "a", .slots = 1, .slots_given = true, .user = "alice", .port = 4444},
+        {.name = "b", .slots = 1, .slots_given = true, .user = "alice", .port = 4445}},
+       "htcondor _CONDOR_NPROCS=2 contact file /c"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name);
+    FakeSystem system{.env = c.env, .files = c.files};
+    const auto list = system.select(c.request);
+    REQUIRE_MESSAGE(list.has_value(), list.error().detail);
+    CHECK(list->hosts == c.hosts);
+    CHECK(list->source == c.source);
+  }
+  FakeSystem system{.env = condor, .files = {{"/c", "\n \r\n\t\n0 a 1 u /d\n# b 1 u /d\n"}}};
+  const auto r = system.select();
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error().detail == "/c:5: '#' is not a new node number");
+}
+
 TEST_CASE("host sources: each -H word or host file line in order, for the seq mapper") {
   FakeSystem sys;
   sys.files["hf"] = "# order\nn2\nme@n1 slots=2\n\nn2\n[::1]\n";
