@@ -7,6 +7,8 @@
  *                          (a spawned process's own MPI_Comm_spawn, no info), which gets 43 and
  *                          sends 143 back to child 0, which sends 1143 back to parent 0: each
  *                          prints what came back ("child 0 got back 143", "parent 0 got back 1143")
+ *   dynamic spawn-nested-flaky N  as spawn-nested N, but in the run's first attempt the
+ *                          grandchild exits 3 before MPI_Init (restarts)
  *   dynamic spawn-env N    as spawn N; each process also prints its OMPI_MCA_mpi_oversubscribe
  *   dynamic spawn-flaky N  as spawn N, but in the run's first attempt (MPILAUNCH_ATTEMPT=1) the
  *                          children exit 3 before MPI_Init (restarts)
@@ -60,7 +62,8 @@ static void wait_for_ever(MPI_Comm inter) {
 }
 
 /* with_env: 1 prints the environment, 2 waits for ever, 3 spawns one more copy (a child's own
- * MPI_Comm_spawn) and passes its answer up, 4 (that copy) answers its parent. */
+ * MPI_Comm_spawn) and passes its answer up, 4 (that copy) answers its parent, 5 as 3 with a
+ * copy that exits 3 before MPI_Init in the first attempt. */
 static void child(MPI_Comm parent, int with_env, char* program) {
   int rank, size, v = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -74,9 +77,10 @@ static void child(MPI_Comm parent, int with_env, char* program) {
     v += 100;
     MPI_Send(&v, 1, MPI_INT, 0, 0, parent);
   }
-  if (with_env == 3) {
+  if (with_env == 3 || with_env == 5) {
     MPI_Comm inter;
-    char* grandchild_argv[] = {(char*)"child", (char*)"leaf", NULL};
+    char* grandchild_argv[] = {with_env == 5 ? (char*)"flaky-child" : (char*)"child", (char*)"leaf",
+                               NULL};
     int back = 0;
     v = 43;
     MPI_Comm_spawn(program, grandchild_argv, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
@@ -155,21 +159,24 @@ int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "spawn";
   if (parent != MPI_COMM_NULL && strcmp(mode, "spawn-dies") != 0) {
     child(parent,
-          argc < 3                         ? 0
-          : strcmp(argv[2], "env") == 0    ? 1
-          : strcmp(argv[2], "hang") == 0   ? 2
-          : strcmp(argv[2], "nested") == 0 ? 3
-          : strcmp(argv[2], "leaf") == 0   ? 4
-                                           : 0,
+          argc < 3                               ? 0
+          : strcmp(argv[2], "env") == 0          ? 1
+          : strcmp(argv[2], "hang") == 0         ? 2
+          : strcmp(argv[2], "nested") == 0       ? 3
+          : strcmp(argv[2], "leaf") == 0         ? 4
+          : strcmp(argv[2], "nested-flaky") == 0 ? 5
+                                                 : 0,
           argv[0]);
   } else if (strcmp(mode, "spawn") == 0 || strcmp(mode, "spawn-env") == 0 ||
-             strcmp(mode, "spawn-flaky") == 0 || strcmp(mode, "spawn-nested") == 0) {
+             strcmp(mode, "spawn-flaky") == 0 || strcmp(mode, "spawn-nested") == 0 ||
+             strcmp(mode, "spawn-nested-flaky") == 0) {
     int n = argc > 2 ? atoi(argv[2]) : 2, v = 42;
     MPI_Comm inter;
     char* child_argv[] = {strcmp(mode, "spawn-flaky") == 0 ? "flaky-child" : "child",
-                          strcmp(mode, "spawn-env") == 0      ? "env"
-                          : strcmp(mode, "spawn-nested") == 0 ? "nested"
-                                                              : NULL,
+                          strcmp(mode, "spawn-env") == 0            ? "env"
+                          : strcmp(mode, "spawn-nested") == 0       ? "nested"
+                          : strcmp(mode, "spawn-nested-flaky") == 0 ? "nested-flaky"
+                                                                    : NULL,
                           NULL};
     if (strcmp(mode, "spawn-env") == 0) print_oversubscribe("parent", rank);
     MPI_Info info = MPI_INFO_NULL;
@@ -180,7 +187,7 @@ int main(int argc, char** argv) {
     MPI_Comm_spawn(argv[0], child_argv, n, info, 0, MPI_COMM_WORLD, &inter, MPI_ERRCODES_IGNORE);
     if (info != MPI_INFO_NULL) MPI_Info_free(&info);
     MPI_Bcast(&v, 1, MPI_INT, rank == 0 ? MPI_ROOT : MPI_PROC_NULL, inter);
-    if (strcmp(mode, "spawn-nested") == 0 && rank == 0) {
+    if (strncmp(mode, "spawn-nested", 12) == 0 && rank == 0) {
       MPI_Recv(&v, 1, MPI_INT, 0, 0, inter, MPI_STATUS_IGNORE);
       printf("parent 0 got back %d\n", v);
     }

@@ -572,6 +572,39 @@ TEST_CASE("dynamic: a restart after a spawned process failed spawns it again and
   check_nothing_left(job, o);
 }
 
+// --max-restarts with grandchildren: a grandchild (job 3) that dies in the first attempt fails
+// it, the restart takes the attempt's parent and child down, and the new attempt spawns both
+// generations again (jobs 2 and 3 of its own namespace) and succeeds.
+TEST_CASE("dynamic: a restart after a grandchild failed spawns both generations again") {
+  Job job;
+  const Outcome o = job.launch({"--max-restarts", "1", "--oversubscribe", "-n", "1", "--tag-output",
+                                app("dynamic"), "spawn-nested-flaky", "1"},
+                               Millis{120'000});
+  CHECK_MESSAGE(o.status() == 0, o.summary());
+  CHECK_MESSAGE(count_of(o.out, "[3,0]<stdout>:child 0 of 1 got 43\n") == 1, o.out);
+  CHECK_MESSAGE(count_of(o.out, "[1,0]<stdout>:parent 0 got back 1143\n") == 1, o.out);
+  const auto events = read_events(job.events_path()).events;
+  const auto spawns = events_named(events, "spawn");
+  REQUIRE_MESSAGE(spawns.size() == 4, o.summary());
+  for (std::size_t i = 0; i < 4; ++i) {
+    CAPTURE(i);
+    const int attempt = static_cast<int>(i / 2) + 1, number = static_cast<int>(i % 2) + 2;
+    CHECK(spawns[i].value("job", 0) == number);
+    CHECK(spawns[i].value("attempt", 0) == attempt);
+    CHECK(spawns[i]
+              .value("nspace", std::string())
+              .ends_with("-" + std::to_string(attempt) + "-job" + std::to_string(number)));
+  }
+  const auto failed = events_named(events, "attempt-failed");
+  REQUIRE(failed.size() == 1);
+  CHECK(failed[0].value("decision", std::string()) == "restart");
+  CHECK_MESSAGE(
+      failed[0]["error"].value("detail", std::string()).find("spawned job 3") != std::string::npos,
+      failed[0].dump());
+  check_events(job, 0);
+  check_nothing_left(job, o);
+}
+
 TEST_CASE("dynamic: MPI_Comm_spawn beyond the slots runs with --oversubscribe") {
   Job job;
   const Outcome o =

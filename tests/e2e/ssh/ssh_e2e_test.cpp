@@ -284,6 +284,31 @@ TEST_CASE("ssh: MPI_Comm_spawn places children on hosts without ranks, and here 
   }
 }
 
+// A spawned process's own MPI_Comm_spawn over ssh (mpirun 4.1.4's job 3): the child fills
+// node2 (node1 is full), the grandchild starts at the child job's bookmark, node2, full too, so
+// the first node with room, node3; 42 and 43 go down and 143, 1143 come back up across 3 hosts.
+TEST_CASE("ssh: a spawned process's own MPI_Comm_spawn places its child on a third host") {
+  const std::string mark = new_mark();
+  const Run run =
+      run_launcher(ssh_args(mark, {"-H", "node1:1,node2:1,node3:1", "-n", "1", "--tag-output",
+                                   env_path("DYNAMIC_BIN"), "spawn-nested", "1"}));
+  INFO("stderr: " << run.err);
+  INFO("stdout: " << run.out);
+  CHECK(run.exit_code == 0);
+  CHECK(!run.failure);
+  std::vector<nlohmann::json> spawned;
+  for (const auto& e : run.events)
+    if (e.value("event", "") == "spawn")
+      spawned.push_back(e.value("hosts", nlohmann::json::array()));
+  CHECK(spawned ==
+        std::vector<nlohmann::json>{nlohmann::json({"node2"}), nlohmann::json({"node3"})});
+  for (const std::string line :
+       {"[2,0]<stdout>:child 0 of 1 got 42\n", "[3,0]<stdout>:child 0 of 1 got 43\n",
+        "[2,0]<stdout>:child 0 got back 143\n", "[1,0]<stdout>:parent 0 got back 1143\n"})
+    CHECK_MESSAGE(run.out.find(line) != std::string::npos, line);
+  CHECK(wait_until_gone(mark, 3s).empty());
+}
+
 TEST_CASE("ssh: a restart re-spawns the ranks through the agents already up on 3 nodes") {
   const std::string mark = new_mark();
   // Rank 4 (on node3) fails on attempt 1; attempt 2 succeeds.
