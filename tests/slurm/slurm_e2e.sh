@@ -77,6 +77,13 @@ check "MPI_Comm_spawn through srun" 0 $rc "$out" "\[2,1\]<stdout>:child 1 of 2 g
 n=$(grep -c "^\[2,[01]\]<stdout>:child [01] of 2 got 42$" <<<"$out")
 [ "$n" -eq 2 ] || { echo "FAIL spawn through srun: $n of 2 children:"; echo "$out"; failures=$((failures + 1)); }
 
+# A spawned process's own MPI_Comm_spawn through srun-started agents (mpirun 4.1.4's job 3):
+# the grandchild gets 43 from the child, whose rank 0 passes 143 + 1000 back to the parent.
+out=$(timeout 90 salloc -N1 -n3 "$mpilaunch" -n 1 --tag-output "$dynamic" spawn-nested 1 2>&1); rc=$?
+check "nested MPI_Comm_spawn through srun" 0 $rc "$out" "^\[3,0\]<stdout>:child 0 of 1 got 43$"
+n=$(grep -c "^\[1,0\]<stdout>:parent 0 got back 1143$" <<<"$out")
+[ "$n" -eq 1 ] || { echo "FAIL nested spawn through srun: no answer back up:"; echo "$out"; failures=$((failures + 1)); }
+
 # Outside a job step (salloc's shell) Open MPI's schizo/slurm would make every rank a
 # singleton ("rank 0 of 1", exit 0): both ranks must see a world of 2.
 out=$(timeout 60 salloc -N1 -n2 "$mpilaunch" --launcher=local "$hello" 2>&1); rc=$?
