@@ -362,6 +362,25 @@ std::vector<Case> table() {
        .args = {"--report-child-jobs-separately", "-n", "1", "@app:dynamic", "spawn-dies", "3"},
        .checks = Stdout,
        .source = "mpirun(1): --report-child-jobs-separately with a failing spawned child"});
+  // A spawned process's own MPI_Comm_spawn: mpirun 4.1.4 serves it as its job 3 (measured):
+  // 42 and 43 go down, 143 and 1143 come back up; a grandchild that exits 3 before MPI_Init
+  // ends the job with status 3 under both.
+  add({.name = "spawn-nested",
+       .args = {"-H", "localhost:4", "-n", "1", "--tag-output", "@app:dynamic", "spawn-nested",
+                "2"},
+       .checks = Stdout,
+       .source = "MPI_Comm_spawn from a spawned process (mpirun 4.1.4's job 3)"});
+  add({.name = "vn-spawn-nested",
+       .nodes = Nodes::Virtual,
+       .args = {"-H", "dyn1:2,dyn2:2,dyn3:2", "-n", "1", "--tag-output", "@app:dynamic",
+                "spawn-nested", "2"},
+       .checks = Stdout,
+       .source = "MPI_Comm_spawn from a spawned process on 3 nodes (mpirun 4.1.4's job 3)"});
+  add({.name = "spawn-nested-dies",
+       .args = {"--oversubscribe", "-n", "1", "--tag-output", "@app:dynamic", "spawn-nested-dies",
+                "3"},
+       .checks = Stdout,
+       .source = "MPI_Comm_spawn from a spawned process whose child exits 3 before MPI_Init"});
   add({.name = "display-allocation",
        .args = {"--display-allocation", "-n", "2", "@probe"},
        .source = "mpirun(1): --display-allocation"});
