@@ -623,10 +623,14 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
   return plan;
 }
 
+int app_index_of_rank(const LaunchPlan& plan, int rank) {
+  if (rank < 0) return 0;
+  return static_cast<int>(
+      context_of_rank(plan.apps, static_cast<std::uint64_t>(rank), &PlanApp::num_procs));
+}
+
 const PlanApp& app_of_rank(const LaunchPlan& plan, int rank) {
-  if (rank < 0) return plan.apps.front();
-  return plan
-      .apps[context_of_rank(plan.apps, static_cast<std::uint64_t>(rank), &PlanApp::num_procs)];
+  return plan.apps[static_cast<std::size_t>(app_index_of_rank(plan, rank))];
 }
 
 namespace {

@@ -74,7 +74,9 @@ struct LaunchPlan {
   std::vector<std::string> warnings;
 };
 
-/// The application context that `rank` belongs to.
+/// The index in `plan.apps` of the application context that `rank` belongs to (0 for a
+/// negative rank), and that context.
+int app_index_of_rank(const LaunchPlan& plan, int rank);
 const PlanApp& app_of_rank(const LaunchPlan& plan, int rank);
 
 /// `hosts` is empty for isolated local mode. Errors: BadOption, NotEnoughSlots.

@@ -330,8 +330,7 @@ bool Supervisor::place_ranks() {
   if (plan.placement.display || plan.display_diffable_map) {
     std::vector<int> app_of(static_cast<std::size_t>(plan.map.size()));
     for (int rank = 0; rank < plan.map.size(); ++rank)
-      app_of[static_cast<std::size_t>(rank)] =
-          static_cast<int>(&app_of_rank(plan, rank) - plan.apps.data());
+      app_of[static_cast<std::size_t>(rank)] = app_index_of_rank(plan, rank);
     // The diffable form takes the table's place, as under mpirun 4.1.4 (measured).
     const std::string text = plan.display_diffable_map
                                  ? display_diffable_map_text(plan.map, report, *bindings_, app_of)

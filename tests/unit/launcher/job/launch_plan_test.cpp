@@ -244,6 +244,10 @@ TEST_CASE("mpmd: contexts are mapped in turn, ranks numbered context by context"
   CHECK(plan->map.ranks_on(1) == std::vector<int>{2, 3});
   CHECK(&app_of_rank(*plan, 0) == &plan->apps[0]);
   CHECK(&app_of_rank(*plan, 3) == &plan->apps[1]);
+  CHECK(app_index_of_rank(*plan, 0) == 0);
+  CHECK(app_index_of_rank(*plan, 1) == 1);
+  CHECK(app_index_of_rank(*plan, 3) == 1);
+  CHECK(app_index_of_rank(*plan, -1) == 0);
   const std::string text = render_plan(*plan, "agent");
   CHECK(text.find("context 0:  ranks 0-0: ./a") != std::string::npos);
   CHECK(text.find("context 1:  ranks 1-3: ./b x") != std::string::npos);
