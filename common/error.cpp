@@ -84,6 +84,9 @@ RetryClass retry_class(const Error& error) {
     case ErrorKind::AgentStartFailed:
       if (error.phase == "resolve" || error.phase == "connect" || error.phase == "handshake")
         return RetryClass::UntilStartDeadline;
+      // prterun's session directory left by a killed prterun of the same process id: the next
+      // run has another one (wrap mode restarted it when this text read as mpi-init-failed).
+      if (error.phase == "session-dir") return RetryClass::WithinBudget;
       return RetryClass::Never;
     case ErrorKind::UnknownHost:
       return RetryClass::UntilStartDeadline;

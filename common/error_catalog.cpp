@@ -62,6 +62,12 @@ std::string agent_phase_hint(const std::string& phase) {
   if (phase == "tmpdir")
     return "the job's temp dir cannot be created there: free space or fix the modes of /dev/shm "
            "or $TMPDIR, or point MPILAUNCH_TMPDIR at a writable local directory";
+  if (phase == "session-dir")
+    return "the runtime could not make its own session directory: with PMIX_ERR_EXISTS, "
+           "$TMPDIR (else /tmp) already holds prterun.HOST.PID.UID for this prterun's process id, "
+           "left by an earlier prterun that was killed; remove the prterun.* directories of "
+           "prteruns no longer running and run again (Open MPI 5.0.7 stops on it, later PRRTE "
+           "releases reuse it); otherwise $TMPDIR must be writable and have room";
   if (phase == "clock")
     return "that host's clock is off: run NTP or chrony (chronyc tracking) so that event and "
            "output timestamps line up";

@@ -38,6 +38,16 @@ constexpr Pattern kPrrteRows[] = {
           {"plm_ssh_agent: {line}"})
         .about("agent-not-found")
         .in_phase("exec"),
+    // prterun's own session directory, /tmp/prterun.HOST.PID.UID, could not be made: measured,
+    // one that is there already because an earlier prterun with this process id was killed
+    // before it removed it (5.0.7 exits 213; newer PRRTE reuses it). The runtime itself did not
+    // start and no rank ran: not an MPI_Init failure, though prte_init's text follows.
+    line(K::AgentStartFailed, "PMIX ERROR: {detail} in file {*}session_dir.c")
+        .host_from_line()
+        .in_phase("session-dir"),
+    block(K::AgentStartFailed, "prte_session_dir failed --> Returned value")
+        .in_phase("session-dir")
+        .as(Role::Context),
     block(K::MpiInitFailed, "\"prte_init()\" failed").about("prte_init:startup:internal-failure"),
 };
 

@@ -54,6 +54,15 @@ TEST_CASE("a host file's hint: the line named, or the file itself when it was no
   CHECK(unread.find("path and permissions") != std::string::npos);
 }
 
+// prterun's session directory already there (a killed prterun of the same pid): the hint
+// names the stale directory, not the ssh or install causes of the other phases.
+TEST_CASE("agent-start-failed in phase session-dir: the stale prterun directory is the hint") {
+  const std::string h = hint(Error{
+      .kind = ErrorKind::AgentStartFailed, .host = "vm", .phase = "session-dir", .detail = "x"});
+  CHECK(h.find("prterun.HOST.PID.UID") != std::string::npos);
+  CHECK(h.find("ssh") == std::string::npos);
+}
+
 // A refused spawn is no command-line mistake: its headline and hint name the MPI_Comm_spawn
 // call and its info keys, never 'invalid command line' or --help.
 TEST_CASE("a refused spawn's headline and hint name MPI_Comm_spawn, not the command line") {
@@ -107,6 +116,8 @@ TEST_CASE("retry classes follow the documented policy") {
         RetryClass::Never);
   CHECK(retry_class(Error{.kind = ErrorKind::AgentStartFailed, .phase = "libssh"}) ==
         RetryClass::Never);
+  CHECK(retry_class(Error{.kind = ErrorKind::AgentStartFailed, .phase = "session-dir"}) ==
+        RetryClass::WithinBudget);
   CHECK(retry_class(Error{.kind = ErrorKind::AgentStartFailed, .phase = "connect"}) ==
         RetryClass::UntilStartDeadline);
   CHECK(retry_class(Error{.kind = ErrorKind::Timeout, .phase = "job"}) == RetryClass::NoRestart);
