@@ -255,6 +255,60 @@ Status prefix_of_later_context(const Options& o, const std::string& first_prefix
       o.prefix, context + 1));
 }
 
+// What mpirun 4.1.4 takes from the first application context only. Given with a later one
+// (measured: `-n 1 ./a : -n 1 --tag-output ./b`), these options change nothing in what mpirun
+// prints, writes or reads for any rank; that context's ranks get their MCA parameter, and
+// --report-bindings makes their own Open MPI print each one's binding.
+struct FirstContextOnly {
+  bool tag_output = false;
+  bool timestamp_output = false;
+  std::string output_filename;
+  std::string stdin_target;
+  bool merge_stderr_to_stdout = false;
+  bool report_bindings = false;
+  bool display_map = false;
+  bool display_diffable_map = false;
+  bool display_allocation = false;
+
+  static FirstContextOnly of(const Options& o) {
+    return {o.tag_output,   o.timestamp_output,       o.output_filename,
+            o.stdin_target, o.merge_stderr_to_stdout, o.report_bindings,
+            o.display_map,  o.display_diffable_map,   o.display_allocation};
+  }
+  void restore(Options& o) const {
+    o.tag_output = tag_output;
+    o.timestamp_output = timestamp_output;
+    o.output_filename = output_filename;
+    o.stdin_target = stdin_target;
+    o.merge_stderr_to_stdout = merge_stderr_to_stdout;
+    o.report_bindings = report_bindings;
+    o.display_map = display_map;
+    o.display_diffable_map = display_diffable_map;
+    o.display_allocation = display_allocation;
+  }
+};
+
+// The words of a later context (after the first program) into `o`: its options' job-wide
+// effects as mpirun 4.1.4 has them (placement options such as --oversubscribe and --bind-to
+// none change the whole job, the first-context-only ones above nothing), their MCA parameters
+// into `context_mca` (that context's ranks only) rather than the job's.
+Result<std::size_t> parse_later_context_words(
+    Options& o, const std::vector<std::string>& args, std::size_t i,
+    std::vector<std::pair<std::string, std::string>>& context_mca) {
+  const FirstContextOnly first = FirstContextOnly::of(o);
+  auto job_mca = std::exchange(o.option_mca, {});
+  o.report_bindings = false;
+  auto start = parse_option_words(o, args, i);
+  if (o.report_bindings) {  // not an option_mca: the launcher sets it for unbound ranks itself
+    std::erase_if(o.option_mca,
+                  [](const auto& kv) { return kv.first == "hwloc_base_report_bindings"; });
+    o.option_mca.emplace_back("hwloc_base_report_bindings", "1");
+  }
+  context_mca = std::exchange(o.option_mca, std::move(job_mca));
+  first.restore(o);
+  return start;
+}
+
 // mpirun 4.1.4 (measured) ignores --mca/--gmca given after the first program (with a later
 // MPMD context) or on an appfile line: no rank gets it and mpirun itself does not apply it.
 // Refused here instead; `first_new` is the index of the first pair the context added.
@@ -296,7 +350,9 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
   std::size_t job_mca = 0;  // the --mca pairs before the first program
   std::size_t i = 0;
   for (;;) {
-    auto start = parse_option_words(o, args, i);
+    std::vector<std::pair<std::string, std::string>> context_mca;
+    auto start = contexts.empty() ? parse_option_words(o, args, i)
+                                  : parse_later_context_words(o, args, i, context_mca);
     if (!start) return start.error();
     if (o.help) return o;
     if (contexts.empty()) {
@@ -321,6 +377,7 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
           "its options and program (mpilaunch -n 1 ./a : -n 2 ./b)",
           contexts.size() + 1));
     contexts.push_back(take_context(o, std::move(program)));
+    contexts.back().option_mca = std::move(context_mca);
     if (!more) break;
     i = static_cast<std::size_t>(colon - args.begin()) + 1;
   }

@@ -577,6 +577,10 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
     // it see it as OMPI_exec_path (as typed), those of a later context inheriting it do not,
     // as under mpirun 4.1.4 (measured).
     app.exec_path = context.exec_path;
+    // Options given with a later MPMD context: only its ranks get their MCA parameters, as under
+    // mpirun 4.1.4 (measured); after JobSpec.env, so they win over the job's.
+    for (const auto& [key, value] : context.option_mca)
+      app.env.push_back(mpilaunch::format("OMPI_MCA_{}={}", key, value));
     if (context.path_given &&
         std::none_of(app.env.begin(), app.env.end(),
                      [](const std::string& e) { return e.starts_with("OMPI_exec_path="); }))

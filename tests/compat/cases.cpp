@@ -237,6 +237,52 @@ std::vector<Case> table() {
        .pending_on = Report | Exit,
        .env = {"PROBE_ENV=OMPI_MCA_btl_tcp_if_include"},
        .source = "mpirun 4.1.4: --mca with a later MPMD context"});
+  // Options given with a later MPMD context (mpirun 4.1.4, measured): only that context's ranks
+  // get their MCA parameter; the output options change nothing in the output, --report-bindings
+  // has the context's ranks print their own binding, --bind-to none unbinds the whole job.
+  const std::string later_env =
+      "PROBE_ENV=OMPI_MCA_orte_tag_output,OMPI_MCA_orte_timestamp_output,"
+      "OMPI_MCA_hwloc_base_report_bindings,OMPI_MCA_hwloc_base_binding_policy,"
+      "OMPI_MCA_rmaps_base_oversubscribe,OMPI_MCA_orte_output_filename";
+  add({.name = "mpmd-later-tag-output",
+       .args = {"-n", "1", "@probe", ":", "-n", "1", "--tag-output", "@probe"},
+       .env = {later_env},
+       .source = "issue 20: --tag-output with a later MPMD context"});
+  add({.name = "mpmd-later-timestamp-output",
+       .args = {"-n", "1", "@probe", ":", "-n", "1", "--timestamp-output", "@probe"},
+       .env = {later_env},
+       .source = "issue 20: --timestamp-output with a later MPMD context"});
+  add({.name = "mpmd-later-report-bindings",
+       .args = {"-n", "1", "@probe", ":", "-n", "1", "--report-bindings", "@probe"},
+       .env = {later_env},
+       .source = "issue 20: --report-bindings with a later MPMD context"});
+  add({.name = "mpmd-later-bind-to-none",
+       .args = {"-n", "1", "@probe", ":", "-n", "1", "--bind-to", "none", "@probe"},
+       .env = {later_env},
+       .source = "issue 20: --bind-to none with a later MPMD context (the whole job unbound)"});
+  add({.name = "mpmd-later-report-bindings-unbound",
+       .args = {"--bind-to", "none", "-n", "1", "@probe", ":", "-n", "1", "--report-bindings",
+                "@probe"},
+       .env = {later_env},
+       .source = "issue 20: --report-bindings with a later context of an unbound job"});
+  add({.name = "mpmd-later-oversubscribe",
+       .args = {"-H", "localhost:2", "-n", "2", "@probe", ":", "-n", "1", "--oversubscribe",
+                "@probe"},
+       .env = {later_env},
+       .source = "issue 20: --oversubscribe with a later MPMD context (the whole job)"});
+  add({.name = "mpmd-later-output-options",
+       .args = {"-n", "1", "@probe", ":", "-n", "1", "--output-filename", "of",
+                "--merge-stderr-to-stdout", "--stdin", "none", "--display-map",
+                "--display-allocation", "@probe"},
+       .checks = kAll | Files,
+       .stdin_text = "to rank 0\n",
+       .env = {later_env},
+       .source = "issue 20: output options with a later MPMD context (no effect)",
+       .mpirun_may_crash = true});
+  add({.name = "mpmd-first-tag-output",
+       .args = {"--tag-output", "--bind-to", "none", "-n", "1", "@probe", ":", "-n", "1", "@probe"},
+       .env = {later_env},
+       .source = "issue 20: output options with the first MPMD context (the whole job)"});
   add({.name = "appfile",
        .args = {"--app", "appfile"},
        .files = {{"appfile", "-n 1 @probe first\n-n 1 @probe second\n"}},

@@ -12,6 +12,7 @@ using namespace mpilaunch;
 using namespace mpilaunch::launcher;
 
 using Words = std::vector<std::string>;
+using Mca = std::vector<std::pair<std::string, std::string>>;
 
 TEST_CASE("mpmd: ':' splits the line into contexts, each with its own options and program") {
   const auto o = parse_options({"--oversubscribe",
@@ -50,14 +51,124 @@ TEST_CASE("mpmd: ':' splits the line into contexts, each with its own options an
   CHECK(o->contexts[1].program == Words{"./b", "a b"});
   CHECK_FALSE(o->contexts[2].np);
   CHECK(o->contexts[2].program == Words{"./c"});
-  // Job-wide options count wherever they are given (mpirun: --oversubscribe after ':' works).
+  // Placement options count wherever they are given (mpirun: --oversubscribe after ':' works);
+  // output options only before the first program, a later context's ranks get their parameter.
   CHECK(o->oversubscribe);
-  CHECK(o->tag_output);
+  CHECK_FALSE(o->tag_output);
+  CHECK(o->contexts[2].option_mca == Mca{{"orte_tag_output", "1"}});
   // The first context's values stay where single-program code reads them; -H is merged.
   CHECK(o->np == 1);
   CHECK(o->program == Words{"./a", "x", "y"});
   CHECK(o->exports == Words{"A=1"});
   CHECK(o->hosts == Words{"n2:2"});
+}
+
+TEST_CASE("mpmd: options of a later context: its ranks get their MCA parameters (mpirun 4.1.4)") {
+  struct Row {
+    Words later;  // options given with the second context
+    Mca job;      // the job's option_mca (every rank)
+    Mca context;  // the second context's (its ranks only)
+    bool tag, timestamp, report_bindings, display_map, oversubscribe;
+    std::string bind_to, output_filename, stdin_target;
+  };
+  const Row rows[] = {
+      {{"--tag-output"},
+       {},
+       {{"orte_tag_output", "1"}},
+       false,
+       false,
+       false,
+       false,
+       false,
+       "",
+       "",
+       ""},
+      {{"--timestamp-output"},
+       {},
+       {{"orte_timestamp_output", "1"}},
+       false,
+       false,
+       false,
+       false,
+       false,
+       "",
+       "",
+       ""},
+      // The launcher gives the first context's unbound ranks this one itself; a later
+      // context's ranks get it whatever their binding, as from mpirun.
+      {{"--report-bindings"},
+       {},
+       {{"hwloc_base_report_bindings", "1"}},
+       false,
+       false,
+       false,
+       false,
+       false,
+       "",
+       "",
+       ""},
+      // Placement: the whole job, the parameter for the context's ranks.
+      {{"--bind-to", "none"},
+       {},
+       {{"hwloc_base_binding_policy", "none"}},
+       false,
+       false,
+       false,
+       false,
+       false,
+       "none",
+       "",
+       ""},
+      {{"--oversubscribe"},
+       {},
+       {{"rmaps_base_oversubscribe", "1"}},
+       false,
+       false,
+       false,
+       false,
+       true,
+       "",
+       "",
+       ""},
+      {{"--output-filename", "of", "--stdin", "none", "--display-map"},
+       {},
+       {{"orte_output_filename", "of"}, {"rmaps_base_display_map", "1"}},
+       false,
+       false,
+       false,
+       false,
+       false,
+       "",
+       "",
+       ""},
+  };
+  for (const Row& row : rows) {
+    Words args = {"-n", "1", "./a", ":", "-n", "1"};
+    args.insert(args.end(), row.later.begin(), row.later.end());
+    args.push_back("./b");
+    CAPTURE(args);
+    const auto o = parse_options(args);
+    REQUIRE(o);
+    CHECK(o->option_mca == row.job);
+    CHECK(o->contexts[0].option_mca.empty());
+    CHECK(o->contexts[1].option_mca == row.context);
+    CHECK(o->tag_output == row.tag);
+    CHECK(o->timestamp_output == row.timestamp);
+    CHECK(o->report_bindings == row.report_bindings);
+    CHECK(o->display_map == row.display_map);
+    CHECK(o->oversubscribe == row.oversubscribe);
+    CHECK(o->bind_to == row.bind_to);
+    CHECK(o->output_filename == row.output_filename);
+    CHECK(o->stdin_target == row.stdin_target);
+  }
+  // Given before the first program they are the job's: every rank gets the parameter.
+  const auto first = parse_options({"--tag-output", "--report-bindings", "-n", "1", "./a", ":",
+                                    "-n", "1", "--tag-output", "./b"});
+  REQUIRE(first);
+  CHECK(first->tag_output);
+  CHECK(first->report_bindings);
+  CHECK(first->option_mca == Mca{{"orte_tag_output", "1"}});
+  CHECK(first->contexts[1].option_mca == Mca{{"orte_tag_output", "1"}});
 }
 
 TEST_CASE("mpmd: one program is one context; ':' inside '--' arguments still splits") {
