@@ -2,6 +2,10 @@
 // reads /dev/null, as under mpirun; end of file reaches rank 0; a rank that reads slowly holds
 // the launcher back instead of making it buffer everything. Through a pipe and from a file.
 #include <doctest/doctest.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <functional>
@@ -99,6 +103,52 @@ TEST_CASE("stdin: ranks that never read it do not hold the job; a closed stdin i
         job.command({"--events", job.events_path(), "-n", "2", "/bin/sh", "-c", kPrintDigest});
     redirect_stdin(c, "0<&-");
     check_digests(job, run(c), 2, [](int) { return kEmptyMd5; });
+  }
+}
+
+// `salloc ... mpilaunch` with salloc's stdin closed: salloc's own listening socket is the
+// launcher's descriptor 0, and reading it fails (ENOTCONN). That is end of file for the ranks,
+// said once; every rank's output still arrives, the job exits 0, and the descriptor, which
+// salloc shares, is left blocking as it was. The same for a socket never bound.
+TEST_CASE("stdin: an unconnected socket on stdin (salloc's) is end of file; no output is lost") {
+  for (const bool listening : {true, false}) {
+    CAPTURE(listening);
+    const int sock = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    REQUIRE(sock >= 0);
+    if (listening) {
+      sockaddr_in loopback{};
+      loopback.sin_family = AF_INET;
+      loopback.sin_addr.s_addr = htonl(INADDR_LOOPBACK);  // port 0: any free one
+      REQUIRE(::bind(sock, reinterpret_cast<const sockaddr*>(&loopback), sizeof loopback) == 0);
+      REQUIRE(::listen(sock, 1) == 0);
+    }
+    const int flags_before = ::fcntl(sock, F_GETFL);
+    {
+      // Real MPI ranks, as in the report: both hello lines.
+      Job job;
+      Command c = job.command({"--events", job.events_path(), "-n", "2", app("hello")});
+      c.stdin_fd = sock;
+      const Outcome o = run(c);
+      CHECK_MESSAGE(o.status() == 0, o.summary());
+      for (const char* line : {"hello rank 0 of 2", "hello rank 1 of 2"})
+        CHECK_MESSAGE(o.out.find(line) != std::string::npos, o.out);
+      const std::string warning = "mpilaunch: reading stdin: Transport endpoint is not connected";
+      const std::size_t first = o.err.find(warning);
+      CHECK_MESSAGE(first != std::string::npos, o.err);
+      CHECK_MESSAGE(o.err.find(warning, first + 1) == std::string::npos, o.err);
+      check_events(job, 0);
+      check_nothing_left(job, o);
+    }
+    {
+      // Rank 0 reads end of file at once, as rank 1 reads /dev/null.
+      Job job;
+      Command c =
+          job.command({"--events", job.events_path(), "-n", "2", "/bin/sh", "-c", kPrintDigest});
+      c.stdin_fd = sock;
+      check_digests(job, run(c), 2, [](int) { return kEmptyMd5; });
+    }
+    CHECK(::fcntl(sock, F_GETFL) == flags_before);
+    ::close(sock);
   }
 }
 

@@ -97,7 +97,8 @@ Outcome run(const Command& c) {
   const auto start = Clock::now();
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) exec_child(c, argv.data(), envp.data(), in[0], out[1], err[1]);
+  if (pid == 0)
+    exec_child(c, argv.data(), envp.data(), c.stdin_fd >= 0 ? c.stdin_fd : in[0], out[1], err[1]);
   ::setpgid(pid, pid);  // also here, so that a kill at the deadline cannot race the child
   ::close(in[0]);
   ::close(out[1]);
@@ -110,7 +111,7 @@ Outcome run(const Command& c) {
 
   Outcome o;
   std::size_t written = 0;
-  if (c.stdin_text.empty()) close_fd(fds[0]);
+  if (c.stdin_text.empty() || c.stdin_fd >= 0) close_fd(fds[0]);
   bool exited = false;
   auto pipe_deadline = Clock::time_point::max();
   const auto deadline = start + c.deadline;

@@ -15,7 +15,8 @@ struct Command {
   std::vector<std::string> argv;  // argv[0] is a path: no PATH lookup
   std::vector<std::string> env;   // the whole environment, "NAME=value" each
   std::string stdin_text;         // written to the command's stdin, which is then closed
-  std::string cwd;                // empty: the test's own
+  int stdin_fd = -1;  // else the command's stdin is this descriptor of the test's (which keeps it)
+  std::string cwd;    // empty: the test's own
   Millis deadline{60'000};
   // After the command exits, how long its stdout/stderr may stay open (held by children).
   Millis pipe_grace{3'000};
