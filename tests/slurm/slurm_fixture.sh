@@ -10,7 +10,12 @@ chmod 700 "$dir/munge"
 dd if=/dev/urandom of="$dir/munge/key" bs=1024 count=1 status=none
 chmod 400 "$dir/munge/key"
 user=$(id -un)
-port=$((20000 + RANDOM % 20000))
+# Both ports below the kernel's ephemeral range: a port inside it may be held by any connection
+# on the machine (one in TIME-WAIT is enough), and slurmd then cannot bind it ("Address already
+# in use": the node never comes up; seen with 36284).
+low=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+[ "${low:-0}" -gt 21000 ] 2>/dev/null || low=40000
+port=$((20000 + RANDOM % (low - 20001)))
 # The node's name is the cluster's own: task/cgroup keeps its cgroups under slurm_<node>, apart
 # from another fixture's running at the same time (job ids start at 1 in each).
 node=mpilaunch$port
