@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,18 @@ struct Case {
   std::vector<HostEntry> hosts;
   const char* source;
 };
+
+// Each case's hosts and their source, as select_hosts finds them on the case's fake machine.
+void check_cases(std::span<const Case> cases) {
+  for (const Case& c : cases) {
+    INFO(c.name);
+    FakeSystem system{.env = c.env, .files = c.files};
+    const auto list = system.select(c.request);
+    REQUIRE_MESSAGE(list.has_value(), list.error().detail);
+    CHECK(list->hosts == c.hosts);
+    CHECK(list->source == c.source);
+  }
+}
 
 HostEntry given(const char* name, int slots) {
   return HostEntry{.name = name, .slots = slots, .slots_given = true};
@@ -155,14 +168,7 @@ TEST_CASE("host sources: the command line, then resource managers in a fixed ord
        {given("w0", 2)},
        "hostfile /etc/mpi/hostfile"},
   };
-  for (const Case& c : cases) {
-    INFO(c.name);
-    FakeSystem system{.env = c.env, .files = c.files};
-    const auto list = system.select(c.request);
-    REQUIRE_MESSAGE(list.has_value(), list.error().detail);
-    CHECK(list->hosts == c.hosts);
-    CHECK(list->source == c.source);
-  }
+  check_cases(cases);
 }
 
 TEST_CASE("host sources: -H and --hostfile never read the environment's files") {
@@ -343,14 +349,7 @@ TEST_CASE("host sources: blanks and lines of LSF's pairs and HTCondor's contact 
         {.name = "b", .slots = 1, .slots_given = true, .user = "alice", .port = 4445}},
        "htcondor _CONDOR_NPROCS=2 contact file /c"},
   };
-  for (const Case& c : cases) {
-    INFO(c.name);
-    FakeSystem system{.env = c.env, .files = c.files};
-    const auto list = system.select(c.request);
-    REQUIRE_MESSAGE(list.has_value(), list.error().detail);
-    CHECK(list->hosts == c.hosts);
-    CHECK(list->source == c.source);
-  }
+  check_cases(cases);
   FakeSystem system{.env = condor, .files = {{"/c", "\n \r\n\t\n0 a 1 u /d\n# b 1 u /d\n"}}};
   const auto r = system.select();
   REQUIRE_FALSE(r.has_value());
