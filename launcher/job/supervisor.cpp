@@ -9,6 +9,7 @@
 #include <random>
 
 #include "common/text_format.hpp"
+#include "common/text_split.hpp"
 
 #include "common/error_catalog.hpp"
 #include "common/error_json.hpp"
@@ -341,8 +342,19 @@ bool Supervisor::place_ranks() {
   }
   if (plan.placement.report_bindings) {
     const std::string text = report_bindings_text(plan.map, report, *bindings_);
-    std::fwrite(text.data(), 1, text.size(), stderr);
-    std::fflush(stderr);
+    // mpirun 4.1.4 sends each rank's line as that rank's stderr (measured): tagged or
+    // timestamped as its output, and in its --output-filename file.
+    const std::vector<std::string_view> lines = split_at(text, '\n');
+    if (output_.formats() && lines.size() == static_cast<std::size_t>(plan.map.size()) + 1) {
+      for (int rank = 0; rank < plan.map.size(); ++rank) {
+        const std::string line = std::string(lines[static_cast<std::size_t>(rank)]) + "\n";
+        output_.write(static_cast<std::uint32_t>(rank), protocol::Stream::Stderr,
+                      std::as_bytes(std::span(line.data(), line.size())));
+      }
+    } else {
+      std::fwrite(text.data(), 1, text.size(), stderr);
+      std::fflush(stderr);
+    }
   }
   // One event with every rank's CPUs (kernel CPU list of OS indexes; "" unbound).
   nlohmann::json nodes = nlohmann::json::array();

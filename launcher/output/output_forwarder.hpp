@@ -83,6 +83,8 @@ class OutputForwarder {
   void abandon();
   /// Whether our stderr's queue was abandoned (a blocking write to it could hang).
   bool stderr_stalled() const { return terminals_[1].stalled; }
+  /// Whether rank output is changed on its way (tags, timestamps) or also goes to files.
+  bool formats() const { return config_.tag || config_.timestamp || !config_.directory.empty(); }
   void write(std::uint32_t rank, protocol::Stream stream, std::span<const std::byte> data);
   /// From now on per-rank files go to DIR/attempt-N/1/rank.R (used when restarts are enabled).
   void set_attempt(int attempt);

@@ -169,6 +169,17 @@ std::vector<Case> table() {
   add({.name = "tag-and-timestamp",
        .args = {"--tag-output", "--timestamp-output", "-n", "2", "@probe"},
        .source = "mpirun(1): --tag-output with --timestamp-output"});
+  // mpirun 4.1.4 sends its --report-bindings lines as each rank's stderr (measured).
+  add({.name = "tag-output-report-bindings",
+       .args = {"--tag-output", "--report-bindings", "-n", "2", "@probe"},
+       .source = "mpirun(1): --report-bindings with --tag-output (binding lines tagged)"});
+  add({.name = "timestamp-report-bindings",
+       .args = {"--timestamp-output", "--report-bindings", "-n", "2", "@probe"},
+       .source = "mpirun(1): --report-bindings with --timestamp-output"});
+  add({.name = "output-filename-report-bindings",
+       .args = {"--report-bindings", "--output-filename", "of", "-n", "2", "@probe"},
+       .checks = kAll | Files | FileLines,
+       .source = "mpirun(1): --report-bindings with --output-filename (lines in the files)"});
   add({.name = "output-filename",
        .args = {"--output-filename", "of", "-n", "2", "@probe"},
        .checks = kAll | Files,
@@ -280,7 +291,7 @@ std::vector<Case> table() {
        .source = "issue 20: output options with a later MPMD context (no effect)",
        .mpirun_may_crash = true});
   add({.name = "mpmd-first-tag-output",
-       .args = {"--tag-output", "--bind-to", "none", "-n", "1", "@probe", ":", "-n", "1", "@probe"},
+       .args = {"--tag-output", "--report-bindings", "-n", "1", "@probe", ":", "-n", "1", "@probe"},
        .env = {later_env},
        .source = "issue 20: output options with the first MPMD context (the whole job)"});
   add({.name = "appfile",
