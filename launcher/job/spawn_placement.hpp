@@ -73,11 +73,16 @@ Result<std::string> spawn_host_filter(const std::vector<SpawnNode>& nodes,
 /// map_by node: dyn2, dyn3). `rank_by_node` (the job ranks by node: --map-by node without
 /// --rank-by, or --rank-by node): within the free slots the ranks are dealt one node at a time
 /// in node order, whatever the spawn's own mapping, as mpirun 4.1.4 ranks them (-H dyn1:3,dyn2:3
-/// --map-by node -n 2, spawn 4: dyn1, dyn2, dyn1, dyn2).
+/// --map-by node -n 2, spawn 4: dyn1, dyn2, dyn1, dyn2). When no node has a free slot
+/// (--oversubscribe) the filling starts at the bookmark, or at the node before it (round the
+/// list) when that one is less overloaded (measured). `last_node`, when given, gets the new
+/// job's own bookmark: the node of the last process placed (by slot the last node filled, by
+/// node the last dealt to; by slot in a job ranked by node, its last rank's), where a spawn by the
+/// new job's processes starts (measured: spawns of spawned processes, mpirun's job 3).
 Result<std::vector<int>> place_spawn(std::vector<SpawnNode>& nodes, const std::string& hosts,
                                      int count, bool oversubscribe,
                                      const std::string& hostname = {},
                                      SpawnMapping mapping = SpawnMapping::Slot, int bookmark = -1,
-                                     bool rank_by_node = false);
+                                     bool rank_by_node = false, int* last_node = nullptr);
 
 }  // namespace mpilaunch::launcher

@@ -83,6 +83,7 @@ class Supervisor {
     std::string parent_nspace;  // the rank whose MPI_Comm_spawn started it
     std::uint32_t parent_rank = 0;
     std::vector<std::vector<std::uint32_t>> pus_of_rank;  // bound PUs; empty: unbound
+    int bookmark = -1;  // where a spawn by its processes starts (place_spawn's last_node)
   };
   /// Binds a spawn's processes as mpirun 4.1.4 does (launcher/job/spawn_binding.hpp), with
   /// `running` processes on each node before it: fills record.pus_of_rank and spec's cpus, and

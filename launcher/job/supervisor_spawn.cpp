@@ -218,17 +218,17 @@ void Supervisor::on_spawn_request(Link& link, std::uint32_t id, const protocol::
       m.apps.empty())
     return refuse(kPmixError);
   const LaunchPlan& plan = config_.plan;
-  // Where the new job's filling starts: the spawning job's bookmark, the node of its last rank
-  // (mpirun 4.1.4, measured). A spawned process's own spawn (grandchildren, mpirun's job 3)
-  // starts at its own job's last rank, not at the initial job's.
-  int bookmark = plan.map.node_count() - 1;
+  // Where the new job's filling starts: the spawning job's bookmark (mpirun 4.1.4, measured):
+  // the initial job's is the node of its last rank; a spawned job's (a spawned process's own
+  // spawn: grandchildren, mpirun's job 3) is its own, kept when it was placed, not the initial
+  // job's.
+  int bookmark = initial_size() > 0 ? plan.map.node_of(static_cast<int>(initial_size()) - 1) : -1;
   if (m.nspace != spec_.nspace) {
     const auto parent = std::find_if(child_jobs_.begin(), child_jobs_.end(),
                                      [&](const ChildJobRecord& r) { return r.nspace == m.nspace; });
-    if (parent == child_jobs_.end() || m.rank >= parent->node_of_rank.size() ||
-        parent->node_of_rank.empty())
+    if (parent == child_jobs_.end() || m.rank >= parent->node_of_rank.size())
       return refuse(kPmixError);
-    bookmark = parent->node_of_rank.back();
+    bookmark = parent->bookmark;
   }
   // Every node's slots and what still runs there, the children of earlier spawns included;
   // the idle hosts' agents too, as mpirun places children on every host of the allocation.
@@ -290,7 +290,7 @@ void Supervisor::on_spawn_request(Link& link, std::uint32_t id, const protocol::
                   : !hosts ? Result<std::vector<int>>(hosts.error())
                            : place_spawn(nodes, hosts.value(), static_cast<int>(app.maxprocs),
                                          plan.request.oversubscribe, plan.hostname, mapping.value(),
-                                         bookmark, children_by_node);
+                                         bookmark, children_by_node, &record.bookmark);
     // mpirun 4.1.4 maps a job's ranks on a --cpu-list/--cpu-set with its rank_file mapper,
     // which does not map spawned processes: the spawn fails in binding ("the locale of the
     // following process was not set by the mapper code"), also with --bind-to none, once the

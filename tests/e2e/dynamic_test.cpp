@@ -293,6 +293,16 @@ TEST_CASE("dynamic: map_by node from the job's bookmark, children ranked by node
   }
 }
 
+// Every node full (--oversubscribe): mpirun 4.1.4 starts at the bookmark, the node of the job's
+// last rank (dyn2 here: ranked by node, rank 3 is there), not at the map's last node (dyn3), or
+// at the node before it when that one is less overloaded (measured). mpilaunch started at the
+// first node (dyn1, dyn3).
+TEST_CASE("dynamic: every node full, the spawn starts at the job's last rank's node") {
+  check_spawn_on_nodes({"--launcher=local", "--oversubscribe", "-H", "dyn1:1,dyn2:2,dyn3:1",
+                        "--map-by", "node", "-n", "4"},
+                       2, {"dyn2", "dyn3"}, 4);
+}
+
 // Beyond the free slots (--oversubscribe), as mpirun 4.1.4 on virtual nodes (measured with the
 // same lines): the free slots first, from the bookmark or else the first node with room, the
 // rest evenly from there, ranked in node order. mpilaunch put the first extra process on the
@@ -363,6 +373,17 @@ TEST_CASE("dynamic: a spawned process's own MPI_Comm_spawn: grandchildren as mpi
   SUBCASE("children on dyn3 (info host): the grandchild starts at the child job's bookmark") {
     check_nested_spawn({"--launcher=local", "-H", "dyn1:3,dyn2:3,dyn3:3", "-n", "1"}, 1,
                        {"host", "dyn3"}, {"dyn3"}, {"dyn3"}, 1);
+  }
+  // Every node full (--oversubscribe): from the bookmark, or the node before it when that one
+  // is less overloaded (measured): the child job's bookmark dyn1 is 1 over, dyn3 is not.
+  SUBCASE("--oversubscribe, every node full, a child on dyn1: the grandchild on dyn3") {
+    check_nested_spawn(
+        {"--launcher=local", "--oversubscribe", "-H", "dyn1:1,dyn2:1,dyn3:1", "-n", "3"}, 1,
+        {"host", "dyn1"}, {"dyn1"}, {"dyn3"}, 3);
+  }
+  SUBCASE("--oversubscribe, every node full, the child on dyn2: the grandchild on dyn1") {
+    check_nested_spawn({"--launcher=local", "--oversubscribe", "-H", "dyn1:1,dyn2:1", "-n", "2"}, 1,
+                       {}, {"dyn2"}, {"dyn1"}, 2);
   }
   SUBCASE("the child job's last rank's node is full: the first node with room") {
     check_nested_spawn(

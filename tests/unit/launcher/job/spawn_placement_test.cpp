@@ -243,4 +243,45 @@ TEST_CASE("spawn placement: map_by node from the bookmark; ranked by node as the
         std::vector<int>{0, 2, 0});
 }
 
+// mpirun 4.1.4 on virtual nodes, spawns of spawned processes (session 9, 25 lines measured): no
+// node has room (--oversubscribe): the filling starts at the bookmark, or at the node before it
+// when that one is less overloaded; the new job's own bookmark (last_node) is the node of the
+// last process placed, where its own spawn starts.
+TEST_CASE("spawn placement: every node full; the new job's own bookmark") {
+  const auto place = [](std::vector<SpawnNode>& nodes, int count, SpawnMapping mapping,
+                        int bookmark, bool by_node, int& last) {
+    return place_spawn(nodes, "", count, true, "", mapping, bookmark, by_node, &last).value();
+  };
+  int last = -1;
+  // -H dyn1:1,dyn2:1 -n 2 (bookmark dyn2), spawn 1: dyn2; its spawn of 1 (dyn2 now 1 over,
+  // dyn1 none): dyn1.
+  std::vector<SpawnNode> two{{"dyn1", 1, 1}, {"dyn2", 1, 1}};
+  CHECK(place(two, 1, SpawnMapping::Slot, 1, false, last) == std::vector<int>{1});
+  CHECK(last == 1);
+  CHECK(place(two, 1, SpawnMapping::Slot, last, false, last) == std::vector<int>{0});
+  // -H dyn1:1,dyn2:1,dyn3:1 -n 3, a child on dyn1 (bookmark dyn1, 1 over): the node before it,
+  // round the list, is dyn3.
+  std::vector<SpawnNode> three{{"dyn1", 1, 2}, {"dyn2", 1, 1}, {"dyn3", 1, 1}};
+  CHECK(place(three, 1, SpawnMapping::Slot, 0, false, last) == std::vector<int>{2});
+  // -H dyn1:1,dyn2:1,dyn3:1 -n 3, spawn 2 from dyn3: dyn3 then dyn1 filled (ranked dyn1, dyn3),
+  // so the child job's bookmark is dyn1, where its spawn of 2 starts: dyn1, dyn2.
+  std::vector<SpawnNode> ones{{"dyn1", 1, 1}, {"dyn2", 1, 1}, {"dyn3", 1, 1}};
+  CHECK(place(ones, 2, SpawnMapping::Slot, 2, false, last) == std::vector<int>{0, 2});
+  CHECK(last == 0);
+  CHECK(place(ones, 2, SpawnMapping::Slot, last, false, last) == std::vector<int>{0, 1});
+  // By node: the last node dealt to. --map-by node -H dyn1:1,...,dyn4:1 -n 4 (bookmark dyn4),
+  // spawn 3 map_by node: dyn4, dyn1, dyn2 dealt (ranked dyn1, dyn2, dyn4); its spawn of 2 by
+  // slot, ranked by node: dyn2, dyn3.
+  std::vector<SpawnNode> four{{"dyn1", 1, 1}, {"dyn2", 1, 1}, {"dyn3", 1, 1}, {"dyn4", 1, 1}};
+  CHECK(place(four, 3, SpawnMapping::Node, 3, true, last) == std::vector<int>{0, 1, 3});
+  CHECK(last == 1);
+  CHECK(place(four, 2, SpawnMapping::Slot, last, true, last) == std::vector<int>{1, 2});
+  // By slot in a job ranked by node, with free slots: its last rank's node.
+  // -H dyn1:2,dyn2:2,dyn3:2,dyn4:3 --map-by node -n 2, spawn 4: dyn2, dyn3, dyn4, dyn3.
+  std::vector<SpawnNode> mixed{{"dyn1", 2, 1}, {"dyn2", 2, 1}, {"dyn3", 2, 0}, {"dyn4", 3, 0}};
+  CHECK(place_spawn(mixed, "", 4, false, "", SpawnMapping::Slot, 1, true, &last).value() ==
+        std::vector<int>{1, 2, 3, 2});
+  CHECK(last == 2);
+}
+
 }  // namespace mpilaunch::launcher
