@@ -3,12 +3,13 @@
 
     appspeed.py OUT.json OUT.md ROUNDS CASE LABEL CMD [LABEL CMD ...] [-- CASE LABEL CMD ...]
 
-Each round runs every command of a case once, in turn (so load from other processes falls on
-all of them alike); a command's time is what the program itself reports: `seconds=S` (bench/
-apps/appspeed.c) or LAMMPS's `Loop time of S`. The launch is not counted. Writes every
-figure to OUT.json and a markdown table to OUT.md: the median per command and, for each
-command after a case's first (mpirun, or Hydra), the median of the per-round ratios to it and
-their range. Case 14 (spawn time, bench/apps/spawntime.c) reports `seconds=S` the same way.
+Each round runs every command of a case once, in turn, every other round in reverse order (so
+load from other processes falls on all of them alike); a command's time is what the program
+itself reports: `seconds=S` (bench/apps/appspeed.c) or LAMMPS's `Loop time of S`. The
+launch is not counted. Writes every figure to OUT.json and a markdown table to OUT.md: the
+median per command and, for each command after a case's first (mpirun, or Hydra), the median
+of the per-round ratios to it and their range. Case 14 (spawn time, bench/apps/spawntime.c)
+reports `seconds=S` the same way.
 
 Before the rounds, each command runs once more, untimed, with the MPI library's own report of
 the transport it chose (Open MPI: pml_base_verbose and btl_base_verbose, read from the
@@ -83,8 +84,10 @@ def main():
         transports = {label: transport(cmd) for label, cmd in commands}
         for label, picked in transports.items():
             print(f"bench: {name} {label}: {picked}", file=sys.stderr)
-        for _ in range(rounds):
-            for label, cmd in commands:
+        for r in range(rounds):
+            # Every other round runs the commands in reverse order, so that a load that rises
+            # or falls over a round does not always favour the same launcher.
+            for label, cmd in (commands if r % 2 == 0 else commands[::-1]):
                 seconds, error = loop_seconds(cmd)
                 if seconds is None:
                     errors[label] = error
