@@ -232,9 +232,10 @@ Result<JobBindings> bind_ranks(const JobMap& map, const std::vector<NodePlacemen
   const bool explicit_binding = policy.bind_given || policy.pe > 1;
   std::optional<HwLevel> bind = policy.bind_level;
   const HwLevel cpu = policy.use_hwthreads ? HwLevel::HwThread : HwLevel::Core;
-  if (policy.bind_none && policy.cpu_list) {
-    // mpirun 4.1.4 (measured): each rank still runs on the list's CPUs only, with the PMIx
-    // cpuset and locality of a binding, but Open MPI is not told it is bound.
+  if (policy.bind_none && (policy.cpu_list || !policy.rankfile.empty())) {
+    // mpirun 4.1.4 (measured): each rank still runs on the list's CPUs only (its rankfile
+    // line's), with the PMIx cpuset and locality of a binding, but Open MPI is not told it is
+    // bound.
     auto kept = bind_rankfile(map, nodes, policy);
     if (kept) kept->not_bound = true;
     return kept;

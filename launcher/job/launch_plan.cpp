@@ -5,6 +5,7 @@
 #include "common/text_format.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "launcher/hosts/host_option.hpp"
 #include "launcher/start/srun_command.hpp"
@@ -194,18 +195,24 @@ Status place_by_lines(const PlacementLines& by, std::vector<HostEntry> entries,
                         "one process per line, in order: ask for at most {} (-n) or add "
                         "lines",
                         by.what, np, lines.size(), lines.size() == 1 ? "" : "s", lines.size())};
+  // The host (an index into `entries`, -1: none) a line names, and the name.
+  const auto host_named = [&](const RankfileLine& l) {
+    HostEntry want;
+    (void)read_user_and_name(l.host, want);
+    for (std::size_t h = 0; h < entries.size(); ++h)
+      if (entries[h].name == want.name && (want.user.empty() || want.user == entries[h].user))
+        return std::pair{static_cast<int>(h), want.name};
+    return std::pair{-1, want.name};
+  };
   std::vector<int> host_of(static_cast<std::size_t>(np), -1);
   std::vector<int> count(entries.size(), 0);
   for (int r = 0; r < np; ++r) {
-    HostEntry want;
-    (void)read_user_and_name(line_of[static_cast<std::size_t>(r)]->host, want);
-    for (std::size_t h = 0; h < entries.size() && host_of[static_cast<std::size_t>(r)] < 0; ++h)
-      if (entries[h].name == want.name && (want.user.empty() || want.user == entries[h].user))
-        host_of[static_cast<std::size_t>(r)] = static_cast<int>(h);
-    if (host_of[static_cast<std::size_t>(r)] < 0)
+    const auto [host, name] = host_named(*line_of[static_cast<std::size_t>(r)]);
+    host_of[static_cast<std::size_t>(r)] = host;
+    if (host < 0)
       return Error{.kind = ErrorKind::BadOption,
                    .detail = mpilaunch::format("{}: rank {}'s host {} is not a host of the job",
-                                               by.what, r, want.name)};
+                                               by.what, r, name)};
     ++count[static_cast<std::size_t>(host_of[static_cast<std::size_t>(r)])];
   }
   plan.universe_size = 0;
@@ -238,9 +245,15 @@ Status place_by_lines(const PlacementLines& by, std::vector<HostEntry> entries,
   plan.map = JobMap(std::move(names), std::move(node_of_rank));
   plan.slots_from_agents = false;
   plan.request.np = np;
-  if (by.rankfile)
+  if (by.rankfile) {
     for (int r = 0; r < np; ++r)
       plan.placement.rankfile.push_back(line_of[static_cast<std::size_t>(r)]->slot);
+    for (const RankfileLine& l : lines) {
+      const auto [host, name] = host_named(l);
+      plan.rankfile.push_back(
+          {l.rank, host < 0 ? -1 : node_of_host[static_cast<std::size_t>(host)], name, l.slot});
+    }
+  }
   return {};
 }
 
@@ -521,6 +534,7 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
                   ? seq_lines(hosts)
                   : Result<PlacementLines>(
                         PlacementLines{hosts.rankfile, "--rankfile " + hosts.rankfile_path, true});
+    plan.rankfile_path = hosts.rankfile_path;
     Status placed = by ? place_by_lines(by.value(), entries, contexts, plan) : Status(by.error());
     if (!placed) return named(placed.error());
   } else if (plan.slots_from_agents) {

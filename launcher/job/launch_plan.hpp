@@ -33,6 +33,14 @@ struct PlanApp {
   std::string exec_path;  // --path: searched for argv[0] before PATH, on the ranks' node
 };
 
+/// One line of a rankfile (-rf), with the node its host is in the plan.
+struct RankfilePlace {
+  int rank = 0;
+  int node = -1;  // index into LaunchPlan::nodes; -1: a host that runs no rank of the job
+  std::string host;
+  RankSlot slot;
+};
+
 struct LaunchPlan {
   LauncherKind launcher = LauncherKind::Local;
   bool isolated = false;     // no hosts were given: one local agent
@@ -58,6 +66,11 @@ struct LaunchPlan {
   /// mpirun 4.1.4 does; the sockets are known once its agent has reported (slots_from_agents
   /// is set too). 0: not so.
   int ppr_per_socket = 0;
+  /// -rf/--rankfile: every line of the file, those past the job's ranks too (empty: no
+  /// rankfile). mpirun 4.1.4 places spawned processes through the same file
+  /// (spawn_placement.hpp's place_spawn_by_rankfile()).
+  std::vector<RankfilePlace> rankfile;
+  std::string rankfile_path;
   MapRequest request;               // what `map` was (or will be) made from
   PlacementPolicy placement;        // mapping, ranking, binding (common/placement.hpp)
   std::vector<std::string> env;     // NAME=value for every rank (--mca)

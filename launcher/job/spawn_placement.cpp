@@ -264,4 +264,42 @@ Result<std::vector<int>> place_spawn(std::vector<SpawnNode>& nodes, const std::s
   return ranked(std::move(placed));
 }
 
+Result<std::vector<RankfilePlace>> place_spawn_by_rankfile(const std::vector<RankfilePlace>& lines,
+                                                           const std::string& path, int first,
+                                                           int count, bool oversubscribe) {
+  if (!oversubscribe)
+    return Error{.kind = ErrorKind::NotEnoughSlots,
+                 .phase = "spawn",
+                 .detail = mpilaunch::format(
+                     "all nodes which are allocated for this job are already filled: the job is "
+                     "placed by the rankfile {}, which gives its hosts a slot per line, and "
+                     "mpirun 4.1.4 fails such a spawn whatever slots -H or a host file give; "
+                     "with --oversubscribe spawned rank i runs where the file's line for rank i "
+                     "says",
+                     path)};
+  std::vector<RankfilePlace> placed;
+  for (int r = first; r < first + count; ++r) {
+    const auto line = std::find_if(lines.begin(), lines.end(),
+                                   [&](const RankfilePlace& l) { return l.rank == r; });
+    if (line == lines.end())
+      return Error{.kind = ErrorKind::BadOption,
+                   .phase = "spawn",
+                   .detail = mpilaunch::format(
+                       "the rankfile {} has no line for rank {}: spawned rank i runs where the "
+                       "file's line for rank i says, as under mpirun 4.1.4 ('A rank is missing "
+                       "its location specification'); add 'rank {}=HOST slot=CPUS'",
+                       path, r, r)};
+    if (line->node < 0)
+      return Error{.kind = ErrorKind::BadOption,
+                   .host = line->host,
+                   .phase = "spawn",
+                   .detail = mpilaunch::format(
+                       "the rankfile {} puts spawned rank {} on {}, which runs no rank of the "
+                       "job: spawned processes start only on the job's nodes here",
+                       path, r, line->host)};
+    placed.push_back(*line);
+  }
+  return placed;
+}
+
 }  // namespace mpilaunch::launcher

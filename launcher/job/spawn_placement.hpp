@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "launcher/job/launch_plan.hpp"
 
 namespace mpilaunch::launcher {
 
@@ -84,5 +85,18 @@ Result<std::vector<int>> place_spawn(std::vector<SpawnNode>& nodes, const std::s
                                      const std::string& hostname = {},
                                      SpawnMapping mapping = SpawnMapping::Slot, int bookmark = -1,
                                      bool rank_by_node = false, int* last_node = nullptr);
+
+/// A spawn from a job placed by a rankfile (`lines`, LaunchPlan::rankfile, read from `path`), as
+/// mpirun 4.1.4 maps it with its rank_file mapper and the same file (measured): without
+/// `oversubscribe` it fails, whatever slots -H or a host file give ("All nodes which are allocated
+/// for this job are already filled": its hosts have a slot per line naming them); with it,
+/// spawned rank i runs where the file's line for rank i says, host and CPUs. `first` is the
+/// spawn's rank of this application context's first process. Returns each process's line, in
+/// rank order. Errors: NotEnoughSlots (no --oversubscribe); BadOption (a rank without a line, as
+/// mpirun's "A rank is missing its location specification"; a line whose host runs no rank of
+/// the job, where no agent could start it).
+Result<std::vector<RankfilePlace>> place_spawn_by_rankfile(const std::vector<RankfilePlace>& lines,
+                                                           const std::string& path, int first,
+                                                           int count, bool oversubscribe);
 
 }  // namespace mpilaunch::launcher

@@ -81,7 +81,9 @@ void Supervisor::name_child(Error& error, std::uint32_t index, bool before_conne
 void Supervisor::bind_children(ChildJobRecord& record, protocol::JobSpec& spec,
                                const std::vector<int>& running) {
   const LaunchPlan& plan = config_.plan;
-  record.pus_of_rank.assign(record.node_of_rank.size(), {});
+  // A rankfile job's children come bound by their lines (on_spawn_request()).
+  const bool by_rankfile = !plan.rankfile.empty();
+  if (!by_rankfile) record.pus_of_rank.assign(record.node_of_rank.size(), {});
   if (!bindings_) return;
   std::vector<SpawnBindingNode> nodes(running.size());
   for (std::size_t n = 0; n < nodes.size(); ++n) {
@@ -106,7 +108,8 @@ void Supervisor::bind_children(ChildJobRecord& record, protocol::JobSpec& spec,
           n < nodes.size())
         nodes[n].bound.push_back(job.pus_of_rank[r]);
     }
-  record.pus_of_rank = bind_spawned(nodes, record.node_of_rank, plan.placement.use_hwthreads);
+  if (!by_rankfile)
+    record.pus_of_rank = bind_spawned(nodes, record.node_of_rank, plan.placement.use_hwthreads);
   // --report-bindings as mpirun 4.1.4 reports spawned processes (measured): a bound child's
   // line comes from mpirun, and the child is not told to report itself (the job's
   // OMPI_MCA_hwloc_base_report_bindings=1 of unbound ranks would add a second line, in another
@@ -208,6 +211,56 @@ Result<std::string> spawn_hosts(const std::vector<SpawnNode>& nodes, const proto
   return spawn_host_filter(nodes, keys, hostname);
 }
 
+// A spawn from a job placed by a rankfile (place_spawn_by_rankfile()): the node of each of the
+// `count` processes from spawned rank `first` on; their CPUs, each its line's slot on its node
+// (`topologies`, by node; null: unknown, unbound), are appended to `pus`. mpirun 4.1.4 binds them
+// so, also when the job runs with --bind-to none (measured). The info keys that choose hosts
+// would contradict the lines: refused by name.
+Result<std::vector<int>> spawn_by_rankfile(const LaunchPlan& plan,
+                                           const std::vector<const NodeTopology*>& topologies,
+                                           int first, int count, bool host_keys,
+                                           std::vector<std::vector<std::uint32_t>>& pus) {
+  if (host_keys)
+    return Error{.kind = ErrorKind::BadOption,
+                 .phase = "spawn",
+                 .detail = mpilaunch::format(
+                     "MPI_Comm_spawn's info host, hostfile or add-host in a job placed by the "
+                     "rankfile {}: its spawned processes go where the file's lines say",
+                     plan.rankfile_path)};
+  auto lines = place_spawn_by_rankfile(plan.rankfile, plan.rankfile_path, first, count,
+                                       plan.request.oversubscribe);
+  if (!lines) return lines.error();
+  std::vector<std::string> names;
+  std::vector<NodePlacementInput> inputs;
+  for (std::size_t n = 0; n < plan.nodes.size(); ++n) {
+    names.push_back(plan.nodes[n].name);
+    inputs.push_back({plan.nodes[n].slots, n < topologies.size() && topologies[n] != nullptr
+                                               ? *topologies[n]
+                                               : NodeTopology{}});
+  }
+  std::vector<int> node_of_rank;
+  PlacementPolicy policy = plan.placement;
+  policy.rankfile.clear();
+  for (const RankfilePlace& line : lines.value()) {
+    node_of_rank.push_back(line.node);
+    policy.rankfile.push_back(line.slot);
+  }
+  const JobMap map(std::move(names), node_of_rank);
+  auto bound = bind_rankfile(map, inputs, policy);
+  if (!bound) {
+    Error e = bound.error();
+    e.phase = "spawn";
+    return e;
+  }
+  std::vector<std::vector<std::uint32_t>> mine(static_cast<std::size_t>(count));
+  for (int n = 0; n < map.node_count(); ++n)
+    for (std::size_t local = 0; local < map.ranks_on(n).size(); ++local)
+      mine[static_cast<std::size_t>(map.ranks_on(n)[local])] =
+          bound->pus[static_cast<std::size_t>(n)][local];
+  pus.insert(pus.end(), mine.begin(), mine.end());
+  return node_of_rank;
+}
+
 }  // namespace
 
 void Supervisor::on_spawn_request(Link& link, std::uint32_t id, const protocol::SpawnRequest& m) {
@@ -284,13 +337,21 @@ void Supervisor::on_spawn_request(Link& link, std::uint32_t id, const protocol::
   // --rank-by node) gets its children ranked by node too (measured).
   const bool children_by_node =
       plan.placement.rank_by_node || (plan.placement.by_node && !plan.placement.rank_given);
+  // A rankfile job's children are bound by their lines, on their nodes' topologies.
+  std::vector<std::vector<std::uint32_t>> rankfile_pus;
+  std::vector<const NodeTopology*> topologies;
+  for (const auto& l : links_) topologies.push_back(l ? &l->topology : nullptr);
   for (const protocol::SpawnApp& app : m.apps) {
     auto hosts = spawn_hosts(nodes, app, plan.hostname);
-    auto placed = !mapping ? Result<std::vector<int>>(mapping.error())
-                  : !hosts ? Result<std::vector<int>>(hosts.error())
-                           : place_spawn(nodes, hosts.value(), static_cast<int>(app.maxprocs),
-                                         plan.request.oversubscribe, plan.hostname, mapping.value(),
-                                         bookmark, children_by_node, &record.bookmark);
+    auto placed =
+        !mapping ? Result<std::vector<int>>(mapping.error())
+        : !hosts ? Result<std::vector<int>>(hosts.error())
+        : !plan.rankfile.empty()
+            ? spawn_by_rankfile(plan, topologies, static_cast<int>(record.node_of_rank.size()),
+                                static_cast<int>(app.maxprocs), !hosts->empty(), rankfile_pus)
+            : place_spawn(nodes, hosts.value(), static_cast<int>(app.maxprocs),
+                          plan.request.oversubscribe, plan.hostname, mapping.value(), bookmark,
+                          children_by_node, &record.bookmark);
     // mpirun 4.1.4 maps a job's ranks on a --cpu-list/--cpu-set with its rank_file mapper,
     // which does not map spawned processes: the spawn fails in binding ("the locale of the
     // following process was not set by the mapper code"), also with --bind-to none, once the
@@ -329,6 +390,7 @@ void Supervisor::on_spawn_request(Link& link, std::uint32_t id, const protocol::
     }
     spec.apps.push_back({app.argv, app.env, app.wdir, app.maxprocs});
   }
+  if (!plan.rankfile.empty()) record.pus_of_rank = std::move(rankfile_pus);
   bind_children(record, spec, running);
   const auto count = static_cast<std::uint32_t>(record.node_of_rank.size());
   ranks_.resize(ranks_.size() + count, RankStatus{RankPhase::Spawning, -1});

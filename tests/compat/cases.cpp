@@ -792,6 +792,10 @@ std::vector<Case> table() {
        .args = {"-rf", "rf", "-n", "2", "@probe"},
        .files = {{"rf", "rank 0=localhost slot=0\nrank 1=localhost slot=0\n"}},
        .source = "mpirun 4.1.4: two ranks may share a rankfile slot"});
+  add({.name = "rankfile-bind-none",
+       .args = {"-rf", "rf", "--bind-to", "none", "--report-bindings", "@probe"},
+       .files = {{"rf", "rank 0=localhost slot=0\nrank 1=localhost slot=0-1\n"}},
+       .source = "issue 21: --bind-to none with a rankfile keeps each rank on its line's CPUs"});
   add({.name = "rankfile-missing-rank",
        .args = {"-rf", "rf", "-n", "3", "@probe"},
        .checks = kRefusal,

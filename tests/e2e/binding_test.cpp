@@ -203,6 +203,8 @@ TEST_CASE("binding: a rankfile places ranks as mpirun 4.1.4 does") {
   const std::string shared = files.file("shared");
   write_file(shared, "rank 0=localhost slot=0\nrank 1=localhost slot=0\n");
   compare({"-rf", shared, "-n", "2", "--report-bindings"});
+  // --bind-to none: each rank still on its line's CPUs, reported bound, not told it is bound.
+  compare({"-rf", shared, "-n", "2", "--bind-to", "none", "--report-bindings"});
   if (std::thread::hardware_concurrency() >= 2) {
     const std::string swapped = files.file("swapped");
     write_file(swapped, "rank 0=localhost slot=1\nrank 1=localhost slot=0\n");
@@ -212,7 +214,75 @@ TEST_CASE("binding: a rankfile places ranks as mpirun 4.1.4 does") {
                "# socket 0's core 1, then both cores\nrank 0=localhost slot=0:1\n"
                "rank 1=localhost slot=0-1\n");
     compare({"--rankfile", forms, "--report-bindings"});
+    compare({"--rankfile", forms, "--bind-to", "none", "--report-bindings"});
   }
+}
+
+// A spawn from a job placed by a rankfile (measured with mpirun 4.1.4, session 9): without
+// --oversubscribe it fails, whatever slots -H gives ("All nodes which are allocated for this job
+// are already filled", exit 1; mpilaunch: not-enough-slots, 67); with it, spawned rank i runs on
+// the file's line for rank i; a rank without a line fails ("A rank is missing its location
+// specification"; mpilaunch: bad-option, 64).
+TEST_CASE("binding: a spawn from a rankfile job as under mpirun 4.1.4") {
+  if (MPILAUNCH_E2E_OMPI_MAJOR >= 5) {
+    MESSAGE("mpirun here is Open MPI 5, not the 4.1 specification: comparison skipped");
+    return;
+  }
+  if (std::thread::hardware_concurrency() < 2) {
+    MESSAGE("fewer than 2 CPUs: no CPU 1 to name");
+    return;
+  }
+  const TempDir files("mpilaunch-e2e-rankfile-spawn");
+  const std::string one = files.file("one");
+  write_file(one, "rank 0=localhost slot=1\n");
+  const std::string three = files.file("three");
+  write_file(three,
+             "rank 0=localhost slot=0\nrank 1=localhost slot=0-1\nrank 2=localhost slot=1\n");
+  const auto children = [](const Seen& s) {
+    return std::count_if(s.lines.begin(), s.lines.end(), [](const std::string& line) {
+      return line.find(" job=child ") != std::string::npos;
+    });
+  };
+  struct Refused {
+    std::vector<std::string> options;
+    std::string spawn;  // how many processes the parent spawns
+    std::string kind;
+    int status;
+    std::string says;
+  };
+  for (const Refused& c : {Refused{{"-H", "localhost:4", "-rf", one, "-n", "1"},
+                                   "1",
+                                   "not-enough-slots",
+                                   67,
+                                   "already filled"},
+                           Refused{{"--oversubscribe", "-rf", one, "-n", "1"},
+                                   "2",
+                                   "bad-option",
+                                   64,
+                                   "has no line for rank 1"}}) {
+    const std::vector<std::string> program = {app("spawn_locality"), c.spawn};
+    CAPTURE(c.says);
+    const Seen theirs = under_mpirun(c.options, program);
+    CHECK_MESSAGE(theirs.status != 0, theirs.text);
+    CHECK_MESSAGE(children(theirs) == 0, theirs.text);
+    Job job;
+    std::vector<std::string> args = c.options;
+    args.insert(args.end(), program.begin(), program.end());
+    const Outcome o = job.launch(args, Millis{120'000});
+    CHECK_MESSAGE(!o.timed_out, o.summary());
+    const Seen ours = seen(o);
+    CHECK_MESSAGE(children(ours) == 0, ours.text);
+    const Json error = check_job_failed(job, c.kind, c.status);
+    CHECK_MESSAGE(error.value("phase", std::string()) == "spawn", error.dump());
+    CHECK_MESSAGE(error.value("detail", std::string()).find(c.says) != std::string::npos,
+                  error.dump());
+    CHECK(events_named(read_events(job.events_path()).events, "spawn-refused").size() == 1);
+    check_nothing_left(job, o);
+  }
+  compare({"--oversubscribe", "-rf", one, "-n", "1", "--report-bindings"},
+          {app("spawn_locality"), "1"});
+  compare({"--oversubscribe", "-rf", three, "-n", "1", "--report-bindings"},
+          {app("spawn_locality"), "3"});
 }
 
 // The seq mapper (measured with mpirun 4.1.4; docs/placement.md): mpirun 4.1.4 wants the node's own

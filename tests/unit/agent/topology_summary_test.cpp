@@ -179,6 +179,24 @@ TEST_CASE("rankfile slots: logical cores of the node or of a socket, on saved ma
         "rankfile: rank 0 slot=0:2: socket 0 of node n has 2 cores (0 to 1), no core 2");
 }
 
+// mpirun 4.1.4 (measured, session 9): --bind-to none with a rankfile still runs each rank on its
+// line's CPUs (its report says "bound to"), but Open MPI is not told it is bound.
+TEST_CASE("rankfile slots: --bind-to none keeps each rank on its line's CPUs") {
+  const NodeTopology vm = saved("this-vm-1pack-2core.xml");
+  PlacementPolicy policy;
+  policy.bind_none = true;
+  for (const char* s : {"0", "0-1", "1"}) policy.rankfile.push_back(parse_rank_slot(s).value());
+  const JobMap map({"n"}, {0, 0, 0});
+  const auto b = bind_ranks(map, {{3, vm}}, policy, false);
+  REQUIRE_MESSAGE(b.has_value(), b.error().detail);
+  CHECK(b->not_bound);
+  Strings cpus;
+  for (const auto& pus : b->pus[0]) cpus.push_back(os_cpu_list(vm, pus));
+  CHECK(cpus == Strings{"0", "0-1", "1"});
+  CHECK(report_binding_line(2, vm, b->pus[0][2]) ==
+        "MCW rank 2 bound to socket 0[core 1[hwt 0]]: [./B]");
+}
+
 TEST_CASE("rankfile slots: what is not a slot is refused with the accepted forms") {
   for (const char* bad : {"", "x", "1-", "2-1", "a:1", "0:", "1:x", "-1", "0,,1", "0x3", "3a",
                           "1 2", "2-1,5", "1-2-3", ",", "1048577"}) {

@@ -404,6 +404,19 @@ TEST_CASE("-rf: each rank on its line's host, its slot kept for binding") {
   REQUIRE(plan->placement.rankfile.size() == 3);
   CHECK(plan->placement.rankfile[2].socket == 0);
   CHECK(plan->universe_size == 3);
+  // Every line is kept with its node, for spawned processes (spawn_placement.hpp).
+  REQUIRE(plan->rankfile.size() == 3);
+  CHECK(plan->rankfile[1].rank == 1);
+  CHECK(plan->rankfile[1].node == 1);
+  CHECK(plan->rankfile[1].host == "n1");
+  CHECK(plan->rankfile[2].node == 0);
+  CHECK(plan->rankfile_path == "rf");
+  // -n 1: the lines past the job's ranks are kept too; n1 then runs no rank (-1).
+  const auto one = make_plan(opts({"--launcher=local", "-n", "1", "./a"}), hosts, kMachine, env);
+  REQUIRE(one.has_value());
+  REQUIRE(one->rankfile.size() == 3);
+  CHECK(one->rankfile[1].node == -1);
+  CHECK(one->rankfile[2].node == 0);
   // -n 2 takes ranks 0 and 1; -n 4 needs a line for rank 3 (mpirun: "A rank is missing its
   // location specification").
   CHECK(make_plan(opts({"--launcher=local", "-n", "2", "./a"}), hosts, kMachine, env)->map.size() ==

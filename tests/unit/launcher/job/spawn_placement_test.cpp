@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <string>
+
 namespace mpilaunch::launcher {
 
 TEST_CASE("spawn placement: free slots first, node after node") {
@@ -282,6 +284,44 @@ TEST_CASE("spawn placement: every node full; the new job's own bookmark") {
   CHECK(place_spawn(mixed, "", 4, false, "", SpawnMapping::Slot, 1, true, &last).value() ==
         std::vector<int>{1, 2, 3, 2});
   CHECK(last == 2);
+}
+
+// mpirun 4.1.4 (measured, session 9): a spawn from a job placed by a rankfile fails without
+// --oversubscribe, also with -H localhost:4 ("All nodes which are allocated for this job are
+// already filled"); with it, spawned rank i runs on the line for rank i (rf "rank 0=localhost
+// slot=1", -n 1, spawn 1: the child on CPU 1), and a rank without a line fails ("A rank is
+// missing its location specification").
+TEST_CASE("spawn placement: a rankfile job's children by the file's lines") {
+  auto line = [](int rank, int node, std::string slot) {
+    return RankfilePlace{rank, node, node < 0 ? "elsewhere" : "n" + std::to_string(node),
+                         parse_rank_slot(slot).value()};
+  };
+  const std::vector<RankfilePlace> lines{line(0, 0, "1"), line(1, 1, "0-1"), line(2, -1, "0")};
+  const auto filled = place_spawn_by_rankfile(lines, "rf", 0, 1, false);
+  REQUIRE_FALSE(filled);
+  CHECK(filled.error().kind == ErrorKind::NotEnoughSlots);
+  CHECK(filled.error().phase == "spawn");
+  CHECK(filled.error().detail.starts_with(
+      "all nodes which are allocated for this job are already filled: the job is placed by the "
+      "rankfile rf"));
+  const auto placed = place_spawn_by_rankfile(lines, "rf", 0, 2, true);
+  REQUIRE(placed);
+  REQUIRE(placed->size() == 2);
+  CHECK(placed.value()[0].node == 0);
+  CHECK(placed.value()[0].slot.text == "1");
+  CHECK(placed.value()[1].node == 1);
+  // A second application context of the same spawn goes on from its first rank.
+  const auto second = place_spawn_by_rankfile(lines, "rf", 1, 1, true);
+  REQUIRE(second);
+  CHECK(second.value()[0].slot.text == "0-1");
+  const auto elsewhere = place_spawn_by_rankfile(lines, "rf", 2, 1, true);
+  REQUIRE_FALSE(elsewhere);
+  CHECK(elsewhere.error().kind == ErrorKind::BadOption);
+  CHECK(elsewhere.error().host == "elsewhere");
+  const auto past = place_spawn_by_rankfile(lines, "rf", 3, 1, true);
+  REQUIRE_FALSE(past);
+  CHECK(past.error().kind == ErrorKind::BadOption);
+  CHECK(past.error().detail.starts_with("the rankfile rf has no line for rank 3"));
 }
 
 }  // namespace mpilaunch::launcher
