@@ -245,8 +245,12 @@ Result<SpawnedChild> ChildSet::spawn(const SpawnRequest& request) {
       return Error{.kind = ErrorKind::WdirError,
                    .detail = mpilaunch::format("{}: {}", request.wdir, why)};
   }
-  auto path = resolve_executable(request.argv.at(0), request.env, request.wdir, request.exec_path);
-  if (!path) return path.error();
+  // Executed by the name mpirun 4.1.4 uses (`./pbin/prog` for --path pbin: a script's $0),
+  // from the working directory the child changes into first.
+  auto found = find_executable(request.argv.at(0), request.env, request.wdir, request.exec_path);
+  if (!found) return found.error();
+  const std::string& exec_name =
+      request.wdir.empty() ? found.value().path : found.value().exec_name;
   CpuMask cpus;
   if (!request.cpus.empty() && !read_cpu_list(request.cpus, cpus))
     return Error{
@@ -304,7 +308,7 @@ Result<SpawnedChild> ChildSet::spawn(const SpawnRequest& request) {
                          request.cgroup_procs_fd,
                          highest_descriptor(),
                          request.wdir.empty() ? nullptr : request.wdir.c_str(),
-                         path.value().c_str(),
+                         exec_name.c_str(),
                          argv.data(),
                          envp.data(),
                          cpus.set,

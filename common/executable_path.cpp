@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <string_view>
+#include <utility>
 
 #include "common/text_format.hpp"
 #include "common/text_split.hpp"
@@ -44,29 +45,43 @@ Error executable_error(int err, const std::string& program) {
 Result<std::string> resolve_executable(const std::string& program,
                                        const std::vector<std::string>& env, const std::string& wdir,
                                        const std::string& exec_path) {
+  auto found = find_executable(program, env, wdir, exec_path);
+  if (!found) return found.error();
+  return std::move(found.value().path);
+}
+
+Result<FoundExecutable> find_executable(const std::string& program,
+                                        const std::vector<std::string>& env,
+                                        const std::string& wdir, const std::string& exec_path) {
   if (program.empty())
     return Error{.kind = ErrorKind::ExecutableNotFound, .detail = "empty program name"};
   if (program.find('/') != std::string::npos) {
     const std::string path = program[0] == '/' || wdir.empty() ? program : wdir + "/" + program;
     const int err = check_candidate(path);
     if (err != 0) return executable_error(err, program);
-    return path;
+    return FoundExecutable{path, program};
   }
   std::string search = env_value(env, "PATH");
   if (search.empty()) search = "/usr/local/bin:/usr/bin:/bin";
   if (!exec_path.empty()) search = exec_path + ":" + search;
   int first_error = ENOENT;
   for (const std::string_view item : split_at(search, ':')) {
-    std::string dir = item.empty() ? "." : std::string(item);
-    if (dir[0] != '/' && !wdir.empty()) dir = wdir + "/" + dir;
+    const std::string given = item.empty() ? "." : std::string(item);
+    const bool relative = given[0] != '/' && !wdir.empty();
+    const std::string dir = relative ? wdir + "/" + given : given;
     const std::string candidate = dir + "/" + program;
     const int err = check_candidate(candidate);
-    if (err == 0) return candidate;
+    // mpirun 4.1.4 executes a program found in a relative directory D (--path pbin, PATH=rel)
+    // as ./D/NAME from the working directory, one in `.` by its absolute path (measured).
+    if (err == 0)
+      return FoundExecutable{candidate,
+                             relative && given != "." ? "./" + given + "/" + program : candidate};
     if (err != ENOENT && err != ENOTDIR && first_error == ENOENT) first_error = err;
   }
   // Last, the working directory, as mpirun 4.1.4 finds a program there that no PATH entry
-  // holds (measured: `mpirun -n 1 prog` runs ./prog).
-  if (!wdir.empty() && check_candidate(wdir + "/" + program) == 0) return wdir + "/" + program;
+  // holds (measured: `mpirun -n 1 prog` runs ./prog, as $0 /its/wdir/prog).
+  if (!wdir.empty() && check_candidate(wdir + "/" + program) == 0)
+    return FoundExecutable{wdir + "/" + program, wdir + "/" + program};
   Error e = executable_error(first_error, program);
   if (first_error == ENOENT)
     e.detail = exec_path.empty() ? "not found in PATH"

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +21,15 @@
 
 namespace mpilaunch::launcher {
 namespace {
+
+// The JOB of --display-map's `[JOB,1]`: mpirun 4.1.4 prints its job family there, a decimal
+// number from 1 to 65535 that differs per run; ours comes from the job's random id.
+std::string map_job_number(std::string_view job_id) {
+  unsigned value = 0;
+  const std::string_view head = job_id.substr(0, 4);
+  (void)std::from_chars(head.data(), head.data() + head.size(), value, 16);
+  return std::to_string(value % 65535 + 1);
+}
 
 constexpr std::int32_t kPmixErrLostConnection = -61;  // PMIX_ERR_LOST_CONNECTION
 
@@ -333,10 +343,11 @@ bool Supervisor::place_ranks() {
     for (int rank = 0; rank < plan.map.size(); ++rank)
       app_of[static_cast<std::size_t>(rank)] = app_index_of_rank(plan, rank);
     // The diffable form takes the table's place, as under mpirun 4.1.4 (measured).
-    const std::string text = plan.display_diffable_map
-                                 ? display_diffable_map_text(plan.map, report, *bindings_, app_of)
-                                 : display_map_text(config_.job_id, plan.universe_size, plan.map,
-                                                    report, *bindings_, app_of);
+    const std::string text =
+        plan.display_diffable_map
+            ? display_diffable_map_text(plan.map, report, *bindings_, app_of)
+            : display_map_text(map_job_number(config_.job_id), plan.universe_size, plan.map, report,
+                               *bindings_, app_of);
     std::fwrite(text.data(), 1, text.size(), stdout);
     std::fflush(stdout);
   }

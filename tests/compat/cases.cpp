@@ -438,6 +438,19 @@ std::vector<Case> table() {
                 "3"},
        .checks = Stdout,
        .source = "MPI_Comm_spawn from a spawned process whose child exits 3 before MPI_Init"});
+  // mpirun's JOB MAP table (its job number normalised by the suite).
+  add({.name = "display-map",
+       .args = {"--display-map", "-n", "2", "@probe"},
+       .source = "mpirun(1): --display-map"});
+  add({.name = "display-map-single-dash-unbound",
+       .args = {"-display-map", "--bind-to", "none", "-np", "2", "@probe"},
+       .source = "mpirun(1): -display-map, ranks not bound"});
+  add({.name = "display-map-mpmd",
+       .args = {"--display-map", "-n", "1", "@probe", ":", "-n", "1", "@probe"},
+       .source = "mpirun(1): --display-map of an MPMD job (App: N)"});
+  add({.name = "display-map-and-allocation",
+       .args = {"--display-allocation", "--display-map", "-H", "localhost:2", "-n", "2", "@probe"},
+       .source = "mpirun(1): --display-allocation with --display-map"});
   add({.name = "display-allocation",
        .args = {"--display-allocation", "-n", "2", "@probe"},
        .source = "mpirun(1): --display-allocation"});
@@ -613,6 +626,27 @@ std::vector<Case> table() {
   add({.name = "show-progress",
        .args = {"--show-progress", "-n", "1", "@probe"},
        .source = "mpirun(1): --show-progress"});
+  // The name a program is executed by, as a script sees it in $0 (mpirun 4.1.4, measured):
+  // as given with '/', ./D/NAME when found in a relative --path or PATH directory D.
+  const std::string dollar0 = "#!/bin/sh\nexec @probe \"$0\" \"$@\"\n";
+  add({.name = "script-dollar0",
+       .args = {"-n", "1", "./s0", ":", "-n", "1", "sub/s0"},
+       .files = {{"s0", dollar0}, {"sub/s0", dollar0}},
+       .source = "job scripts: mpirun -n 2 ./run.sh (the script's $0)"});
+  add({.name = "script-dollar0-wdir",
+       .args = {"--wdir", "sub", "-n", "1", "./s0"},
+       .files = {{"sub/s0", dollar0}},
+       .source = "mpirun(1): --wdir with a script (its $0)"});
+  add({.name = "path-dollar0",
+       .args = {"--oversubscribe", "-n", "1", "--path", "pbin", "s0", ":", "-n", "1", "--path",
+                "./pbin/", "s0", ":", "-n", "1", "--path", "@W/pbin", "s0"},
+       .files = {{"pbin/s0", dollar0}},
+       .source = "mpirun(1): --path <path> with a relative and an absolute directory ($0)"});
+  add({.name = "path-env-relative-dollar0",
+       .args = {"-n", "1", "s0", ":", "-n", "1", "s1"},
+       .env = {"PATH=rel:/usr/bin:/bin"},
+       .files = {{"rel/s0", dollar0}, {"s1", dollar0}},
+       .source = "mpirun(1): a program found in a relative PATH entry, or in the wdir ($0)"});
   add({.name = "oversubscribe-one-slot",
        .args = {"-H", "localhost:1", "-n", "2", "--oversubscribe", "@probe"},
        .source = "mpirun(1): --oversubscribe past a host's slots"});
@@ -971,6 +1005,13 @@ std::vector<Case> table() {
   vnode({.name = "vn-display-diffable-map",
          .args = {"-H", "node1:2,node2:2", "--display-diffable-map", "-n", "3", "@probe"},
          .source = "mpirun(1): --display-diffable-map over several nodes"});
+  vnode(
+      {.name = "vn-display-map",
+       .args = {"-H", "node1:2,node2:2", "--display-map", "--map-by", "node", "-n", "3", "@probe"},
+       // "Total slots allocated" is the universe size, mpirun's own node counted (deliberate).
+       .pending = kUniverse,
+       .pending_on = Report | Stdout,
+       .source = "mpirun(1): --display-map over several nodes"});
   vnode({.name = "vn-display-allocation",
          .args = {"-H", "node1:2,node2:3", "--display-allocation", "-n", "2", "@probe"},
          .source = "mpirun(1): --display-allocation, a host without ranks listed too"});
