@@ -422,7 +422,11 @@ Result<Options> apply_appfile(const Options& command_line, std::string_view text
     auto where = [&](const Error& e) {
       return bad_option(mpilaunch::format("--app {}, line {}: {}", path, line_number, e.detail));
     };
-    auto start = parse_option_words(o, words, 0);
+    // mpirun 4.1.4 (measured): a line's output options (--tag-output, --report-bindings, ...)
+    // change nothing, even on the first line; the first line's MCA parameters reach every rank,
+    // a later line's only that line's ranks.
+    std::vector<std::pair<std::string, std::string>> line_mca;
+    auto start = parse_later_context_words(o, words, 0, line_mca);
     if (!start) return where(start.error());
     if (o.help || o.version || o.appfile != command_line.appfile)
       return bad_option(mpilaunch::format(
@@ -443,7 +447,15 @@ Result<Options> apply_appfile(const Options& command_line, std::string_view text
     if (program.empty())
       return bad_option(
           mpilaunch::format("--app {}, line {}: no program on the line", path, line_number));
+    if (contexts.empty()) {
+      for (auto& [key, value] : line_mca) {
+        std::erase_if(o.option_mca, [&](const auto& kv) { return kv.first == key; });
+        o.option_mca.emplace_back(std::move(key), std::move(value));
+      }
+      line_mca.clear();
+    }
     contexts.push_back(take_context(o, std::move(program)));
+    contexts.back().option_mca = std::move(line_mca);
     if (!contexts.back().hostfile.empty() && !command_line_hostfile.empty())
       return bad_option(mpilaunch::format(
           "--app {}, line {}: --hostfile was given twice (on the command line and on the line); "

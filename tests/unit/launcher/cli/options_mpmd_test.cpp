@@ -196,6 +196,29 @@ TEST_CASE("mpmd: a context without a program is refused by name") {
   CHECK(o.error().detail.find("-n") != std::string::npos);
 }
 
+TEST_CASE("appfile: a line's output options change nothing, its MCA parameters reach ranks") {
+  const auto cl = parse_options({"--timestamp-output", "--app", "apps"});
+  REQUIRE(cl);
+  const auto o = apply_appfile(*cl,
+                               "-n 1 --tag-output --report-bindings ./a\n"
+                               "-n 1 --output-filename of --display-map ./b\n",
+                               "apps");
+  REQUIRE(o);
+  // mpirun 4.1.4 (measured): the first line's parameters reach every rank, a later line's
+  // only its ranks; nothing is tagged, reported, written to files or mapped.
+  CHECK(o->option_mca == Mca{{"orte_timestamp_output", "1"},
+                             {"orte_tag_output", "1"},
+                             {"hwloc_base_report_bindings", "1"}});
+  CHECK(o->contexts[0].option_mca.empty());
+  CHECK(o->contexts[1].option_mca ==
+        Mca{{"orte_output_filename", "of"}, {"rmaps_base_display_map", "1"}});
+  CHECK(o->timestamp_output);  // the command line's
+  CHECK_FALSE(o->tag_output);
+  CHECK_FALSE(o->report_bindings);
+  CHECK(o->output_filename.empty());
+  CHECK_FALSE(o->display_map);
+}
+
 TEST_CASE("appfile: one context per line, comments and blank lines skipped, no quoting") {
   const auto cl = parse_options({"--oversubscribe", "--app", "apps"});
   REQUIRE(cl);
