@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <span>
+#include <utility>
 
 #include "launcher/hosts/hostfile.hpp"
 #include "launcher/hosts/hosts_from_system.hpp"
@@ -120,14 +122,15 @@ void Supervisor::bind_children(ChildJobRecord& record, protocol::JobSpec& spec,
                   [](const std::vector<std::uint32_t>& pus) { return !pus.empty(); });
   if (children_bound) std::erase(spec.env, std::string("OMPI_MCA_hwloc_base_report_bindings=1"));
   const bool report_not_bound = !children_bound && bindings_->policy != "none";
-  std::string report;
+  std::vector<std::pair<std::uint32_t, std::string>> report;  // per child: its line
   for (std::size_t r = 0; r < record.pus_of_rank.size(); ++r) {
     const std::vector<std::uint32_t>& pus = record.pus_of_rank[r];
     const auto n = static_cast<std::size_t>(record.node_of_rank[r]);
     if (pus.empty()) {
       if (report_not_bound && n < links_.size() && links_[n])
-        report += mpilaunch::format("[{}:{:05}] MCW rank {} not bound\n",
-                                    report_host(static_cast<int>(n)), links_[n]->agent_pid, r);
+        report.emplace_back(
+            r, mpilaunch::format("[{}:{:05}] MCW rank {} not bound\n",
+                                 report_host(static_cast<int>(n)), links_[n]->agent_pid, r));
       continue;
     }
     const Link& node_link = *links_[n];
@@ -138,12 +141,24 @@ void Supervisor::bind_children(ChildJobRecord& record, protocol::JobSpec& spec,
         node.ranks.begin());
     if (local < node.cpus.size()) node.cpus[local] = os_cpu_list(node_link.topology, pus);
     // mpirun 4.1.4 reports a bound child as it reports the job's ranks (rank in its own job).
-    report +=
+    report.emplace_back(
+        r,
         mpilaunch::format("[{}:{:05}] {}\n", report_host(static_cast<int>(n)), node_link.agent_pid,
-                          report_binding_line(static_cast<int>(r), node_link.topology, pus));
+                          report_binding_line(static_cast<int>(r), node_link.topology, pus)));
   }
-  if (plan.placement.report_bindings && !report.empty()) {
-    std::fwrite(report.data(), 1, report.size(), stderr);
+  if (!plan.placement.report_bindings || report.empty()) return;
+  // mpirun 4.1.4 sends a spawned process's line as that process's stderr (measured: tagged
+  // [2,R]<stderr>: or [3,R]<stderr>: with --tag-output), as it does the job's ranks'.
+  std::string text;
+  for (const auto& [r, line] : report) {
+    if (output_.formats())
+      output_.write(record.first_index + r, protocol::Stream::Stderr,
+                    std::as_bytes(std::span(line.data(), line.size())));
+    else
+      text += line;
+  }
+  if (!text.empty()) {
+    std::fwrite(text.data(), 1, text.size(), stderr);
     std::fflush(stderr);
   }
 }
@@ -391,13 +406,14 @@ void Supervisor::on_spawn_request(Link& link, std::uint32_t id, const protocol::
     spec.apps.push_back({app.argv, app.env, app.wdir, app.maxprocs});
   }
   if (!plan.rankfile.empty()) record.pus_of_rank = std::move(rankfile_pus);
-  bind_children(record, spec, running);
   const auto count = static_cast<std::uint32_t>(record.node_of_rank.size());
-  ranks_.resize(ranks_.size() + count, RankStatus{RankPhase::Spawning, -1});
-  for (std::uint32_t r = 0; r < count; ++r) {
+  // Named before their --report-bindings lines go out as their output.
+  for (std::uint32_t r = 0; r < count; ++r)
     output_.name_process(record.first_index + r, record.job_number, r);
+  bind_children(record, spec, running);
+  ranks_.resize(ranks_.size() + count, RankStatus{RankPhase::Spawning, -1});
+  for (std::uint32_t r = 0; r < count; ++r)
     ++status_.nodes[host_name(record.node_of_rank[r])].pending;
-  }
   relay_.add_namespace(record.nspace, record.node_of_rank);
   nlohmann::json hosts = nlohmann::json::array();
   for (int n : record.node_of_rank) hosts.push_back(host_name(n));

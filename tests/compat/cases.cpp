@@ -448,6 +448,13 @@ std::vector<Case> table() {
                 "spawn-nested", "2"},
        .checks = Stdout,
        .source = "MPI_Comm_spawn from a spawned process on 3 nodes (mpirun 4.1.4's job 3)"});
+  // The spawned jobs' --report-bindings lines as their processes' stderr (measured: tagged
+  // [2,R]<stderr>: and [3,R]<stderr>:; on 2 cores the children are unbound, the grandchild bound).
+  add({.name = "spawn-nested-tag-output-report-bindings",
+       .args = {"-H", "localhost:4", "-n", "1", "--tag-output", "--report-bindings", "@app:dynamic",
+                "spawn-nested", "2"},
+       .checks = Stdout | Stderr,
+       .source = "MPI_Comm_spawn from a spawned process, --report-bindings with --tag-output"});
   add({.name = "spawn-nested-dies",
        .args = {"--oversubscribe", "-n", "1", "--tag-output", "@app:dynamic", "spawn-nested-dies",
                 "3"},
