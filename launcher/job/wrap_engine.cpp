@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -158,20 +159,36 @@ void report_losses(EventLog& events, const WrapOutput& output) {
   }
 }
 
-// mpirun and every process under it (its ranks are in process groups of their own): each is
-// stopped (SIGSTOP) as it is found, so that none forks unseen, and the walk repeats until it
-// finds none new; then all get SIGKILL.
+// `pid` and every process under it (mpirun's ranks are in process groups of their own), never
+// ourselves: each is stopped (SIGSTOP) as it is found, so that none forks unseen, and the walk
+// repeats until it finds none new; then all get SIGKILL.
 void kill_tree(pid_t pid) {
+  const pid_t self = ::getpid();
   std::set<pid_t> found;
   for (bool more = true; more;) {
     more = false;
     for (const pid_t p : process_tree(pid)) {
-      if (!found.insert(p).second) continue;
+      if (p == self || !found.insert(p).second) continue;
       ::kill(p, SIGSTOP);
       more = true;
     }
   }
   for (const pid_t p : found) ::kill(p, SIGKILL);
+}
+
+// mpirun has ended. What it started and left running (a rank it killed that has not finished
+// dying, a process a rank forked into a session of its own: mpirun 4.1.4 leaves those) was
+// reparented to us, a child subreaper: each gets SIGKILL and is reaped, kMpirunGrace at most,
+// so that no attempt leaves anything behind.
+void end_leftovers() {
+  kill_tree(::getpid());
+  const auto deadline = std::chrono::steady_clock::now() + kMpirunGrace;
+  for (;;) {
+    const pid_t reaped = ::waitpid(-1, nullptr, WNOHANG);
+    if (reaped > 0 || (reaped < 0 && errno == EINTR)) continue;
+    if (reaped < 0 || std::chrono::steady_clock::now() >= deadline) return;  // none left
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
 
 // Runs one attempt: mpirun's output goes through unchanged, and a copy to the parser's thread.
@@ -310,6 +327,7 @@ int run_attempt(const std::vector<std::string>& argv, const std::vector<std::str
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   g_child = 0;
+  end_leftovers();
   return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 }
 
@@ -392,6 +410,8 @@ int run_wrapped(const std::vector<std::string>& args) {
   struct sigaction sa {};
   sa.sa_handler = forward_signal;
   for (int s : {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2}) ::sigaction(s, &sa, nullptr);
+  // What mpirun leaves running when it ends comes to us (end_leftovers()).
+  (void)::prctl(PR_SET_CHILD_SUBREAPER, 1);
 
   events.write("job-start", {{"engine", "ompi"},
                              {"mpirun", w.mpirun},

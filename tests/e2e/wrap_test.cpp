@@ -98,6 +98,16 @@ TEST_CASE("wrap: rank failures get the native engine's kinds and exit codes") {
   }
 }
 
+TEST_CASE("wrap: what mpirun leaves running when it ends is killed (a rank's forked child)") {
+  // The victim's child outlives it (it pauses until its 60 s alarm): mpirun 4.1.4 exits and
+  // leaves it running; mpilaunch, their subreaper, kills it before it exits.
+  Job job;
+  const Outcome o =
+      wrapped(job, {"--oversubscribe", "-n", "4", app("failer"), "exit-peer-aborts", "3", "7"});
+  CHECK_MESSAGE(o.status() != 0, o.summary());
+  check_nothing_left(job, o);
+}
+
 TEST_CASE("wrap: launch-time failures: missing program, too few slots, unknown component") {
   {
     Job job;
