@@ -31,8 +31,14 @@ std::vector<std::vector<std::uint32_t>> bind_spawned(const std::vector<SpawnBind
     const auto n = static_cast<std::size_t>(node);
     if (objects[n].empty()) return unbound;
     if (nodes[n].slots > 0 && ++running[n] > nodes[n].slots) return unbound;
-    const auto least = static_cast<std::size_t>(std::min_element(load[n].begin(), load[n].end()) -
-                                                load[n].begin());
+    // The least used object; of equals, the first from the one where the node's processes
+    // before the spawn ended (the (P-1)-th for P of them, round the node), as mpirun 4.1.4 picks
+    // it (measured: -H localhost:4 -n 2 --bind-to none, spawn 1: core 1; -n 1: core 0).
+    const std::size_t count = objects[n].size();
+    const std::size_t start = static_cast<std::size_t>(std::max(nodes[n].running - 1, 0)) % count;
+    std::size_t least = start;
+    for (std::size_t i = 1; i < count; ++i)
+      if (const std::size_t o = (start + i) % count; load[n][o] < load[n][least]) least = o;
     // An object's CPUs: its cores, or its hwthreads with --use-hwthread-cpus.
     const std::vector<std::uint32_t>& pus = objects[n][least];
     std::vector<std::int32_t> cores;

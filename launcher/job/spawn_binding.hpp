@@ -4,10 +4,11 @@
 /// still gets its children bound to cores): each process to a core (a hwthread with
 /// --use-hwthread-cpus) when the spawn starts at most 2 processes, else to a NUMA node; each to
 /// the least used such object of its node, counting the processes that still run bound to
-/// exactly that object (a parent bound to a core counts there; one bound to its socket counts
-/// on no core); the binding is dropped for the whole spawn, as mpirun drops a default binding,
-/// when an object would then hold more processes than it has CPUs, or when a node would hold
-/// more processes than slots. Pure.
+/// exactly that object (a parent bound to a core counts there; one bound to its socket, or by
+/// --bind-to cpu-list:ordered, counts on no core), of equally used ones the first from the
+/// (P-1)-th object for the P processes the node ran before the spawn; the binding is dropped for
+/// the whole spawn, as mpirun drops a default binding, when an object would then hold more
+/// processes than it has CPUs, or when a node would hold more processes than slots. Pure.
 
 #include <cstdint>
 #include <vector>

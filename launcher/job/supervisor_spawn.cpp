@@ -96,7 +96,10 @@ void Supervisor::bind_children(ChildJobRecord& record, protocol::JobSpec& spec,
       nodes[n].topology = &links_[n]->topology;
   }
   // The PUs of every bound process that still runs: the initial ranks', then earlier children's.
-  for (std::size_t n = 0; n < nodes.size() && n < bindings_->pus.size(); ++n) {
+  // Ranks bound by --bind-to cpu-list:ordered count on no object, as under mpirun 4.1.4
+  // (measured: -n 1 --bind-to cpu-list:ordered, parent on core 0, spawn 1: the child on core 0).
+  const std::size_t counted = plan.placement.ordered ? 0 : bindings_->pus.size();
+  for (std::size_t n = 0; n < nodes.size() && n < counted; ++n) {
     const std::vector<int> ranks = plan.map.ranks_on(static_cast<int>(n));
     for (std::size_t local = 0; local < ranks.size() && local < bindings_->pus[n].size(); ++local)
       if (ranks_[static_cast<std::size_t>(ranks[local])].phase != RankPhase::Ended &&

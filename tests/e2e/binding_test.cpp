@@ -420,6 +420,9 @@ TEST_CASE("binding: spawned children see the CPU sets and locality mpirun 4.1.4 
   compare({"-n", "1", "--bind-to", "none", "--report-bindings"}, {program, "1"}, +unbound);
   compare({"-H", "localhost:4", "-n", "1", "--bind-to", "none", "--report-bindings"},
           {program, "3"}, +unbound);
+  // Of equally used cores, the first from the (P-1)-th for P processes on the node (measured,
+  // session 9): two unbound parents, the child on core 1.
+  compare({"-H", "localhost:4", "-n", "2", "--bind-to", "none"}, {program, "1"}, +unbound);
 }
 
 // A job on a CPU list (--cpu-list/--cpu-set: mpirun 4.1.4's rank_file mapper) cannot spawn:
@@ -471,5 +474,10 @@ TEST_CASE("binding: a spawn from ranks on a CPU list fails as under mpirun 4.1.4
   }
   compare({"-n", "1", "--cpu-list", "1", "--bind-to", "cpu-list:ordered", "--report-bindings"},
           program);
+  // Children of a cpu-list:ordered job (measured, session 9): its ranks count on no core, and of
+  // equally used cores the first from the (P-1)-th for P processes on the node.
+  compare({"-n", "1", "--bind-to", "cpu-list:ordered", "--report-bindings"}, program);
+  compare({"-H", "localhost:4", "-n", "2", "--bind-to", "cpu-list:ordered"},
+          {app("spawn_locality"), "2"});
 }
 }  // namespace mpilaunch::e2e

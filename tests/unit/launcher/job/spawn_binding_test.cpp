@@ -36,6 +36,20 @@ TEST_CASE("a spawn of at most 2 goes to the least used cores, the parent's core 
   CHECK(bind_spawned({{&four, {{0}}, 4, 1}}, {0, 0}, true) == Pus{{1}, {2}});
 }
 
+// mpirun 4.1.4 (measured, session 9): of equally used cores, the first from the (P-1)-th for
+// the P processes already on the node: -H localhost:4 -n 2 --bind-to none (or parents bound by
+// --bind-to cpu-list:ordered, which count on no core), spawn 1: core 1; spawn 2: cores 1, 0.
+TEST_CASE("a spawn's equally used cores are taken from where the node's processes ended") {
+  const NodeTopology two = machine(2);
+  CHECK(bind_spawned({{&two, {}, 4, 2}}, {0}, false) == Pus{{1}});
+  CHECK(bind_spawned({{&two, {}, 4, 2}}, {0, 0}, false) == Pus{{1}, {0}});
+  CHECK(bind_spawned({{&two, {}, 4, 1}}, {0, 0}, false) == Pus{{0}, {1}});
+  // Used cores still go last: parents on cores 0 and 1 of 4, spawn 1 from core 1 on: core 2.
+  const NodeTopology four = machine(4);
+  CHECK(bind_spawned({{&four, {{0}, {1}}, 4, 2}}, {0}, false) == Pus{{2}});
+  CHECK(bind_spawned({{&four, {{1}}, 8, 3}}, {0, 0}, false) == Pus{{2}, {3}});
+}
+
 TEST_CASE("a spawn that would overload a core or oversubscribe a node is not bound at all") {
   const NodeTopology two = machine(2);
   // -H localhost:4 -n 1, spawn 2: the second child would share a core.
