@@ -52,6 +52,16 @@ TEST_CASE("dynamic: MPI_Comm_spawn starts the children as job 2") {
   check_nothing_left(job, o);
 }
 
+// Each of the job's `parents` ranks printed that it spawned `children` (tagged [1,R]).
+void check_parents_spawned(const Outcome& o, int parents, int children) {
+  for (int p = 0; p < parents; ++p) {
+    const std::string parent = std::to_string(p);
+    CHECK_MESSAGE(count_of(o.out, "[1," + parent + "]<stdout>:parent " + parent + " spawned " +
+                                      std::to_string(children) + "\n") == 1,
+                  o.out);
+  }
+}
+
 // A spawn on a job of 2 virtual nodes: the children go where the placement puts them (the
 // spawn event's hosts), run, connect to both parents across the agents and print; every agent
 // registers the child namespace, also one without children (its maps then name only the
@@ -73,12 +83,7 @@ void check_spawn_on_nodes(const std::vector<std::string>& options, int children,
         count_of(o.out, "[2," + std::to_string(c) + "]<stdout>:child " + std::to_string(c) +
                             " of " + std::to_string(children) + " got 42\n") == 1,
         o.out);
-  for (int p = 0; p < parents; ++p) {
-    const std::string parent = std::to_string(p);
-    CHECK_MESSAGE(count_of(o.out, "[1," + parent + "]<stdout>:parent " + parent + " spawned " +
-                                      std::to_string(children) + "\n") == 1,
-                  o.out);
-  }
+  check_parents_spawned(o, parents, children);
   check_events(job, 0);
   check_nothing_left(job, o);
 }
@@ -355,12 +360,7 @@ void check_nested_spawn(const std::vector<std::string>& options, int children,
                   o.out);
     CHECK_MESSAGE(count_of(o.out, tag + " spawned 1\n") == 1, o.out);
   }
-  for (int p = 0; p < parents; ++p) {
-    const std::string parent = std::to_string(p);
-    CHECK_MESSAGE(count_of(o.out, "[1," + parent + "]<stdout>:parent " + parent + " spawned " +
-                                      std::to_string(children) + "\n") == 1,
-                  o.out);
-  }
+  check_parents_spawned(o, parents, children);
   check_events(job, 0);
   check_nothing_left(job, o);
 }
