@@ -215,10 +215,21 @@ Status place_by_lines(const PlacementLines& by, std::vector<HostEntry> entries,
                                                by.what, r, name)};
     ++count[static_cast<std::size_t>(host_of[static_cast<std::size_t>(r)])];
   }
+  // A rankfile gives each host it names a slot per line naming it, those past the job's ranks
+  // too, whatever -H or a host file say, as mpirun 4.1.4 does (measured: -H localhost:1 with
+  // three lines runs 3 ranks there, MPI_UNIVERSE_SIZE 3, OMPI_MCA_mpi_oversubscribe 0; -H
+  // localhost:4 with one line: MPI_UNIVERSE_SIZE 1).
+  std::vector<int> lines_on(entries.size(), 0);
+  if (by.rankfile)
+    for (const RankfileLine& l : lines)
+      if (const int h = host_named(l).first; h >= 0) ++lines_on[static_cast<std::size_t>(h)];
   plan.universe_size = 0;
   for (std::size_t h = 0; h < entries.size(); ++h) {
     HostEntry& e = entries[h];
-    if (e.count_cores) {  // the lines say how many run there
+    if (lines_on[h] > 0) {
+      e.slots = lines_on[h];
+      e.count_cores = false;
+    } else if (e.count_cores) {  // the lines say how many run there
       e.slots = std::max(1, count[h]);
       e.count_cores = false;
     }

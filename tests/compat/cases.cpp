@@ -852,6 +852,15 @@ std::vector<Case> table() {
        .args = {"-rf", "rf", "--bind-to", "none", "--report-bindings", "@probe"},
        .files = {{"rf", "rank 0=localhost slot=0\nrank 1=localhost slot=0-1\n"}},
        .source = "issue 21: --bind-to none with a rankfile keeps each rank on its line's CPUs"});
+  add({.name = "rankfile-slots-from-lines",
+       .args = {"-rf", "rf", "-n", "3", "-H", "localhost:1", "@probe"},
+       .files = {{"rf",
+                  "rank 0=localhost slot=0\nrank 1=localhost slot=0-1\nrank 2=localhost slot=1\n"}},
+       .source = "issue 21: a rankfile host has a slot per line naming it, whatever -H says"});
+  add({.name = "rankfile-universe-from-lines",
+       .args = {"-rf", "rf", "-n", "1", "-H", "localhost:4", "@probe"},
+       .files = {{"rf", "rank 0=localhost slot=0\nrank 1=localhost slot=1\n"}},
+       .source = "issue 21: MPI_UNIVERSE_SIZE of a rankfile job counts the file's lines"});
   add({.name = "rankfile-missing-rank",
        .args = {"-rf", "rf", "-n", "3", "@probe"},
        .checks = kRefusal,
