@@ -311,14 +311,14 @@ Result<std::size_t> parse_later_context_words(
 
 // mpirun 4.1.4 (measured) ignores --mca/--gmca given after the first program (with a later
 // MPMD context) or on an appfile line: no rank gets it and mpirun itself does not apply it.
-// Refused here instead; `first_new` is the index of the first pair the context added.
-Status mca_of_later_context(const Options& o, std::size_t first_new, std::string_view where) {
-  if (o.mca.size() <= first_new) return {};
-  const auto& [name, value] = o.mca[first_new];
-  return bad_option(mpilaunch::format(
-      "--mca {} {} is given {}: mpirun 4.1.4 ignores it there (no rank gets it, and it does not "
-      "steer the launch); give --mca before the first program",
-      name, value, where));
+// Ignored here too, named in `ignored_mca` for a warning; `first_new` is the index of the first
+// pair the context added.
+void ignore_mca_of_later_context(Options& o, std::size_t first_new, std::string_view where) {
+  if (o.mca.size() <= first_new) return;
+  for (std::size_t i = first_new; i < o.mca.size(); ++i)
+    o.ignored_mca.push_back(
+        mpilaunch::format("{} {} ({})", o.mca[i].first, o.mca[i].second, where));
+  o.mca.resize(first_new);
 }
 
 // A line's words, split at blanks with no quote processing, as mpirun 4.1.4 reads appfiles and
@@ -361,10 +361,8 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
     }
     if (Status st = prefix_of_later_context(o, first_prefix, contexts.size()); !st)
       return st.error();
-    if (Status st = mca_of_later_context(
-            o, job_mca, mpilaunch::format("with application context {}", contexts.size() + 1));
-        !st)
-      return st.error();
+    ignore_mca_of_later_context(
+        o, job_mca, mpilaunch::format("with application context {}", contexts.size() + 1));
     // mpirun reads a lone ':' as the start of another application context (MPMD).
     const auto colon = std::find(args.begin() + static_cast<std::ptrdiff_t>(start.value()),
                                  args.end(), std::string(":"));
@@ -435,8 +433,8 @@ Result<Options> apply_appfile(const Options& command_line, std::string_view text
     if (contexts.empty()) first_prefix = o.prefix;
     if (Status st = prefix_of_later_context(o, first_prefix, contexts.size()); !st)
       return where(st.error());
-    if (Status st = mca_of_later_context(o, command_line.mca.size(), "on an appfile line"); !st)
-      return where(st.error());
+    ignore_mca_of_later_context(o, command_line.mca.size(),
+                                mpilaunch::format("on line {} of --app {}", line_number, path));
     std::vector<std::string> program(words.begin() + static_cast<std::ptrdiff_t>(start.value()),
                                      words.end());
     if (std::find(program.begin(), program.end(), ":") != program.end())

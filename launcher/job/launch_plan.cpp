@@ -577,6 +577,11 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
     for (std::size_t c = 0; c < contexts.size(); ++c)
       ranks_of_context[c] = contexts[c].np.value_or(0);
   }
+  for (const std::string& mca : o.ignored_mca)
+    plan.warnings.push_back(mpilaunch::format(
+        "--mca {}: ignored, as mpirun 4.1.4 ignores --mca after the first program; give it "
+        "before the first program",
+        mca));
   std::vector<std::string> warned;
   for (std::size_t c = 0; c < contexts.size(); ++c) {
     const AppOptions& context = contexts[c];
