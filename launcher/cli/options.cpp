@@ -424,6 +424,10 @@ Result<Options> apply_appfile(const Options& command_line, std::string_view text
     // change nothing, even on the first line; the first line's MCA parameters reach every rank,
     // a later line's only that line's ranks.
     std::vector<std::pair<std::string, std::string>> line_mca;
+    // mpirun 4.1.4 (measured) binds the job as the command line's --bind-to says, overridden by
+    // the LAST line's only: `-n 1 --bind-to none P` then `-n 1 P` binds both ranks (an
+    // --oversubscribe on any line holds, though). The MCA parameter still goes as above.
+    o.bind_to = command_line.bind_to;
     auto start = parse_later_context_words(o, words, 0, line_mca);
     if (!start) return where(start.error());
     if (o.help || o.version || o.appfile != command_line.appfile)

@@ -311,6 +311,19 @@ std::vector<Case> table() {
        .env = {later_env},
        .files = {{"appfile", "-n 1 @probe\n-n 1 --report-bindings @probe\n"}},
        .source = "mpirun(1): --tag-output with --app (every line's ranks)"});
+  // The job binds as the last line's --bind-to says, else the command line's (measured).
+  add({.name = "appfile-bind-to-first-line",
+       .args = {"--app", "appfile"},
+       .files = {{"appfile", "-n 1 --bind-to none @probe\n-n 1 @probe\n"}},
+       .source = "issue 20: --bind-to on an appfile's first line only"});
+  add({.name = "appfile-bind-to-last-line",
+       .args = {"--app", "appfile"},
+       .files = {{"appfile", "-n 1 @probe\n-n 1 --bind-to none @probe\n"}},
+       .source = "issue 20: --bind-to on an appfile's last line only"});
+  add({.name = "appfile-bind-to-command-line",
+       .args = {"--bind-to", "none", "--app", "appfile"},
+       .files = {{"appfile", "-n 1 @probe\n-n 1 @probe\n"}},
+       .source = "issue 20: --bind-to none with --app"});
   add({.name = "appfile",
        .args = {"--app", "appfile"},
        .files = {{"appfile", "-n 1 @probe first\n-n 1 @probe second\n"}},

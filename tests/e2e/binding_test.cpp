@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <thread>
 
 #include "tests/e2e/support/checks.hpp"
@@ -216,6 +217,30 @@ TEST_CASE("binding: a rankfile places ranks as mpirun 4.1.4 does") {
     compare({"--rankfile", forms, "--report-bindings"});
     compare({"--rankfile", forms, "--bind-to", "none", "--report-bindings"});
   }
+}
+
+// An appfile's --bind-to (measured with mpirun 4.1.4): the job binds as the command line says,
+// overridden by the last line's only; a first line's --bind-to none changes nothing.
+TEST_CASE("binding: an appfile binds as its last line or the command line says, as mpirun") {
+  if (MPILAUNCH_E2E_OMPI_MAJOR >= 5) {
+    MESSAGE("mpirun here is Open MPI 5, not the 4.1 specification: comparison skipped");
+    return;
+  }
+  const TempDir files("mpilaunch-e2e-appfile-binding");
+  // Appfile lines are split at blanks without quotes: the report is a script of its own.
+  const std::string script = files.file("report");
+  write_file(script, "#!/bin/sh\n" + kReport[2] + "\n");
+  std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  const std::string first = files.file("first");
+  write_file(first, "-n 1 --bind-to none " + script + "\n-n 1 " + script + "\n");
+  const std::string last = files.file("last");
+  write_file(last, "-n 1 " + script + "\n-n 1 --bind-to none " + script + "\n");
+  const std::string plain = files.file("plain");
+  write_file(plain, "-n 1 " + script + "\n-n 1 " + script + "\n");
+  compare({"--report-bindings", "--app", first}, {});
+  compare({"--report-bindings", "--app", last}, {});
+  compare({"--bind-to", "none", "--report-bindings", "--app", plain}, {});
+  compare({"--bind-to", "none", "--report-bindings", "--app", first}, {});
 }
 
 // A spawn from a job placed by a rankfile (measured with mpirun 4.1.4, session 9): without
