@@ -424,12 +424,17 @@ Result<Options> apply_appfile(const Options& command_line, std::string_view text
     // change nothing, even on the first line; the first line's MCA parameters reach every rank,
     // a later line's only that line's ranks.
     std::vector<std::pair<std::string, std::string>> line_mca;
-    // mpirun 4.1.4 (measured) binds the job as the command line's --bind-to says, overridden by
-    // the LAST line's only: `-n 1 --bind-to none P` then `-n 1 P` binds both ranks (an
-    // --oversubscribe on any line holds, though). The MCA parameter still goes as above.
+    // mpirun 4.1.4 (measured) maps and binds the job as the command line's --map-by and
+    // --bind-to say, overridden by the LAST line's only: `-n 1 --bind-to none P` then `-n 1 P`
+    // binds both ranks (an --oversubscribe on any line holds, though); a line's --cpu-list or
+    // --cpu-set changes nothing, on any line. The MCA parameters still go as above.
     o.bind_to = command_line.bind_to;
+    o.map_by = command_line.map_by;
+    o.map_by_text = command_line.map_by_text;
     auto start = parse_later_context_words(o, words, 0, line_mca);
     if (!start) return where(start.error());
+    o.cpu_list = command_line.cpu_list;
+    o.cpu_set = command_line.cpu_set;
     if (o.help || o.version || o.appfile != command_line.appfile)
       return bad_option(mpilaunch::format(
           "--app {}, line {}: --help, --version and --app do not belong in an appfile", path,

@@ -219,8 +219,8 @@ TEST_CASE("binding: a rankfile places ranks as mpirun 4.1.4 does") {
   }
 }
 
-// An appfile's --bind-to (measured with mpirun 4.1.4): the job binds as the command line says,
-// overridden by the last line's only; a first line's --bind-to none changes nothing.
+// An appfile's --bind-to and --map-by (measured with mpirun 4.1.4): the job binds as the command
+// line says, overridden by the last line's only; a first line's --bind-to none changes nothing.
 TEST_CASE("binding: an appfile binds as its last line or the command line says, as mpirun") {
   if (MPILAUNCH_E2E_OMPI_MAJOR >= 5) {
     MESSAGE("mpirun here is Open MPI 5, not the 4.1 specification: comparison skipped");
@@ -241,6 +241,16 @@ TEST_CASE("binding: an appfile binds as its last line or the command line says, 
   compare({"--report-bindings", "--app", last}, {});
   compare({"--bind-to", "none", "--report-bindings", "--app", plain}, {});
   compare({"--bind-to", "none", "--report-bindings", "--app", first}, {});
+  // --map-by likewise; a line's --cpu-list or --cpu-set changes nothing, on any line.
+  const std::string pe = files.file("pe");
+  write_file(pe, "-n 1 --map-by slot:PE=2 " + script + "\n-n 1 " + script + "\n");
+  compare({"--report-bindings", "--oversubscribe", "--app", pe}, {});
+  const std::string cpu_list = files.file("cpu-list");
+  write_file(cpu_list, "-n 1 --cpu-list 1 " + script + "\n-n 1 " + script + "\n");
+  compare({"--report-bindings", "--app", cpu_list}, {});
+  const std::string cpu_set_last = files.file("cpu-set-last");
+  write_file(cpu_set_last, "-n 1 " + script + "\n-n 1 --cpu-set 1 " + script + "\n");
+  compare({"--report-bindings", "--app", cpu_set_last}, {});
 }
 
 // A spawn from a job placed by a rankfile (measured with mpirun 4.1.4, session 9): without
