@@ -455,9 +455,11 @@ Result<Options> apply_appfile(const Options& command_line, std::string_view text
       return bad_option(
           mpilaunch::format("--app {}, line {}: no program on the line", path, line_number));
     if (contexts.empty()) {
-      for (auto& [key, value] : line_mca) {
+      for (auto& line_kv : line_mca) {
+        // Not a structured binding: clang 14 (the fuzz build) cannot capture one in a lambda.
+        const std::string& key = line_kv.first;
         std::erase_if(o.option_mca, [&](const auto& kv) { return kv.first == key; });
-        o.option_mca.emplace_back(std::move(key), std::move(value));
+        o.option_mca.push_back(std::move(line_kv));
       }
       line_mca.clear();
     }
