@@ -420,10 +420,12 @@ Result<JobBindings> bind_ranks(const JobMap& map, const std::vector<NodePlacemen
 
 namespace mpilaunch {
 
-std::string report_bindings_text(const JobMap& map, const std::vector<ReportNode>& nodes,
-                                 const JobBindings& bindings) {
+std::vector<std::string> report_bindings_lines(const JobMap& map,
+                                               const std::vector<ReportNode>& nodes,
+                                               const JobBindings& bindings) {
   if (bindings.policy == "none") return {};
-  std::string out;
+  std::vector<std::string> out;
+  out.reserve(static_cast<std::size_t>(map.size()));
   for (int rank = 0; rank < map.size(); ++rank) {
     const int n = map.node_of(rank);
     const ReportNode& node = nodes[static_cast<std::size_t>(n)];
@@ -435,9 +437,16 @@ std::string report_bindings_text(const JobMap& map, const std::vector<ReportNode
     const auto& available = static_cast<std::size_t>(n) < bindings.available.size()
                                 ? bindings.available[static_cast<std::size_t>(n)]
                                 : kAll;
-    out += mpilaunch::format("[{}:{:05}] {}\n", node.name, node.pid,
-                             report_binding_line(rank, topology, pus, available));
+    out.push_back(mpilaunch::format("[{}:{:05}] {}\n", node.name, node.pid,
+                                    report_binding_line(rank, topology, pus, available)));
   }
+  return out;
+}
+
+std::string report_bindings_text(const JobMap& map, const std::vector<ReportNode>& nodes,
+                                 const JobBindings& bindings) {
+  std::string out;
+  for (const std::string& line : report_bindings_lines(map, nodes, bindings)) out += line;
   return out;
 }
 

@@ -140,8 +140,14 @@ struct ReportNode {
   const NodeTopology* topology = nullptr;
 };
 
-/// mpirun's --report-bindings lines, in rank order, each ending in '\n': "[vm:1234] MCW rank 0
-/// bound to socket 0[core 0[hwt 0]]: [B/.]". Nothing when the job is not bound.
+/// mpirun's --report-bindings lines, one per rank in rank order, each ending in '\n':
+/// "[vm:1234] MCW rank 0 bound to socket 0[core 0[hwt 0]]: [B/.]". None when the job is not
+/// bound.
+std::vector<std::string> report_bindings_lines(const JobMap& map,
+                                               const std::vector<ReportNode>& nodes,
+                                               const JobBindings& bindings);
+
+/// The same lines joined.
 std::string report_bindings_text(const JobMap& map, const std::vector<ReportNode>& nodes,
                                  const JobBindings& bindings);
 

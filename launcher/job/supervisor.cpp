@@ -352,17 +352,18 @@ bool Supervisor::place_ranks() {
     std::fflush(stdout);
   }
   if (plan.placement.report_bindings) {
-    const std::string text = report_bindings_text(plan.map, report, *bindings_);
+    const std::vector<std::string> lines = report_bindings_lines(plan.map, report, *bindings_);
     // mpirun 4.1.4 sends each rank's line as that rank's stderr (measured): tagged or
     // timestamped as its output, and in its --output-filename file.
-    const std::vector<std::string_view> lines = split_at(text, '\n');
-    if (output_.formats() && lines.size() == static_cast<std::size_t>(plan.map.size()) + 1) {
-      for (int rank = 0; rank < plan.map.size(); ++rank) {
-        const std::string line = std::string(lines[static_cast<std::size_t>(rank)]) + "\n";
+    std::string text;
+    for (std::size_t rank = 0; rank < lines.size(); ++rank) {
+      if (output_.formats())
         output_.write(static_cast<std::uint32_t>(rank), protocol::Stream::Stderr,
-                      std::as_bytes(std::span(line.data(), line.size())));
-      }
-    } else {
+                      std::as_bytes(std::span(lines[rank].data(), lines[rank].size())));
+      else
+        text += lines[rank];
+    }
+    if (!text.empty()) {
       std::fwrite(text.data(), 1, text.size(), stderr);
       std::fflush(stderr);
     }
