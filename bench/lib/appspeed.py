@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
 """bench cases 13 and 14: the time a program reports under each launcher, interleaved.
 
-    appspeed.py OUT.json OUT.md ROUNDS CASE LABEL CMD [LABEL CMD ...] [-- CASE LABEL CMD ...]
+    appspeed.py [--rows NAMES] OUT.json OUT.md ROUNDS CASE LABEL CMD [LABEL CMD ...] [-- CASE ...]
 
 Each round runs every command of a case once, in turn, every other round in reverse order (so
 load from other processes falls on all of them alike); a command's time is what the program
 itself reports: `seconds=S` (bench/apps/appspeed.c) or LAMMPS's `Loop time of S`. The
 launch is not counted. Writes every figure to OUT.json and a markdown table to OUT.md: the
 median per command and, for each command after a case's first (mpirun, or Hydra), the median
-of the per-round ratios to it and their range. Case 14 (spawn time, bench/apps/spawntime.c)
+of the per-round ratios to it and their range, and the ratio of the best rounds (each command's
+fastest round over the first command's): load from other processes only ever adds time, so on a
+busy machine the best rounds show a difference the launchers make more steadily than the medians
+(it needs enough rounds for each command to get an undisturbed one). `--rows NAMES`
+(comma-separated case names; empty: all) runs only those cases. Case 14 (spawn time, bench/apps/spawntime.c)
 reports `seconds=S` the same way.
 
 Before the rounds, each command runs once more, untimed, with the MPI library's own report of
@@ -70,12 +74,18 @@ def loop_seconds(cmd):
 
 
 def main():
-    out_json, out_md, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    cases, words = [], sys.argv[4:]
+    args = sys.argv[1:]
+    only = set()
+    if args[:1] == ["--rows"]:
+        only = {name for name in args[1].split(",") if name}
+        args = args[2:]
+    out_json, out_md, rounds = args[0], args[1], int(args[2])
+    cases, words = [], args[3:]
     while words:
         cut = words.index("--") if "--" in words else len(words)
         name, pairs = words[0], words[1:cut]
-        cases.append((name, list(zip(pairs[::2], pairs[1::2]))))
+        if not only or name in only:
+            cases.append((name, list(zip(pairs[::2], pairs[1::2]))))
         words = words[cut + 1:]
     results = {}
     for name, commands in cases:
@@ -96,22 +106,25 @@ def main():
         results[name] = {"commands": dict(commands), "seconds": times, "errors": errors,
                          "transport": transports}
     json.dump(results, open(out_json, "w"), indent=1)
-    lines = ["| case | command | median s | ratio to the case's first: median of rounds (min-max) | runs "
-             "| transport picked |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| case | command | median s | ratio to the case's first: median of rounds (min-max) "
+             "| best rounds' ratio | runs | transport picked |",
+             "|---|---|---|---|---|---|---|"]
     for name, commands in cases:
         times = results[name]["seconds"]
         base_label = commands[0][0]
         for label, _ in commands:
             ok = [t for t in times[label] if t is not None]
             median = f"{statistics.median(ok):.4f}" if ok else "failed"
-            ratio = ""
+            ratio, best = "", ""
+            base_ok = [t for t in times[base_label] if t is not None]
+            if label != base_label and ok and base_ok and min(base_ok) > 0:
+                best = f"{min(ok) / min(base_ok):.2f}x"
             if label != base_label:
                 pairs = [a / b for a, b in zip(times[label], times[base_label])
                          if a is not None and b]
                 ratio = (f"{statistics.median(pairs):.2f}x ({min(pairs):.2f}-{max(pairs):.2f})"
                          if pairs else "-")
-            lines.append(f"| {name} | {label} | {median} | {ratio} | {len(ok)}/{len(times[label])} "
+            lines.append(f"| {name} | {label} | {median} | {ratio} | {best} | {len(ok)}/{len(times[label])} "
                          f"| {results[name]['transport'][label]} |")
     open(out_md, "w").write("\n".join(lines) + "\n")
     print("\n".join(lines))
