@@ -48,7 +48,7 @@ void add_environment_options(std::vector<OptionSpec>& t) {
          return {};
        }});
   // mpirun's install prefix: the ranks' PATH and LD_LIBRARY_PATH (agent/rank_env.hpp). One for
-  // the whole job, as mpirun 4.1.4 uses only the first.
+  // the whole job, as mpirun 4.1.4 uses only the first (a later context's: options.cpp).
   t.push_back({{"--index-argv-by-rank", "-index-argv-by-rank"}, 0, [](Options& o, const Values&) {
                  return set_flag(o.index_argv_by_rank);
                }});
@@ -65,12 +65,14 @@ void add_environment_options(std::vector<OptionSpec>& t) {
                        "--prefix {}: a prefix of slashes only names no install (mpirun refuses "
                        "it too)",
                        v[0]));
-                 if (!o.prefix.empty() && o.prefix != dir)
-                   return bad_option(mpilaunch::format(
-                       "--prefix is given twice ({} and {}): mpirun 4.1.4 uses the first and "
-                       "ignores the other; give one",
-                       o.prefix, dir));
-                 o.prefix = std::move(dir);
+                 // mpirun 4.1.4 (measured) uses the first and ignores a second one.
+                 if (o.prefix.empty())
+                   o.prefix = std::move(dir);
+                 else if (o.prefix != dir)
+                   o.ignored_options.push_back(mpilaunch::format(
+                       "--prefix {}: ignored, as mpirun 4.1.4 uses the first --prefix ({}) for "
+                       "the whole job",
+                       dir, o.prefix));
                  return {};
                }});
   // MPMD: one application context per line of the file (apply_appfile, read by run()).

@@ -1,6 +1,7 @@
 // Mapping, ranking and binding: every spelling mpirun(1) 4.1 has. The launcher implements
 // placement by slot or node; the rest is recognised here and refused by unsupported_options().
 // Each option's MCA parameter (passes()) reaches the ranks as under mpirun 4.1.4.
+#include "common/text.hpp"
 #include "common/text_format.hpp"
 
 #include <algorithm>
@@ -40,6 +41,12 @@ Status store(std::string& field, const Values& v) {
 
 void add_mapping_options(std::vector<OptionSpec>& t) {
   t.push_back({{"-n", "--n", "-np", "--np", "-c"}, 1, [](Options& o, const Values& v) -> Status {
+                 // -n 0 runs a rank on every slot, as no -n does (mpirun 4.1.4, measured with
+                 // -H, a host file and neither).
+                 if (parse_int<long long>(v[0]) == 0) {
+                   o.np.reset();
+                   return {};
+                 }
                  auto n = positive_int("-n", v[0], kMaxRanks);
                  if (!n) return n.error();
                  o.np = n.value();

@@ -243,18 +243,6 @@ void set_first_context(Options& o, std::vector<AppOptions> contexts) {
   }
 }
 
-// mpirun 4.1.4 takes --prefix from the first application context (or the command line before an
-// appfile) for every context and ignores one given with a later context: refused here instead.
-Status prefix_of_later_context(const Options& o, const std::string& first_prefix,
-                               std::size_t context) {
-  if (o.prefix == first_prefix) return {};
-  return bad_option(mpilaunch::format(
-      "--prefix {} is given with application context {}: mpirun 4.1.4 uses the first context's "
-      "--prefix (or none) for every context and ignores it there; give one --prefix before the "
-      "first program",
-      o.prefix, context + 1));
-}
-
 // What mpirun 4.1.4 takes from the first application context only. Given with a later one
 // (measured: `-n 1 ./a : -n 1 --tag-output ./b`), these options change nothing in what mpirun
 // prints, writes or reads for any rank; that context's ranks get their MCA parameter, and
@@ -288,17 +276,68 @@ struct FirstContextOnly {
   }
 };
 
-// The words of a later context (after the first program) into `o`: its options' job-wide
-// effects as mpirun 4.1.4 has them (placement options such as --oversubscribe and --bind-to
-// none change the whole job, the first-context-only ones above nothing), their MCA parameters
-// into `context_mca` (that context's ranks only) rather than the job's.
+// Placement options mpirun 4.1.4 ignores after the first program (measured, with a later MPMD
+// context and on any appfile line, the first included): a rank's CPUs, the slots and the
+// mapping stay as the command line's say. Their MCA parameters still reach the context's ranks.
+struct IgnoredAfterFirst {
+  std::string ppr;
+  std::string cpus_per_proc;
+  bool use_hwthread_cpus = false;
+  std::string cpu_list;
+  std::string cpu_set;
+
+  static IgnoredAfterFirst of(const Options& o) {
+    return {o.ppr, o.cpus_per_proc, o.use_hwthread_cpus, o.cpu_list, o.cpu_set};
+  }
+  // Back to what they were, a warning for each the context changed.
+  void restore(Options& o, std::string_view where) const {
+    auto ignore = [&](std::string_view option, std::string_view value) {
+      o.ignored_options.push_back(mpilaunch::format(
+          "{}{}{} ({}): ignored, as mpirun 4.1.4 ignores it after the first program; give it "
+          "before the first program (with --app: on the command line)",
+          option, value.empty() ? "" : " ", value, where));
+    };
+    if (o.ppr != ppr) ignore("--ppr", o.ppr);
+    if (o.cpus_per_proc != cpus_per_proc) ignore("--cpus-per-proc", o.cpus_per_proc);
+    if (o.use_hwthread_cpus != use_hwthread_cpus) ignore("--use-hwthread-cpus", "");
+    if (o.cpu_list != cpu_list) ignore("--cpu-list", o.cpu_list);
+    if (o.cpu_set != cpu_set) ignore("--cpu-set", o.cpu_set);
+    o.ppr = ppr;
+    o.cpus_per_proc = cpus_per_proc;
+    o.use_hwthread_cpus = use_hwthread_cpus;
+    o.cpu_list = cpu_list;
+    o.cpu_set = cpu_set;
+  }
+};
+
+// The words of a later context (after the first program, or an appfile line) into `o`: its
+// options' job-wide effects as mpirun 4.1.4 has them (--oversubscribe, --npernode and
+// --npersocket change the whole job wherever they stand; --map-by, --rank-by and --bind-to
+// count from the last context only: the caller resets them before each; the
+// first-context-only ones above and IgnoredAfterFirst's nothing), their MCA parameters into
+// `context_mca` (that context's ranks only) rather than the job's. `where` names the context in
+// warnings; a --prefix counts only when `may_set_prefix` (an appfile's first line) and none
+// was given before.
 Result<std::size_t> parse_later_context_words(
     Options& o, const std::vector<std::string>& args, std::size_t i,
-    std::vector<std::pair<std::string, std::string>>& context_mca) {
+    std::vector<std::pair<std::string, std::string>>& context_mca, std::string_view where,
+    bool may_set_prefix = false) {
   const FirstContextOnly first = FirstContextOnly::of(o);
+  const IgnoredAfterFirst placement = IgnoredAfterFirst::of(o);
+  const bool had_prefix = !o.prefix.empty();
   auto job_mca = std::exchange(o.option_mca, {});
   o.report_bindings = false;
   auto start = parse_option_words(o, args, i);
+  if (!start) return start;
+  placement.restore(o, where);
+  if (!had_prefix && !may_set_prefix && !o.prefix.empty()) {
+    // mpirun 4.1.4 (measured): a --prefix first given with a later context reaches no rank.
+    o.ignored_options.push_back(mpilaunch::format(
+        "--prefix {} ({}): ignored, as mpirun 4.1.4 takes --prefix from before the first "
+        "program only (with --app: the command line or the first line)",
+        o.prefix, where));
+    o.prefix.clear();
+  }
   if (o.report_bindings) {  // not an option_mca: the launcher sets it for unbound ranks itself
     std::erase_if(o.option_mca,
                   [](const auto& kv) { return kv.first == "hwloc_base_report_bindings"; });
@@ -343,26 +382,46 @@ void finish(Options& o) {
 
 }  // namespace
 
+// --map-by, --rank-by and --bind-to as mpirun 4.1.4 has them with several contexts (measured
+// with MPMD and appfiles): each later context starts again from the values given before the
+// first program (with --app: on the command line), so the last context's count and a middle
+// one's change nothing.
+struct LastContextCounts {
+  MapBy map_by = MapBy::Slot;
+  std::string map_by_text;
+  std::string rank_by;
+  std::string bind_to;
+
+  static LastContextCounts of(const Options& o) {
+    return {o.map_by, o.map_by_text, o.rank_by, o.bind_to};
+  }
+  void restore(Options& o) const {
+    o.map_by = map_by;
+    o.map_by_text = map_by_text;
+    o.rank_by = rank_by;
+    o.bind_to = bind_to;
+  }
+};
+
 Result<Options> parse_options(const std::vector<std::string>& args) {
   Options o;
   std::vector<AppOptions> contexts;
-  std::string first_prefix;
+  LastContextCounts before_first;
   std::size_t job_mca = 0;  // the --mca pairs before the first program
   std::size_t i = 0;
   for (;;) {
     std::vector<std::pair<std::string, std::string>> context_mca;
+    const std::string where = mpilaunch::format("with application context {}", contexts.size() + 1);
+    if (!contexts.empty()) before_first.restore(o);
     auto start = contexts.empty() ? parse_option_words(o, args, i)
-                                  : parse_later_context_words(o, args, i, context_mca);
+                                  : parse_later_context_words(o, args, i, context_mca, where);
     if (!start) return start.error();
     if (o.help) return o;
     if (contexts.empty()) {
-      first_prefix = o.prefix;
+      before_first = LastContextCounts::of(o);
       job_mca = o.mca.size();
     }
-    if (Status st = prefix_of_later_context(o, first_prefix, contexts.size()); !st)
-      return st.error();
-    ignore_mca_of_later_context(
-        o, job_mca, mpilaunch::format("with application context {}", contexts.size() + 1));
+    ignore_mca_of_later_context(o, job_mca, where);
     // mpirun reads a lone ':' as the start of another application context (MPMD).
     const auto colon = std::find(args.begin() + static_cast<std::ptrdiff_t>(start.value()),
                                  args.end(), std::string(":"));
@@ -395,7 +454,7 @@ Result<Options> apply_appfile(const Options& command_line, std::string_view text
                               std::string_view path) {
   Options o = command_line;
   // mpirun 4.1.4 runs the appfile's contexts only: the command line's -n, -x, --wdir and
-  // program are not used (its -H still names the job's hosts).
+  // program are not used.
   o.np.reset();
   o.exports.clear();
   o.wdir.clear();
@@ -403,16 +462,25 @@ Result<Options> apply_appfile(const Options& command_line, std::string_view text
   // Nor its --path (measured: a program only there is not found for an appfile line).
   o.exec_path.clear();
   o.path_given = false;
-  // The command line's own --hostfile (not --default-hostfile) is the job's; a line's then
-  // would be a second one for that line's context.
+  // Nor its -H and --hostfile (measured: the lines run where they would without them; the
+  // lines' own count, as do --default-hostfile and a resource manager's hosts).
   const std::string command_line_hostfile =
       command_line.contexts.empty() ? std::string() : command_line.contexts.front().hostfile;
-  o.hostfile = command_line_hostfile;
+  for (const std::string& value : command_line.hosts)
+    o.ignored_options.push_back(mpilaunch::format(
+        "-H {}: ignored, as mpirun 4.1.4 ignores the command line's -H with --app; give it on "
+        "the appfile's lines",
+        value));
+  if (!command_line_hostfile.empty())
+    o.ignored_options.push_back(mpilaunch::format(
+        "--hostfile {}: ignored, as mpirun 4.1.4 ignores the command line's --hostfile with "
+        "--app; give it on the appfile's lines (or give --default-hostfile)",
+        command_line_hostfile));
+  o.hostfile.clear();
   o.contexts.clear();
-  const std::vector<std::string> command_line_hosts = o.hosts;
   o.hosts.clear();
   std::vector<AppOptions> contexts;
-  std::string first_prefix;
+  const LastContextCounts command_line_placement = LastContextCounts::of(command_line);
   for (const ContentLine& content : content_lines(text)) {
     const int line_number = content.number;
     const std::string_view line = content.text;
@@ -424,24 +492,20 @@ Result<Options> apply_appfile(const Options& command_line, std::string_view text
     // change nothing, even on the first line; the first line's MCA parameters reach every rank,
     // a later line's only that line's ranks.
     std::vector<std::pair<std::string, std::string>> line_mca;
-    // mpirun 4.1.4 (measured) maps and binds the job as the command line's --map-by and
-    // --bind-to say, overridden by the LAST line's only: `-n 1 --bind-to none P` then `-n 1 P`
-    // binds both ranks (an --oversubscribe on any line holds, though); a line's --cpu-list or
-    // --cpu-set changes nothing, on any line. The MCA parameters still go as above.
-    o.bind_to = command_line.bind_to;
-    o.map_by = command_line.map_by;
-    o.map_by_text = command_line.map_by_text;
-    auto start = parse_later_context_words(o, words, 0, line_mca);
+    // mpirun 4.1.4 (measured) maps, ranks and binds the job as the command line's --map-by,
+    // --rank-by and --bind-to say, overridden by the LAST line's only: `-n 1 --bind-to none P`
+    // then `-n 1 P` binds both ranks (an --oversubscribe, --npernode or --npersocket on any line
+    // holds, though); a line's --cpu-list, --cpu-set, --cpus-per-proc, --ppr or
+    // --use-hwthread-cpus changes nothing, on any line. The MCA parameters still go as above.
+    command_line_placement.restore(o);
+    auto start = parse_later_context_words(
+        o, words, 0, line_mca, mpilaunch::format("on line {} of --app {}", line_number, path),
+        contexts.empty());
     if (!start) return where(start.error());
-    o.cpu_list = command_line.cpu_list;
-    o.cpu_set = command_line.cpu_set;
     if (o.help || o.version || o.appfile != command_line.appfile)
       return bad_option(mpilaunch::format(
           "--app {}, line {}: --help, --version and --app do not belong in an appfile", path,
           line_number));
-    if (contexts.empty()) first_prefix = o.prefix;
-    if (Status st = prefix_of_later_context(o, first_prefix, contexts.size()); !st)
-      return where(st.error());
     ignore_mca_of_later_context(o, command_line.mca.size(),
                                 mpilaunch::format("on line {} of --app {}", line_number, path));
     std::vector<std::string> program(words.begin() + static_cast<std::ptrdiff_t>(start.value()),
@@ -465,19 +529,13 @@ Result<Options> apply_appfile(const Options& command_line, std::string_view text
     }
     contexts.push_back(take_context(o, std::move(program)));
     contexts.back().option_mca = std::move(line_mca);
-    if (!contexts.back().hostfile.empty() && !command_line_hostfile.empty())
-      return bad_option(mpilaunch::format(
-          "--app {}, line {}: --hostfile was given twice (on the command line and on the line); "
-          "give one host file per application context",
-          path, line_number));
   }
   if (contexts.empty())
     return bad_option(mpilaunch::format(
         "--app {}: the appfile has no program (one context per line: [options] PROGRAM "
         "[ARGS...])",
         path));
-  set_first_context(o, std::move(contexts));
-  o.hosts.insert(o.hosts.begin(), command_line_hosts.begin(), command_line_hosts.end());
+  set_first_context(o, std::move(contexts));  // the job's host file: a line's, else finish()'s
   finish(o);
   return o;
 }

@@ -97,6 +97,11 @@ struct Options {
   /// ignored, as mpirun 4.1.4 ignores them (measured: no rank gets them, nothing changes), with
   /// one warning each.
   std::vector<std::string> ignored_mca;
+  /// Other options mpirun 4.1.4 ignores where they were given (measured), each "OPTION VALUE
+  /// (where): why" for one warning: --ppr, --cpus-per-proc, --use-hwthread-cpus, --cpu-list and
+  /// --cpu-set after the first program or on an appfile line; a --prefix after the first; the
+  /// command line's -H and --hostfile with --app.
+  std::vector<std::string> ignored_options;
   /// The MCA parameters mpirun 4.1.4 gives its ranks for the options given (--bind-to is
   /// hwloc_base_binding_policy, --map-by rmaps_base_mapping_policy, ...; measured): each value
   /// as given, the last one of a parameter only. They win over --mca's, as under mpirun.
@@ -111,7 +116,9 @@ struct Options {
   std::string wdir;
   std::string exec_path;    // --path DIR[:DIR], the last given (see AppOptions::exec_path)
   bool path_given = false;  // --path given since the last program
-  std::string prefix;       // --prefix DIR: absolute, without trailing '/' (one for the whole job)
+  /// --prefix DIR: absolute, without trailing '/'; one for the whole job, the first given before
+  /// the first program (with --app: the command line's, else the first line's), as mpirun 4.1.4.
+  std::string prefix;
   bool index_argv_by_rank = false;  // --index-argv-by-rank: argv[0] "<argv[0]>-<rank>"
   PmiKind pmi = PmiKind::Auto;
   // Output

@@ -582,6 +582,7 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
         "--mca {}: ignored, as mpirun 4.1.4 ignores --mca after the first program; give it "
         "before the first program",
         mca));
+  plan.warnings.insert(plan.warnings.end(), o.ignored_options.begin(), o.ignored_options.end());
   std::vector<std::string> warned;
   for (std::size_t c = 0; c < contexts.size(); ++c) {
     const AppOptions& context = contexts[c];

@@ -20,6 +20,13 @@ constexpr const char* kFramed = "issue 20 item 7: errors framed as Open MPI's he
 constexpr const char* kSpelling = "issue 20 item 9: single-dash spellings";
 constexpr const char* kOptions = "issue 20: every other mpirun(1) option";
 constexpr const char* kBinding = "issue 21: mapping, ranking and binding";
+// mpirun 4.1.4 maps ppr (--npernode, --map-by ppr:N:node) per application context, N per node
+// over the nodes that still have a free slot; mpilaunch counts N per node over the whole job
+// ("0 slots are available on node1", "ppr:1:board ... 2 were placed there").
+constexpr const char* kPprContexts = "issue 21: ppr per application context";
+// mpirun 4.1.4 maps a context over its own -H hosts in that -H's order (`-n 1 -H node2 P : -n 1
+// -H node1,node2 P` puts rank 1 on node1); mpilaunch goes through them in the job's host order.
+constexpr const char* kContextHostOrder = "issue 20: a context's -H hosts in its own order";
 // mpirun 4.1.4 gives OMPI_MCA_mpi_oversubscribe=1 only on its own node: ranks its orteds start
 // on an oversubscribed node get 0. mpilaunch gives 1 on every such node (yield, not busy-poll).
 constexpr const char* kOversubscribedRemote =
@@ -328,6 +335,71 @@ std::vector<Case> table() {
        .args = {"--app", "appfile"},
        .files = {{"appfile", "-n 1 @probe first\n-n 1 @probe second\n"}},
        .source = "mpirun(1): --app <appfile>"});
+  // mpirun 4.1.4 (measured) ignores the command line's -H and --hostfile with --app: the lines
+  // run where they would without them (both here, beyond the one slot given). mpilaunch says
+  // so on stderr.
+  add({.name = "appfile-command-line-host",
+       .args = {"-H", "localhost:1", "--app", "appfile"},
+       .checks = Report | Stdout,
+       .files = {{"appfile", "-n 1 @probe\n-n 1 @probe\n"}},
+       .source = "issue 20: -H on the command line with --app"});
+  add({.name = "appfile-command-line-hostfile",
+       .args = {"--hostfile", "hf", "--app", "appfile"},
+       .checks = Report | Stdout,
+       .files = {{"appfile", "-n 1 @probe\n-n 1 @probe\n"}, {"hf", "localhost slots=1\n"}},
+       .source = "issue 20: --hostfile on the command line with --app"});
+  // A line's --ppr, --cpus-per-proc and --use-hwthread-cpus change nothing (measured), on any
+  // line; their MCA parameters reach the line's ranks (the first line's every rank).
+  add({.name = "appfile-ppr-last-line",
+       .args = {"--app", "appfile"},
+       .checks = Report | Stdout,
+       .files = {{"appfile", "-n 1 @probe\n-n 1 --ppr 1:node @probe\n"}},
+       .source = "issue 20: --ppr on an appfile's last line"});
+  add({.name = "appfile-placement-first-line",
+       .args = {"--app", "appfile"},
+       .checks = Report | Stdout,
+       .files = {{"appfile",
+                  "-n 1 --ppr 1:node --cpus-per-proc 2 --use-hwthread-cpus @probe\n-n 1 @probe\n"}},
+       .source =
+           "issue 20: --ppr, --cpus-per-proc, --use-hwthread-cpus on an appfile's first line"});
+  add({.name = "mpmd-ppr-later-context",
+       .args = {"-n", "1", "@probe", ":", "-n", "1", "--ppr", "1:node", "@probe"},
+       .checks = Report | Stdout,
+       .source = "issue 20: --ppr with a later MPMD context"});
+  // -n 0 runs a rank on every slot, as no -n does (measured: with -H, a host file, neither).
+  add({.name = "np-zero", .args = {"-n", "0", "@probe"}, .source = "mpirun(1): -n 0"});
+  add({.name = "np-zero-hosts",
+       .args = {"-np", "0", "-H", "localhost:3", "@probe"},
+       .source = "mpirun(1): -np 0 with -H"});
+  add({.name = "appfile-np-zero",
+       .args = {"--app", "appfile"},
+       .files = {{"appfile", "-n 0 @probe\n"}},
+       .source = "mpirun(1): -n 0 on an appfile line"});
+  // --prefix: the first given before the first program (with --app: the command line's, else
+  // the first line's) for every rank; a second or later one is ignored (measured; mpirun warns
+  // only of a first line's that differs from the command line's).
+  add({.name = "prefix-twice",
+       .args = {"--prefix", "/usr", "--prefix", "/opt/x", "-n", "1", "@probe"},
+       .checks = Report | Stdout,
+       .env = {"PROBE_ENV=PATH,LD_LIBRARY_PATH", "LD_LIBRARY_PATH=/opt/lib"},
+       .source = "issue 20: --prefix given twice"});
+  add({.name = "prefix-later-context",
+       .args = {"-n", "1", "@probe", ":", "-n", "1", "--prefix", "/opt/x", "@probe"},
+       .checks = Report | Stdout,
+       .env = {"PROBE_ENV=PATH,LD_LIBRARY_PATH", "LD_LIBRARY_PATH=/opt/lib"},
+       .source = "issue 20: --prefix with a later MPMD context only"});
+  add({.name = "prefix-appfile-lines",
+       .args = {"--app", "appfile"},
+       .checks = Report | Stdout,
+       .env = {"PROBE_ENV=PATH,LD_LIBRARY_PATH", "LD_LIBRARY_PATH=/opt/lib"},
+       .files = {{"appfile", "--prefix /opt/y -n 1 @probe\n--prefix /opt/x -n 1 @probe\n"}},
+       .source = "issue 20: --prefix on two appfile lines"});
+  add({.name = "prefix-appfile-command-line",
+       .args = {"--prefix", "/usr", "--app", "appfile"},
+       .checks = Report | Stdout,
+       .env = {"PROBE_ENV=PATH,LD_LIBRARY_PATH", "LD_LIBRARY_PATH=/opt/lib"},
+       .files = {{"appfile", "--prefix /opt/y -n 1 @probe\n-n 1 @probe\n"}},
+       .source = "issue 20: --prefix on the command line and the first appfile line"});
   add({.name = "mca-btl",
        .args = {"--mca", "btl", "self,vader", "-n", "2", "@probe"},
        .source = "mpirun(1): mpirun --mca btl tcp,self -np 1 foo"});
@@ -1194,6 +1266,71 @@ std::vector<Case> table() {
                    {"hf1", "node2 slots=2\n"},
                    {"hf2", "node1 slots=2\n"}},
          .source = "mpirun(1): --app with a host file per line"});
+  // A line's --hostfile counts with one on the command line, which mpirun 4.1.4 ignores with
+  // --app (measured: both ranks on node2).
+  vnode({.name = "vn-appfile-hostfile-command-line-and-line",
+         .args = {"--hostfile", "hf1", "--app", "appfile"},
+         .checks = Report | Stdout,
+         .files = {{"appfile", "-n 1 @probe\n-n 1 --hostfile hf2 @probe\n"},
+                   {"hf1", "node1 slots=2\n"},
+                   {"hf2", "node2 slots=2\n"}},
+         .source = "issue 20: --hostfile on the command line and on an appfile line"});
+  vnode({.name = "vn-appfile-default-hostfile",
+         .args = {"--default-hostfile", "hf1", "--app", "appfile"},
+         .files = {{"appfile", "-n 1 @probe\n-n 1 @probe\n"}, {"hf1", "node1 slots=2\n"}},
+         .source = "mpirun(1): --default-hostfile with --app"});
+  // -H on a line is that context's, as with MPMD: the job's hosts are the lines' -H hosts, a
+  // line without -H runs on them (here node1's one slot is taken: "already filled", exit 1).
+  vnode({.name = "vn-appfile-line-hosts",
+         .args = {"--app", "appfile"},
+         .pending = kContextHostOrder,
+         .files = {{"appfile", "-n 1 -H node2 @probe\n-n 1 -H node1,node2 @probe\n"}},
+         .source = "issue 20: -H on appfile lines"});
+  vnode({.name = "vn-appfile-line-hosts-filled",
+         .args = {"--app", "appfile"},
+         .checks = kRefusal,
+         .files = {{"appfile", "-n 1 -H node1 @probe\n-n 1 @probe\n"}},
+         .source = "issue 20: -H on an appfile's first line only"});
+  // --npernode and --npersocket on any line map the whole job, the last one given winning
+  // (measured: a middle line's --npernode 1 puts the first line's ranks on two nodes).
+  vnode({.name = "vn-appfile-npernode-middle-line",
+         .args = {"--default-hostfile", "hf", "--app", "appfile"},
+         .pending = kPprContexts,
+         .files = {{"appfile", "-n 2 @probe\n-n 1 --npernode 1 @probe\n-n 1 @probe\n"},
+                   {"hf", "node1 slots=2\nnode2 slots=2\n"}},
+         .source = "issue 20: --npernode on an appfile's middle line"});
+  vnode({.name = "vn-appfile-npersocket-lines",
+         .args = {"--default-hostfile", "hf", "--npersocket", "2", "--app", "appfile"},
+         .pending = kPprContexts,
+         .files = {{"appfile", "-n 2 --npersocket 1 @probe\n-n 2 @probe\n"},
+                   {"hf", "node1 slots=2\nnode2 slots=2\n"}},
+         .source = "issue 20: --npersocket on the command line and an appfile line"});
+  // --ppr on an appfile line changes nothing (measured), --map-by ppr: on the last line maps.
+  vnode({.name = "vn-appfile-ppr-last-line",
+         .args = {"--default-hostfile", "hf", "--app", "appfile"},
+         .checks = Report | Stdout,
+         .files = {{"appfile", "-n 2 @probe\n-n 2 --ppr 1:node @probe\n"},
+                   {"hf", "node1 slots=2\nnode2 slots=2\n"}},
+         .source = "issue 20: --ppr on an appfile's last line"});
+  vnode({.name = "vn-appfile-map-by-ppr-last-line",
+         .args = {"--default-hostfile", "hf", "--app", "appfile"},
+         .pending = kPprContexts,
+         .files = {{"appfile", "-n 2 @probe\n-n 2 --map-by ppr:1:node @probe\n"},
+                   {"hf", "node1 slots=2\nnode2 slots=2\n"}},
+         .source = "issue 20: --map-by ppr:1:node on an appfile's last line"});
+  // MPMD: a middle context's --map-by changes nothing, the last one's maps the job (measured).
+  vnode({.name = "vn-mpmd-map-by-middle-context",
+         .args = {"--default-hostfile", "hf", "-n", "2", "@probe", ":", "-n", "1", "--map-by",
+                  "node", "@probe", ":", "-n", "1", "@probe"},
+         .files = {{"hf", "node1 slots=3\nnode2 slots=3\n"}},
+         .source = "issue 20: --map-by with a middle MPMD context"});
+  vnode({.name = "vn-np-zero-hosts",
+         .args = {"-n", "0", "-H", "node1:2,node2", "@probe"},
+         .source = "mpirun(1): -n 0 with -H"});
+  vnode({.name = "vn-np-zero-hostfile",
+         .args = {"-n", "0", "--hostfile", "hf", "@probe"},
+         .files = {{"hf", "node1 slots=2\nnode2 slots=2\n"}},
+         .source = "mpirun(1): -n 0 with a host file"});
   vnode({.name = "vn-mpmd-hosts",
          .args = {"-n", "1", "-H", "node2", "@probe", ":", "-n", "1", "-H", "node1", "@probe"},
          .source = "issue 20 item 2: per-context -H"});

@@ -251,6 +251,16 @@ TEST_CASE("binding: an appfile binds as its last line or the command line says, 
   const std::string cpu_set_last = files.file("cpu-set-last");
   write_file(cpu_set_last, "-n 1 " + script + "\n-n 1 --cpu-set 1 " + script + "\n");
   compare({"--report-bindings", "--app", cpu_set_last}, {});
+  // Nor a line's --cpus-per-proc (the command line's holds), nor one given with a later MPMD
+  // context, nor such a context's --cpu-list (measured, issue 20).
+  const std::string cpus = files.file("cpus-per-proc");
+  write_file(cpus, "-n 1 " + script + "\n-n 1 --cpus-per-proc 2 " + script + "\n");
+  compare({"--report-bindings", "--oversubscribe", "--app", cpus}, {});
+  compare({"--report-bindings", "--oversubscribe", "--cpus-per-rank", "2", "--app", cpus}, {});
+  compare({"--report-bindings", "--oversubscribe", "-n", "1", script, ":", "-n", "1",
+           "--cpus-per-proc", "2", script},
+          {});
+  compare({"--report-bindings", "-n", "1", script, ":", "-n", "1", "--cpu-list", "1", script}, {});
 }
 
 // A spawn from a job placed by a rankfile (measured with mpirun 4.1.4, session 9): without

@@ -3,6 +3,7 @@
 // command lines and appfiles.
 #include <doctest/doctest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -281,13 +282,14 @@ TEST_CASE("appfile: errors name the file and the line") {
   }
 }
 
-// mpirun 4.1.4 takes --prefix from the command line or the first context for the whole job and
-// ignores one given later (or a second one): refused here rather than ignored.
-TEST_CASE("--prefix: one for the whole job, absolute, given before the first program") {
+// mpirun 4.1.4 (measured) takes --prefix from before the first program (with --app: the command
+// line, else the first line) for the whole job, the first one given there; it ignores a second
+// one and one given later. Ignored here too, each named for a warning.
+TEST_CASE("--prefix: one for the whole job, the first given before the first program") {
   struct Row {
     Words args;
-    const char* prefix;  // nullptr: refused, with `error` in the detail
-    const char* error;
+    const char* prefix;  // nullptr: refused, with `said` in the detail
+    const char* said;    // else the first warning, if any
   };
   const Row rows[] = {
       {{"--prefix", "/opt/ompi", "./a"}, "/opt/ompi", ""},
@@ -300,13 +302,16 @@ TEST_CASE("--prefix: one for the whole job, absolute, given before the first pro
        "--prefix 'opt': give the install prefix as an absolute"},
       {{"--prefix", "", "./a"}, nullptr, "--prefix '': give the install prefix as an absolute"},
       {{"--prefix", "//", "./a"}, nullptr, "--prefix //: a prefix of slashes only"},
-      {{"--prefix", "/a", "--prefix", "/b", "./a"}, nullptr, "--prefix is given twice (/a and /b)"},
+      {{"--prefix", "/a", "--prefix", "/b", "./a"},
+       "/a",
+       "--prefix /b: ignored, as mpirun 4.1.4 uses the first --prefix (/a)"},
       {{"-n", "1", "./a", ":", "--prefix", "/b", "-n", "1", "./b"},
-       nullptr,
-       "--prefix /b is given with application context 2"},
+       "",
+       "--prefix /b (with application context 2): ignored, as mpirun 4.1.4 takes --prefix from "
+       "before the first program only"},
       {{"--prefix", "/a", "./a", ":", "--prefix", "/b", "./b"},
-       nullptr,
-       "--prefix is given twice (/a and /b)"},
+       "/a",
+       "--prefix /b: ignored, as mpirun 4.1.4 uses the first --prefix (/a)"},
   };
   for (const Row& row : rows) {
     CAPTURE(row.args);
@@ -315,28 +320,137 @@ TEST_CASE("--prefix: one for the whole job, absolute, given before the first pro
       REQUIRE_FALSE(o);
       CAPTURE(o.error().detail);
       CHECK(o.error().kind == ErrorKind::BadOption);
-      CHECK(o.error().detail.starts_with(row.error));
+      CHECK(o.error().detail.starts_with(row.said));
     } else {
       REQUIRE(o);
       CHECK(o->prefix == row.prefix);
+      CHECK(o->ignored_options.size() == (*row.said == '\0' ? 0U : 1U));
+      if (!o->ignored_options.empty()) CHECK(o->ignored_options[0].starts_with(row.said));
     }
   }
-  // An appfile: the command line's --prefix, or the first line's, for every line.
+  // An appfile: the command line's --prefix, else the first line's, for every line.
   const auto cl = parse_options({"--prefix", "/o", "--app", "f"});
   REQUIRE(cl);
   auto o = apply_appfile(*cl, "-n 1 ./a\n--prefix /o -n 1 ./b\n", "f");
   REQUIRE(o);
   CHECK(o->prefix == "/o");
+  CHECK(o->ignored_options.empty());
+  o = apply_appfile(*cl, "--prefix /p -n 1 ./a\n-n 1 ./b\n", "f");
+  REQUIRE(o);
+  CHECK(o->prefix == "/o");  // mpirun warns that the line's is ignored
+  REQUIRE(o->ignored_options.size() == 1);
+  CHECK(o->ignored_options[0].starts_with("--prefix /p: ignored"));
   const auto bare = parse_options({"--app", "f"});
   REQUIRE(bare);
-  o = apply_appfile(*bare, "--prefix /p -n 1 ./a\n-n 1 ./b\n", "f");
+  o = apply_appfile(*bare, "--prefix /p -n 1 ./a\n--prefix /q -n 1 ./b\n", "f");
   REQUIRE(o);
   CHECK(o->prefix == "/p");
   o = apply_appfile(*bare, "-n 1 ./a\n--prefix /p -n 1 ./b\n", "f");
-  REQUIRE_FALSE(o);
-  CHECK(
-      o.error().detail.starts_with("--app f, line 2: --prefix /p is given with application "
-                                   "context 2"));
+  REQUIRE(o);
+  CHECK(o->prefix.empty());
+  REQUIRE(o->ignored_options.size() == 1);
+  CHECK(o->ignored_options[0].starts_with("--prefix /p (on line 2 of --app f): ignored"));
+}
+
+// Placement options in a later context (MPMD) or on an appfile line, as mpirun 4.1.4 has them
+// (measured on virtual nodes): --map-by, --rank-by and --bind-to count from the last context
+// only, starting again from what was given before the first program (or on the command line
+// with --app); --npernode and --npersocket hold wherever they stand, the last given winning;
+// --ppr, --cpus-per-proc, --use-hwthread-cpus, --cpu-list and --cpu-set change nothing.
+TEST_CASE("mpmd and appfiles: placement options where mpirun 4.1.4 counts them") {
+  struct Row {
+    Words args;
+    std::string appfile;  // with --app: the file's text
+    std::string map_by, rank_by, bind_to;
+    std::optional<int> per_node, per_socket;
+    std::size_t ignored = 0;
+  };
+  const Row rows[] = {
+      {{"-n", "1", "./a", ":", "-n", "1", "--rank-by", "node", "./b"}, "", "", "node", ""},
+      {{"-n", "1", "./a", ":", "--rank-by", "node", "./b", ":", "./c"}, "", "", "", ""},
+      {{"--rank-by", "node", "./a", ":", "./b"}, "", "", "node", ""},
+      {{"./a", ":", "--map-by", "node", "./b", ":", "./c"}, "", "", "", ""},
+      {{"--bind-to", "none", "./a", ":", "--bind-to", "core", "./b", ":", "./c"},
+       "",
+       "",
+       "",
+       "none"},
+      {{"./a", ":", "./b", ":", "--bind-to", "none", "--map-by", "node", "./c"},
+       "",
+       "node",
+       "",
+       "none"},
+      {{"--npernode", "2", "./a", ":", "--npernode", "1", "./b", ":", "./c"}, "", "", "", "", 1},
+      {{"./a", ":", "--npersocket", "1", "./b", ":", "./c"}, "", "", "", "", {}, 1},
+      {{"./a", ":", "--ppr", "1:node", "--cpus-per-proc", "2", "--use-hwthread-cpus", "--cpu-list",
+        "1", "--cpu-set", "1", "./b"},
+       "",
+       "",
+       "",
+       "",
+       {},
+       {},
+       5},
+      {{"--rank-by", "node", "--app", "f"}, "-n 1 ./a\n-n 1 --rank-by slot ./b\n", "", "slot", ""},
+      {{"--rank-by", "node", "--app", "f"}, "-n 1 --rank-by slot ./a\n-n 1 ./b\n", "", "node", ""},
+      {{"--app", "f"}, "-n 1 ./a\n-n 1 --rank-by node ./b\n-n 1 ./c\n", "", "", ""},
+      {{"--npernode", "2", "--app", "f"}, "--npernode 1 ./a\n./b\n", "", "", "", 1},
+      {{"--app", "f"}, "./a\n--npernode 1 ./b\n--npernode 2 ./c\n", "", "", "", 2},
+      {{"--app", "f"},
+       "--ppr 1:node --cpus-per-rank 2 ./a\n--use-hwthread-cpus --cpu-list 1 ./b\n",
+       "",
+       "",
+       "",
+       {},
+       {},
+       4},
+  };
+  for (const Row& row : rows) {
+    CAPTURE(row.args);
+    CAPTURE(row.appfile);
+    auto o = parse_options(row.args);
+    REQUIRE(o);
+    if (!row.appfile.empty()) o = apply_appfile(*o, row.appfile, "f");
+    REQUIRE_MESSAGE(o, o.error().detail);
+    CHECK(o->map_by_text == row.map_by);
+    CHECK(o->rank_by == row.rank_by);
+    CHECK(o->bind_to == row.bind_to);
+    CHECK(o->per_node == row.per_node);
+    CHECK(o->per_socket == row.per_socket);
+    CHECK(o->ppr.empty());
+    CHECK(o->cpus_per_proc.empty());
+    CHECK_FALSE(o->use_hwthread_cpus);
+    CHECK(cpu_list_of(*o).empty());
+    CHECK(o->ignored_options.size() == row.ignored);
+  }
+  // Given before the first program they act; a later context's MCA parameter still reaches its
+  // ranks (as under mpirun).
+  const auto first = parse_options(
+      {"--ppr", "1:node", "--cpus-per-proc", "2", "--use-hwthread-cpus", "./a", ":", "./b"});
+  REQUIRE(first);
+  CHECK(first->ppr == "1:node");
+  CHECK(first->cpus_per_proc == "2");
+  CHECK(first->use_hwthread_cpus);
+  const auto later = parse_options({"./a", ":", "--ppr", "1:node", "./b"});
+  REQUIRE(later);
+  CHECK(later->contexts[1].option_mca == Mca{{"rmaps_ppr_pattern", "1:node"}});
+  REQUIRE(later->ignored_options.size() == 1);
+  CHECK(later->ignored_options[0].starts_with(
+      "--ppr 1:node (with application context 2): ignored, as mpirun 4.1.4 ignores it"));
+}
+
+// -n 0 is a context without -n (every slot of its hosts), as under mpirun 4.1.4 (measured).
+TEST_CASE("mpmd and appfiles: -n 0 asks every slot") {
+  const auto o = parse_options({"-n", "1", "./a", ":", "-np", "0", "./b"});
+  REQUIRE(o);
+  CHECK(o->contexts[0].np == 1);
+  CHECK_FALSE(o->contexts[1].np);
+  const auto cl = parse_options({"--app", "f"});
+  REQUIRE(cl);
+  const auto app = apply_appfile(*cl, "-n 0 ./a\n", "f");
+  REQUIRE(app);
+  CHECK_FALSE(app->contexts[0].np);
+  CHECK_FALSE(app->np);
 }
 
 // mpirun 4.1.4's --tune files (measured): -x and --mca, several to a line, '#' comments; the
@@ -396,14 +510,25 @@ TEST_CASE("mpmd: a --hostfile per context") {
   CHECK(app->contexts[0].hostfile == "h1");
   CHECK(app->contexts[1].hostfile.empty());
   CHECK(app->hostfile == "h1");
-  const auto with_file = parse_options({"--hostfile", "job", "--app", "f"});
+  // mpirun 4.1.4 (measured) ignores the command line's -H and --hostfile with --app (not
+  // --default-hostfile): the lines' own count, each ignored one is named for a warning.
+  const auto with_file =
+      parse_options({"--hostfile", "job", "-H", "n1", "--default-hostfile", "d", "--app", "f"});
   REQUIRE(with_file);
   const auto both = apply_appfile(*with_file, "--hostfile h1 ./a\n", "f");
-  REQUIRE_FALSE(both);
-  CHECK(both.error().detail.starts_with("--app f, line 1: --hostfile was given twice"));
+  REQUIRE(both);
+  CHECK(both->hostfile == "h1");
+  CHECK(both->hosts.empty());
+  REQUIRE(both->ignored_options.size() == 2);
+  CHECK(both->ignored_options[0].starts_with("-H n1: ignored"));
+  CHECK(both->ignored_options[1].starts_with("--hostfile job: ignored"));
   const auto job_file = apply_appfile(*with_file, "-n 1 ./a\n", "f");
   REQUIRE(job_file);
-  CHECK(job_file->hostfile == "job");
+  CHECK(job_file->hostfile == "d");
+  const auto line_hosts = apply_appfile(*with_file, "-n 1 -H n2 ./a\n-n 1 ./b\n", "f");
+  REQUIRE(line_hosts);
+  CHECK(line_hosts->hosts == Words{"n2"});
+  CHECK(line_hosts->contexts[0].hosts == Words{"n2"});
 }
 
 // mpirun 4.1.4 (measured) ignores --mca given after the first program or on an appfile line:

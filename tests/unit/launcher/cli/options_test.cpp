@@ -98,8 +98,6 @@ TEST_CASE("counts: whole numbers from 1 to the option's bound, each mistake name
       {"1048577", "-n 1048577 is too large: at most 1048576"},
       {"2147483648", "-n 2147483648 is too large: at most 1048576"},
       {"99999999999999999999999", "-n 99999999999999999999999 is too large: at most 1048576"},
-      {"0", "-n 0: the value must be at least 1"},
-      {"-0", "-n -0: the value must be at least 1"},
       {"-3", "-n -3: the value must be at least 1"},
       {"-99999999999999999999999", "-n needs a whole number, not '-99999999999999999999999'"},
       {"", "-n needs a whole number, not ''"},
@@ -122,6 +120,13 @@ TEST_CASE("counts: whole numbers from 1 to the option's bound, each mistake name
       CHECK(o.error().detail == c.detail);
     }
   }
+  // -n 0 (and -0) runs a rank on every slot, as no -n does (mpirun 4.1.4, measured).
+  for (const char* zero : {"0", "-0", "00"}) {
+    const auto o = parse({"-np", zero, "a"});
+    REQUIRE(o.has_value());
+    CHECK_FALSE(o->np);
+  }
+  CHECK(parse({"-N", "0", "a"}).error().detail == "-N 0: the value must be at least 1");
   CHECK(parse({"--ssh-fanout", "65537", "a"}).error().detail ==
         "--ssh-fanout 65537 is too large: at most 65536");
   CHECK(parse({"--ssh-fanout", "65536", "a"}).has_value());
@@ -133,7 +138,7 @@ TEST_CASE("bad input names the option and how to fix it") {
     std::string expected;
   };
   const Case cases[] = {
-      {{"-n", "0", "a"}, "at least 1"},
+      {{"-n", "-1", "a"}, "at least 1"},
       {{"-n", "abc", "a"}, "whole number"},
       {{"-n", "3x", "a"}, "whole number"},
       {{"-n"}, "needs 1 value"},
