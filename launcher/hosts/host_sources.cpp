@@ -1,6 +1,7 @@
 #include "launcher/hosts/host_sources.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "common/text_format.hpp"
 #include "common/text_split.hpp"
@@ -11,20 +12,34 @@
 namespace mpilaunch::launcher {
 namespace {
 
-Result<std::vector<HostEntry>> parse_host_values(const std::vector<std::string>& values) {
+// The hosts of -H values in order of first mention, each mention without :N one slot more;
+// `contexts` (HostRequest::host_value_contexts), when given, has a host named by several
+// contexts take the slots of the last of them only.
+Result<std::vector<HostEntry>> parse_host_values(const std::vector<std::string>& values,
+                                                 const std::vector<std::size_t>& contexts) {
   HostListBuilder hosts;
-  for (const std::string& value : values) {
-    auto parsed = parse_host_option(value);
+  std::map<std::size_t, HostListBuilder> of_context;
+  for (std::size_t v = 0; v < values.size(); ++v) {
+    auto parsed = parse_host_option(values[v]);
     if (!parsed) return parsed.error();
     for (HostEntry& entry : parsed.value()) {
       const std::string name = entry.name;
-      if (!hosts.add(std::move(entry)))
+      const bool fits = v >= contexts.size() || of_context[contexts[v]].add(entry);
+      if (!fits || !hosts.add(std::move(entry)))
         return Error{.kind = ErrorKind::BadOption,
                      .detail = mpilaunch::format("-H: {} has more than {} slots in all",
                                                  printable(name), kMaxSlotsPerHost)};
     }
   }
-  return std::move(hosts).take();
+  std::vector<HostEntry> list = std::move(hosts).take();
+  for (HostEntry& host : list)
+    for (auto it = of_context.rbegin(); it != of_context.rend(); ++it)
+      if (const auto at = it->second.index_of(host)) {
+        host.slots = it->second.hosts()[*at].slots;
+        host.slots_given = it->second.hosts()[*at].slots_given;
+        break;
+      }
+  return list;
 }
 
 // -H with --hostfile: the -H hosts must be in the file, with -H's slots.
@@ -63,7 +78,7 @@ Result<HostList> hosts_of_context_files(const HostRequest& request, const FileRe
   HostList list;
   std::vector<std::string> lines;
   if (!request.host_values.empty()) {
-    auto hosts = parse_host_values(request.host_values);
+    auto hosts = parse_host_values(request.host_values, request.host_value_contexts);
     if (!hosts) return hosts.error();
     list.hosts = std::move(hosts).value();
     for (const std::string& path : paths) {
@@ -101,13 +116,21 @@ Result<HostList> hosts_of_context_files(const HostRequest& request, const FileRe
 HostRequest host_request(const Options& o) {
   HostRequest request{.host_values = o.hosts, .hostfile = o.hostfile};
   if (o.contexts.size() < 2) return request;
+  std::vector<std::string> values;
+  std::vector<std::size_t> contexts;
+  for (std::size_t c = 0; c < o.contexts.size(); ++c)
+    for (const std::string& value : o.contexts[c].hosts) {
+      values.push_back(value);
+      contexts.push_back(c);
+    }
+  if (values == o.hosts) request.host_value_contexts = std::move(contexts);
   for (const AppOptions& context : o.contexts)
     if (!context.hostfile.empty() &&
         std::find(request.context_hostfiles.begin(), request.context_hostfiles.end(),
                   context.hostfile) == request.context_hostfiles.end())
       request.context_hostfiles.push_back(context.hostfile);
-  // The job's file (--default-hostfile, the command line's with --app) alike: -H narrows each
-  // context, it does not pick the job's hosts.
+  // The job's file (--default-hostfile) alike: -H narrows each context, it does not pick the
+  // job's hosts.
   if (request.context_hostfiles.empty() && !o.hostfile.empty())
     request.context_hostfiles.push_back(o.hostfile);
   return request;
@@ -127,7 +150,7 @@ Result<HostList> select_hosts(const HostRequest& request, const EnvLookup& env,
     list.source = "hostfile " + request.hostfile;
   }
   if (!request.host_values.empty()) {
-    auto hosts = parse_host_values(request.host_values);
+    auto hosts = parse_host_values(request.host_values, request.host_value_contexts);
     if (!hosts) return hosts.error();
     const std::string dash_h = mpilaunch::format("-H {}", fmt::join(request.host_values, " -H "));
     if (request.hostfile.empty()) {

@@ -22,7 +22,11 @@ using FileReader = std::function<Result<std::string>(const std::string& path)>;
 /// What the command line asked for.
 struct HostRequest {
   std::vector<std::string> host_values;  // each -H/--host value, in order
-  std::string hostfile;                  // --hostfile/--machinefile path, empty when not given
+  /// With several application contexts: the context of each host_values entry. As under mpirun
+  /// 4.1.4 (measured), a host named by several contexts' -H has the slots the last of them gives
+  /// it (`-n 1 -H b:2 P : -n 1 -H b P`: one slot), its mentions within one context adding up.
+  std::vector<std::size_t> host_value_contexts;
+  std::string hostfile;  // --hostfile/--machinefile path, empty when not given
   /// Several application contexts (MPMD, --app) and host files: every context's file (else
   /// the job's), distinct, in context order (`hostfile` unused). As in mpirun 4.1.4, the job's
   /// hosts are then every context's -H hosts when there are any, else all the files' hosts, the

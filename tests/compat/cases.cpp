@@ -24,9 +24,6 @@ constexpr const char* kBinding = "issue 21: mapping, ranking and binding";
 // over the nodes that still have a free slot; mpilaunch counts N per node over the whole job
 // ("0 slots are available on node1", "ppr:1:board ... 2 were placed there").
 constexpr const char* kPprContexts = "issue 21: ppr per application context";
-// mpirun 4.1.4 maps a context over its own -H hosts in that -H's order (`-n 1 -H node2 P : -n 1
-// -H node1,node2 P` puts rank 1 on node1); mpilaunch goes through them in the job's host order.
-constexpr const char* kContextHostOrder = "issue 20: a context's -H hosts in its own order";
 // mpirun 4.1.4 gives OMPI_MCA_mpi_oversubscribe=1 only on its own node: ranks its orteds start
 // on an oversubscribed node get 0. mpilaunch gives 1 on every such node (yield, not busy-poll).
 constexpr const char* kOversubscribedRemote =
@@ -1283,9 +1280,17 @@ std::vector<Case> table() {
   // line without -H runs on them (here node1's one slot is taken: "already filled", exit 1).
   vnode({.name = "vn-appfile-line-hosts",
          .args = {"--app", "appfile"},
-         .pending = kContextHostOrder,
          .files = {{"appfile", "-n 1 -H node2 @probe\n-n 1 -H node1,node2 @probe\n"}},
          .source = "issue 20: -H on appfile lines"});
+  // A host named by several contexts' -H has the slots the last of them gives it (measured:
+  // node2:2 then node2 is one slot, "already filled", exit 1; node2 then node2:2 is two).
+  vnode({.name = "vn-mpmd-hosts-last-context-slots",
+         .args = {"-n", "1", "-H", "node2:2", "@probe", ":", "-n", "1", "-H", "node2", "@probe"},
+         .checks = kRefusal,
+         .source = "issue 20: one host in two contexts' -H, the last with fewer slots"});
+  vnode({.name = "vn-mpmd-hosts-last-context-more-slots",
+         .args = {"-n", "1", "-H", "node2", "@probe", ":", "-n", "1", "-H", "node2:2", "@probe"},
+         .source = "issue 20: one host in two contexts' -H, the last with more slots"});
   vnode({.name = "vn-appfile-line-hosts-filled",
          .args = {"--app", "appfile"},
          .checks = kRefusal,

@@ -432,3 +432,32 @@ TEST_CASE("host sources: which host files a command line asks for") {
     CHECK(request.context_hostfiles == row.context_hostfiles);
   }
 }
+
+// mpirun 4.1.4 (measured on virtual nodes): a host named by several contexts' -H has the slots
+// the last of them gives it; within one context each mention without :N adds a slot.
+TEST_CASE("host sources: a host in several contexts' -H has the last context's slots") {
+  struct Row {
+    std::vector<std::string> args;
+    std::vector<std::pair<std::string, int>> slots;
+  };
+  const Row rows[] = {
+      {{"-n", "1", "-H", "b:2", "./x", ":", "-n", "1", "-H", "b", "./y"}, {{"b", 1}}},
+      {{"-n", "1", "-H", "b", "./x", ":", "-n", "1", "-H", "b:2", "./y"}, {{"b", 2}}},
+      {{"-n", "1", "-H", "b", "./x", ":", "-n", "1", "-H", "a,b", "./y"}, {{"b", 1}, {"a", 1}}},
+      {{"-n", "1", "-H", "b,b", "-H", "a", "./x", ":", "-n", "1", "-H", "a", "./y"},
+       {{"b", 2}, {"a", 1}}},
+      {{"-n", "1", "-H", "b", "./x", ":", "-n", "1", "./y"}, {{"b", 1}}},
+      {{"-H", "b", "-H", "b", "./x"}, {{"b", 2}}},
+  };
+  for (const Row& row : rows) {
+    CAPTURE(row.args);
+    const auto o = parse_options(row.args);
+    REQUIRE(o.has_value());
+    FakeSystem system;
+    const auto list = select_hosts(host_request(*o), system.lookup(), system.reader());
+    REQUIRE(list.has_value());
+    std::vector<std::pair<std::string, int>> slots;
+    for (const HostEntry& h : list->hosts) slots.emplace_back(h.name, h.slots);
+    CHECK(slots == row.slots);
+  }
+}
