@@ -483,18 +483,41 @@ asio::awaitable<void> Agent::pump(std::uint32_t rank, protocol::Stream stream,
                                   asio::posix::stream_descriptor& source, bool fill) {
   // Not zero-filled: a rank that prints little keeps only a page or two of this resident.
   const auto buffer = std::make_unique_for_overwrite<std::byte[]>(kOutputChunk);
+  // Looked up after every wait: the ranks of an attempt go when the next one starts.
+  const auto cut = [this, rank] {
+    const auto it = ranks_.find(rank);
+    return it == ranks_.end() || it->second.cut;
+  };
   for (;;) {
     co_await frames_.wait_below(kOutputQueueLimit);
+    if (cut()) break;
     boost::system::error_code ec;
     std::size_t n = co_await source.async_read_some(asio::buffer(buffer.get(), kOutputChunk),
                                                     asio::redirect_error(asio::use_awaitable, ec));
-    if (ec) break;
+    if (ec) {
+      if (!cut()) ranks_[rank].ended[stream == protocol::Stream::Stdout ? 0 : 1] = true;
+      break;
+    }
     // Would-block ends the filling; so does EIO, which the next read sees again.
     for (std::size_t more = 1; fill && more > 0 && n < kOutputChunk; n += more)
       more = source.read_some(asio::buffer(buffer.get() + n, kOutputChunk - n), ec);
     frames_.send_raw(protocol::encode_rank_output(rank, stream, {buffer.get(), n}));
   }
-  Rank& r = ranks_[rank];
+  const auto it = ranks_.find(rank);
+  if (it == ranks_.end()) co_return;
+  Rank& r = it->second;
+  if (r.cut) {
+    // The grace ran out with the stream still held: what it holds now is the rank's output
+    // too, sent after what this pump read before (in order), then the stream is closed.
+    boost::system::error_code ec;
+    source.non_blocking(true, ec);
+    while (!ec) {
+      const std::size_t n = source.read_some(asio::buffer(buffer.get(), kOutputChunk), ec);
+      if (n == 0) break;
+      frames_.send_raw(protocol::encode_rank_output(rank, stream, {buffer.get(), n}));
+    }
+    source.close(ec);
+  }
   --r.open_streams;
   maybe_report(r);
 }
@@ -515,10 +538,23 @@ void Agent::maybe_report(Rank& r) {
       r.drain = std::make_unique<asio::steady_timer>(io_, kDrainGrace);
       r.drain->async_wait([this, rank = r.rank](const boost::system::error_code& ec) {
         if (ec) return;
+        // Each pump takes what its stream holds now and stops: what is written to it later is
+        // not forwarded, which the user is told (mpirun 4.1.4 would wait for the stream).
         Rank& late = ranks_[rank];
+        late.cut = true;
+        const bool out_held = !late.ended[0], err_held = !late.ended[1];
+        std::fprintf(stderr,
+                     "mpilaunch-agent: %s: warning: rank %u's %s still open %lld s after it "
+                     "ended (a process it started holds them); what is written to them from now "
+                     "on is not forwarded\n",
+                     hello_ ? hello_->node_name.c_str() : "?", rank,
+                     out_held && err_held ? "stdout and stderr were"
+                     : out_held           ? "stdout was"
+                                          : "stderr was",
+                     static_cast<long long>(kDrainGrace.count()));
         boost::system::error_code ignored;
-        late.out->close(ignored);
-        late.err->close(ignored);
+        if (out_held) late.out->cancel(ignored);
+        if (err_held) late.err->cancel(ignored);
       });
     }
     return;

@@ -47,6 +47,8 @@ class Agent final : public FrameSink, public PmixEvents, public PmiEvents {
     bool ended_before_kill = true;  // false once this attempt's first Kill found it running
     std::unique_ptr<asio::posix::stream_descriptor> out, err;
     std::unique_ptr<asio::steady_timer> drain;
+    bool ended[2] = {false, false};  // stdout, stderr at end of file (or failed)
+    bool cut = false;                // the drain grace ran out: the pumps take what is left, stop
   };
   /// A chunk of the launcher's stdin, shared by every local stdin rank's queue: it is credited
   /// (StdinCredit) once the last of them has written or dropped it.

@@ -69,6 +69,9 @@ Supervisor::Supervisor(asio::io_context& io, JobConfig config, AgentStarter& sta
   signals_.add(SIGUSR1);
   signals_.add(SIGUSR2);
   output_.on_failure([this](const OutputFailure& f) { on_output_failure(f); });
+  streams_.on_held([this](std::uint32_t rank, bool stdout_held, bool stderr_held) {
+    on_output_held(rank, stdout_held, stderr_held);
+  });
   output_.attach(io_);
   if (config_.stdin_rank == protocol::kStdinAll ||
       (config_.stdin_rank >= 0 &&

@@ -210,6 +210,9 @@ class Supervisor {
   /// stdout or stderr failing ends the job (EPIPE: its reader went away, 141); a rank's file
   /// failing is said once on stderr and fails the job at its end (74).
   void on_output_failure(const OutputFailure& failure);
+  /// A rank ended, but something it started held its streams past the drain grace: said on
+  /// stderr and in an output-held event (what is written to them from now on is not forwarded).
+  void on_output_held(std::uint32_t rank, bool stdout_held, bool stderr_held);
   /// Makes a pending output error the job's error when nothing else failed it.
   bool adopt_output_error();
   /// One output-lost event per rank and destination that lost bytes (said once, at the end).

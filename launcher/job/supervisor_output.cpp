@@ -54,6 +54,30 @@ void Supervisor::on_output_failure(const OutputFailure& f) {
   std::fflush(stderr);
 }
 
+void Supervisor::on_output_held(std::uint32_t rank, bool stdout_held, bool stderr_held) {
+  // mpirun 4.1.4 waits for such a stream to close (its job ends when the last holder closes
+  // it); mpilaunch stops after the grace, and never silently (docs/mpirun-compat.md).
+  const char* streams = stdout_held && stderr_held ? "stdout and stderr were"
+                        : stdout_held              ? "stdout was"
+                                                   : "stderr was";
+  const ChildJobRecord* child = child_of(rank);
+  const std::string who = child == nullptr
+                              ? mpilaunch::format("rank {}", rank)
+                              : mpilaunch::format("rank {} of spawned job {}",
+                                                  rank - child->first_index, child->job_number);
+  std::fprintf(stderr,
+               "mpilaunch: warning: %s's %s still open %d s after it ended (a process it started "
+               "holds them); what is written to them from now on is not forwarded\n",
+               who.c_str(), streams, kRankDrainGraceSeconds);
+  std::fflush(stderr);
+  nlohmann::json fields = {{"rank", child == nullptr ? rank : rank - child->first_index},
+                           {"stdout", stdout_held},
+                           {"stderr", stderr_held},
+                           {"grace_s", kRankDrainGraceSeconds}};
+  if (child != nullptr) fields["job"] = child->job_number;
+  events_.write("output-held", std::move(fields));
+}
+
 bool Supervisor::adopt_output_error() {
   if (!output_error_ || error_) return false;
   record_cause(*output_error_, std::nullopt, false);

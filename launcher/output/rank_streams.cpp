@@ -12,7 +12,7 @@ namespace {
 
 constexpr std::size_t kStdoutChunk = 256 * 1024;  // one read, as the agent's frames were
 constexpr std::size_t kStderrChunk = 64 * 1024;
-constexpr auto kDrainGrace = std::chrono::seconds(2);  // as the agent's (agent/agent.cpp)
+constexpr auto kDrainGrace = std::chrono::seconds(kRankDrainGraceSeconds);  // as the agent's
 
 }  // namespace
 
@@ -24,7 +24,9 @@ struct RankStreams::Entry {
   bool out_is_pty = false;  // a pty's master, non-blocking: each chunk takes what else waits
   asio::steady_timer grace;
   int open = 2;
+  bool ended[2] = {false, false};  // stdout, stderr at end of file
   bool closed = false;
+  bool discard = false;  // closed without reading on (the RankStreams goes)
   std::function<void()> then;
 };
 
@@ -57,7 +59,13 @@ asio::awaitable<void> RankStreams::pump(std::shared_ptr<Entry> entry, protocol::
     boost::system::error_code ec;
     std::size_t n = co_await source.async_read_some(asio::buffer(buffer.get(), chunk),
                                                     asio::redirect_error(asio::use_awaitable, ec));
-    if (ec || entry->closed) break;
+    if (entry->closed) {
+      // Closed (a grace ran out, the job ends) after this read had taken its bytes from the
+      // pipe but before they were handed on: they are the rank's output all the same.
+      if (!ec && n > 0 && !entry->discard) sink_(entry->rank, stream, {buffer.get(), n});
+      break;
+    }
+    if (ec) break;
     // A pty's master gives a few KiB per read: take what else is waiting into the same chunk.
     // Would-block ends the filling; so does EIO, which the next read sees again.
     for (std::size_t more = 1; is_out && entry->out_is_pty && more > 0 && n < chunk; n += more)
@@ -73,7 +81,9 @@ asio::awaitable<void> RankStreams::pump(std::shared_ptr<Entry> entry, protocol::
       if (entry->closed) break;
     }
   }
-  if (!entry->closed) stream_ended(entry);
+  if (entry->closed) co_return;
+  entry->ended[is_out ? 0 : 1] = true;
+  stream_ended(entry);
 }
 
 void RankStreams::stream_ended(const std::shared_ptr<Entry>& entry) {
@@ -88,8 +98,11 @@ void RankStreams::after_drain(std::uint32_t rank, std::function<void()> then) {
   if (entry->open == 0) return finish(entry);
   entry->grace.expires_after(kDrainGrace);
   entry->grace.async_wait([this, entry](const boost::system::error_code& ec) {
-    // What the rank left running still holds a pipe: take what is there and stop reading.
-    if (!ec && !entry->closed && entry->then) finish(entry);
+    // What the rank left running still holds a pipe: take what is there and stop reading, and
+    // say so: what it writes from now on is not forwarded.
+    if (ec || entry->closed || !entry->then) return;
+    if (held_) held_(entry->rank, !entry->ended[0], !entry->ended[1]);
+    finish(entry);
   });
 }
 
@@ -111,6 +124,7 @@ bool RankStreams::draining() const {
 void RankStreams::close_entry(Entry& entry, bool flush) {
   if (entry.closed) return;
   entry.closed = true;
+  entry.discard = !flush;
   entry.grace.cancel();
   // Whatever is already in the pipes is output the rank wrote: it goes out before the close.
   const auto buffer = std::make_unique_for_overwrite<std::byte[]>(kStderrChunk);

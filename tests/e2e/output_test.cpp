@@ -56,6 +56,41 @@ TEST_CASE("output: the agent's own forwarding (MPILAUNCH_OUTPUT_VIA_AGENT=1) los
   check_nothing_left(job, o);
 }
 
+// A rank that ends while a process it started still holds its stdout and stderr: mpirun 4.1.4
+// waits for that process (measured: what it prints seconds later is shown); mpilaunch reads on
+// for the drain grace (2 s), then stops, and says so instead of dropping what comes later
+// silently: one warning for the rank, an output-held event. Both readers (the launcher itself,
+// the agent), pty and pipe; the leftover goes with the job.
+TEST_CASE("output: streams held past the drain grace by what a rank started are reported") {
+  for (const bool via_agent : {false, true})
+    for (const std::string stdout_mode : {"pty", "pipe"}) {
+      CAPTURE(via_agent);
+      CAPTURE(stdout_mode);
+      Job job;
+      if (via_agent) job.extra_env.push_back("MPILAUNCH_OUTPUT_VIA_AGENT=1");
+      const Outcome o = job.launch({"--rank-stdout=" + stdout_mode, "-n", "2", "sh", "-c",
+                                    "[ $OMPI_COMM_WORLD_RANK = 0 ] && sleep 300 & echo started"},
+                                   Millis{30'000});
+      CHECK_MESSAGE(o.status() == 0, o.summary());
+      CHECK_MESSAGE(count_of(o.out, "started") == 2, o.out);
+      CHECK_MESSAGE(count_of(o.err,
+                             "warning: rank 0's stdout and stderr were still open 2 s "
+                             "after it ended") == 1,
+                    o.err);
+      CHECK_MESSAGE(count_of(o.err, "rank 1's") == 0, o.err);
+      if (!via_agent) {
+        const std::vector<Json> held =
+            events_named(read_events(job.events_path()).events, "output-held");
+        REQUIRE_MESSAGE(held.size() == 1, o.err);
+        CHECK(held[0].value("rank", Json()) == Json(0));
+        CHECK(held[0].value("stdout", Json()) == Json(true));
+        CHECK(held[0].value("stderr", Json()) == Json(true));
+      }
+      check_events(job, 0);
+      check_nothing_left(job, o);
+    }
+}
+
 // Who reads a rank's output: after MPI_Init (app after_init), each rank's shell prints how
 // many of the launcher's descriptors are the read end of its stderr pipe (handed over together
 // with stdout, which is a pseudo-terminal whose master names no pipe). The shell's parent is
