@@ -21,8 +21,9 @@ constexpr std::string_view kRefusedGroup = "mpirun options refused";
 constexpr OptionDoc kDocs[] = {
     // Mapping
     {"-n", "Mapping", "N", "number of processes", "one per slot",
-     "Starts N ranks. Without -n, every slot of every host gets one rank (with -N, N per "
-     "node). More ranks than slots is an error (not-enough-slots) unless --oversubscribe."},
+     "Starts N ranks. Without -n (or with -n 0, as in mpirun), every slot of every host gets "
+     "one rank (with -N, N per node). More ranks than slots is an error (not-enough-slots) "
+     "unless --oversubscribe."},
     {"-N", "Mapping", "N", "processes per node", "",
      "Places N ranks on each node; with -n too, the total must fit."},
     {"--map-by", "Mapping", "POLICY[:MOD]", "where ranks go: slot, node, an object, ppr:N:OBJ",
@@ -177,7 +178,9 @@ constexpr OptionDoc kDocs[] = {
      "DIR/bin and DIR/lib first in the ranks' PATH and LD_LIBRARY_PATH", "",
      "As mpirun 4.1.4 sets them, on every node: DIR/bin:DIR/bin:$PATH and "
      "DIR/lib:DIR/lib:$LD_LIBRARY_PATH (mpirun adds each twice), or DIR/bin:VALUE when -x gives "
-     "the variable. One for the whole job, given before the first program; DIR absolute. "
+     "the variable. One for the whole job: the first given before the first program (with "
+     "--app: on the command line, else on the first line); a later one is ignored with a "
+     "warning, as mpirun ignores it. DIR absolute. "
      "OPAL_PREFIX is left as it is, as mpirun leaves it. It does not say where mpilaunch's "
      "agent is (--agent-path)."},
     {"--index-argv-by-rank", "Environment", "", "argv[0] of rank R is '<argv[0]>-R'", "",
