@@ -391,7 +391,7 @@ Result<JobBindings> bind_ranks(const JobMap& map, const std::vector<NodePlacemen
       if (ranks > cpus && !overload) overload = {n, Overload{ranks, cpus}};
     }
   }
-  if (overload && !policy.overload_allowed &&
+  if (overload && !policy.overload_allowed && !(!explicit_binding && policy.default_overload) &&
       !(policy.pe > 1 && policy.oversubscribe.value_or(false))) {
     if (!explicit_binding) {
       // mpirun drops a default binding that would overload a CPU, for the whole job.

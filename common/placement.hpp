@@ -8,8 +8,9 @@
 /// at most 2 ranks: map by core, bind to core (hwthread with --use-hwthread-cpus); more:
 /// map by NUMA, bind to NUMA. --map-by OBJECT binds to that object. A default binding that
 /// would put more ranks on an object than it has CPUs (cores, or hwthreads) is dropped for the
-/// whole job, as is any default binding on an oversubscribed job (more ranks than slots); an
-/// explicit one is refused unless :overload-allowed.
+/// whole job (kept with --oversubscribe itself, PlacementPolicy::default_overload), as is any
+/// default binding on an oversubscribed job (more ranks than slots); an explicit one is refused
+/// unless :overload-allowed.
 
 #include <cstdint>
 #include <optional>
@@ -64,6 +65,11 @@ struct PlacementPolicy {
   bool bind_none = false;             // --bind-to none
   std::optional<HwLevel> bind_level;  // --bind-to OBJECT
   bool overload_allowed = false;
+  /// --oversubscribe (rmaps_base_oversubscribe; not --map-by's :OVERSUBSCRIBE): a binding that
+  /// --bind-to did not give (the default, or --map-by OBJECT's) may put more processes than CPUs
+  /// on an object, as mpirun 4.1.4 lets it then (measured: -H localhost:4 -n 3 --oversubscribe
+  /// binds to the NUMA node; --map-by core to cores 0, 1, 0); its spawned processes too.
+  bool default_overload = false;
   bool if_supported = false;
   bool use_hwthreads = false;  // --use-hwthread-cpus: a CPU is a hwthread, not a core
   bool report_bindings = false;

@@ -134,12 +134,14 @@ void add_mapping_options(std::vector<OptionSpec>& t) {
                       [](Options& o, const Values&) { return set_flag(o.use_hwthread_cpus); }}));
   t.push_back(passes("rmaps_base_oversubscribe",
                      {{"--oversubscribe", "-oversubscribe"}, 0, [](Options& o, const Values&) {
+                        o.oversubscribe_option = true;
                         return set_flag(o.oversubscribe);
                       }}));
   t.push_back(passes(
       "rmaps_base_no_oversubscribe",
       {{"--nooversubscribe", "-nooversubscribe"}, 0, [](Options& o, const Values&) -> Status {
          o.oversubscribe = false;
+         o.oversubscribe_option = false;
          return {};
        }}));
   t.push_back(passes("rmaps_base_no_schedule_local",

@@ -58,6 +58,7 @@ struct Options {
   std::optional<int> per_node;
   MapBy map_by = MapBy::Slot;
   bool oversubscribe = false;
+  bool oversubscribe_option = false;  // --oversubscribe itself, not --map-by's :OVERSUBSCRIBE
   // Mapping, ranking and binding as mpirun spells them, recognised so that the rest of the
   // line parses; unsupported_options() refuses what the launcher does not implement yet.
   std::string map_by_text;        // --map-by as given (also set by --bynode, --byslot, --bycore)

@@ -113,8 +113,13 @@ void Supervisor::bind_children(ChildJobRecord& record, protocol::JobSpec& spec,
           n < nodes.size())
         nodes[n].bound.push_back(job.pus_of_rank[r]);
     }
+  // Overloading a core or NUMA node keeps the binding with --oversubscribe or the job's
+  // :overload-allowed (measured: -H localhost:4 -n 1 --oversubscribe, spawn 2: both on core 1;
+  // --map-by core:OVERSUBSCRIBE leaves them unbound, as without).
   if (!by_rankfile)
-    record.pus_of_rank = bind_spawned(nodes, record.node_of_rank, plan.placement.use_hwthreads);
+    record.pus_of_rank =
+        bind_spawned(nodes, record.node_of_rank, plan.placement.use_hwthreads,
+                     plan.placement.default_overload || plan.placement.overload_allowed);
   // --report-bindings as mpirun 4.1.4 reports spawned processes (measured): a bound child's
   // line comes from mpirun, and the child is not told to report itself (the job's
   // OMPI_MCA_hwloc_base_report_bindings=1 of unbound ranks would add a second line, in another
