@@ -84,12 +84,20 @@ class Supervisor {
     std::uint32_t parent_rank = 0;
     std::vector<std::vector<std::uint32_t>> pus_of_rank;  // bound PUs; empty: unbound
     int bookmark = -1;  // where a spawn by its processes starts (place_spawn's last_node)
+    /// --report-bindings: each unbound process says "MCW rank N not bound" once it has a pid.
+    bool report_not_bound = false;
   };
-  /// Binds a spawn's processes as mpirun 4.1.4 does (launcher/job/spawn_binding.hpp), with
-  /// `running` processes on each node before it: fills record.pus_of_rank and spec's cpus, and
-  /// prints their --report-bindings lines.
-  void bind_children(ChildJobRecord& record, protocol::JobSpec& spec,
-                     const std::vector<int>& running);
+  /// The PUs of a spawn's processes as mpirun 4.1.4's default binding gives them
+  /// (launcher/job/spawn_binding.hpp), with `running` processes on each node before it.
+  std::vector<std::vector<std::uint32_t>> default_child_pus(const ChildJobRecord& record,
+                                                            const std::vector<int>& running) const;
+  /// With record.pus_of_rank decided: spec's cpus, the bound processes' --report-bindings lines,
+  /// and whether the unbound ones get theirs when they start (report_not_bound).
+  void bind_children(ChildJobRecord& record, protocol::JobSpec& spec);
+  /// Spawned process `index` of `job` started on `node` as `pid`: its "not bound" line.
+  void on_child_started(const ChildJobRecord& job, std::uint32_t index, int node, std::int32_t pid);
+  /// A --report-bindings line of process `index`, as its stderr (or ours without formats).
+  void write_report_line(std::uint32_t index, const std::string& line);
 
   void feed(JobEvent event);
   /// A rank called MPI_Comm_spawn (supervisor_spawn.cpp): places the new job's processes,

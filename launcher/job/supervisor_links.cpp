@@ -78,6 +78,7 @@ void Supervisor::on_link_message(Link& link, protocol::Envelope envelope) {
                    --counts.pending;
                    ++counts.running;
                    if (const ChildJobRecord* child = child_of(m.rank)) {
+                     on_child_started(*child, m.rank, link.node, m.pid);
                      events_.write("rank-start", {{"rank", m.rank - child->first_index},
                                                   {"job", child->job_number},
                                                   {"nspace", child->nspace},

@@ -80,13 +80,10 @@ void Supervisor::name_child(Error& error, std::uint32_t index, bool before_conne
   error.detail = error.detail.empty() ? what : what + ": " + error.detail;
 }
 
-void Supervisor::bind_children(ChildJobRecord& record, protocol::JobSpec& spec,
-                               const std::vector<int>& running) {
+std::vector<std::vector<std::uint32_t>> Supervisor::default_child_pus(
+    const ChildJobRecord& record, const std::vector<int>& running) const {
   const LaunchPlan& plan = config_.plan;
-  // A rankfile job's children come bound by their lines (on_spawn_request()).
-  const bool by_rankfile = !plan.rankfile.empty();
-  if (!by_rankfile) record.pus_of_rank.assign(record.node_of_rank.size(), {});
-  if (!bindings_) return;
+  if (!bindings_) return std::vector<std::vector<std::uint32_t>>(record.node_of_rank.size());
   std::vector<SpawnBindingNode> nodes(running.size());
   for (std::size_t n = 0; n < nodes.size(); ++n) {
     nodes[n].slots = n < plan.nodes.size() ? plan.nodes[n].slots : 0;
@@ -116,31 +113,28 @@ void Supervisor::bind_children(ChildJobRecord& record, protocol::JobSpec& spec,
   // Overloading a core or NUMA node keeps the binding with --oversubscribe or the job's
   // :overload-allowed (measured: -H localhost:4 -n 1 --oversubscribe, spawn 2: both on core 1;
   // --map-by core:OVERSUBSCRIBE leaves them unbound, as without).
-  if (!by_rankfile)
-    record.pus_of_rank =
-        bind_spawned(nodes, record.node_of_rank, plan.placement.use_hwthreads,
-                     plan.placement.default_overload || plan.placement.overload_allowed);
+  return bind_spawned(nodes, record.node_of_rank, plan.placement.use_hwthreads,
+                      plan.placement.default_overload || plan.placement.overload_allowed);
+}
+
+void Supervisor::bind_children(ChildJobRecord& record, protocol::JobSpec& spec) {
+  const LaunchPlan& plan = config_.plan;
   // --report-bindings as mpirun 4.1.4 reports spawned processes (measured): a bound child's
   // line comes from mpirun, and the child is not told to report itself (the job's
   // OMPI_MCA_hwloc_base_report_bindings=1 of unbound ranks would add a second line, in another
-  // format). An unbound child of a bound job gets mpirun's "MCW rank N not bound"; an unbound
-  // child of an unbound job reports itself, as the job's ranks do.
+  // format). An unbound child of a bound job gets mpirun's "MCW rank N not bound", written by
+  // the child itself before it runs the program, so with its own pid (on_child_started()); an
+  // unbound child of an unbound job reports itself, as the job's ranks do.
   const bool children_bound =
       std::any_of(record.pus_of_rank.begin(), record.pus_of_rank.end(),
                   [](const std::vector<std::uint32_t>& pus) { return !pus.empty(); });
   if (children_bound) std::erase(spec.env, std::string("OMPI_MCA_hwloc_base_report_bindings=1"));
-  const bool report_not_bound = !children_bound && bindings_->policy != "none";
-  std::vector<std::pair<std::uint32_t, std::string>> report;  // per child: its line
+  record.report_not_bound =
+      plan.placement.report_bindings && !children_bound && bindings_ && bindings_->policy != "none";
   for (std::size_t r = 0; r < record.pus_of_rank.size(); ++r) {
     const std::vector<std::uint32_t>& pus = record.pus_of_rank[r];
     const auto n = static_cast<std::size_t>(record.node_of_rank[r]);
-    if (pus.empty()) {
-      if (report_not_bound && n < links_.size() && links_[n])
-        report.emplace_back(
-            r, mpilaunch::format("[{}:{:05}] MCW rank {} not bound\n",
-                                 report_host(static_cast<int>(n)), links_[n]->agent_pid, r));
-      continue;
-    }
+    if (pus.empty() || n >= links_.size() || !links_[n]) continue;
     const Link& node_link = *links_[n];
     protocol::NodeRanks& node = spec.nodes[n];
     node.cpus.resize(node.ranks.size());
@@ -148,27 +142,38 @@ void Supervisor::bind_children(ChildJobRecord& record, protocol::JobSpec& spec,
         std::find(node.ranks.begin(), node.ranks.end(), static_cast<std::uint32_t>(r)) -
         node.ranks.begin());
     if (local < node.cpus.size()) node.cpus[local] = os_cpu_list(node_link.topology, pus);
-    // mpirun 4.1.4 reports a bound child as it reports the job's ranks (rank in its own job).
-    report.emplace_back(
-        r,
-        mpilaunch::format("[{}:{:05}] {}\n", report_host(static_cast<int>(n)), node_link.agent_pid,
-                          report_binding_line(static_cast<int>(r), node_link.topology, pus)));
+    // mpirun 4.1.4 reports a bound child as it reports the job's ranks (rank in its own job),
+    // from its daemon (the node's agent here).
+    if (plan.placement.report_bindings)
+      write_report_line(
+          record.first_index + static_cast<std::uint32_t>(r),
+          mpilaunch::format("[{}:{:05}] {}\n", report_host(static_cast<int>(n)),
+                            node_link.agent_pid,
+                            report_binding_line(static_cast<int>(r), node_link.topology, pus)));
   }
-  if (!plan.placement.report_bindings || report.empty()) return;
+}
+
+void Supervisor::on_child_started(const ChildJobRecord& job, std::uint32_t index, int node,
+                                  std::int32_t pid) {
+  const std::uint32_t rank = index - job.first_index;
+  if (!job.report_not_bound || rank >= job.pus_of_rank.size() || !job.pus_of_rank[rank].empty())
+    return;
+  // mpirun 4.1.4 (measured): "[vm:PID] MCW rank 0 not bound", PID the child's own: its
+  // daemon's forked child writes it before exec.
+  write_report_line(
+      index, mpilaunch::format("[{}:{:05}] MCW rank {} not bound\n", report_host(node), pid, rank));
+}
+
+void Supervisor::write_report_line(std::uint32_t index, const std::string& line) {
   // mpirun 4.1.4 sends a spawned process's line as that process's stderr (measured: tagged
   // [2,R]<stderr>: or [3,R]<stderr>: with --tag-output), as it does the job's ranks'.
-  std::string text;
-  for (const auto& [r, line] : report) {
-    if (output_.formats())
-      output_.write(record.first_index + r, protocol::Stream::Stderr,
-                    std::as_bytes(std::span(line.data(), line.size())));
-    else
-      text += line;
+  if (output_.formats()) {
+    output_.write(index, protocol::Stream::Stderr,
+                  std::as_bytes(std::span(line.data(), line.size())));
+    return;
   }
-  if (!text.empty()) {
-    std::fwrite(text.data(), 1, text.size(), stderr);
-    std::fflush(stderr);
-  }
+  std::fwrite(line.data(), 1, line.size(), stderr);
+  std::fflush(stderr);
 }
 
 namespace {
@@ -413,12 +418,14 @@ void Supervisor::on_spawn_request(Link& link, std::uint32_t id, const protocol::
     }
     spec.apps.push_back({app.argv, app.env, app.wdir, app.maxprocs});
   }
-  if (!plan.rankfile.empty()) record.pus_of_rank = std::move(rankfile_pus);
+  // A rankfile job's children are bound by their lines, the others as mpirun's default binds.
+  record.pus_of_rank =
+      plan.rankfile.empty() ? default_child_pus(record, running) : std::move(rankfile_pus);
   const auto count = static_cast<std::uint32_t>(record.node_of_rank.size());
   // Named before their --report-bindings lines go out as their output.
   for (std::uint32_t r = 0; r < count; ++r)
     output_.name_process(record.first_index + r, record.job_number, r);
-  bind_children(record, spec, running);
+  bind_children(record, spec);
   ranks_.resize(ranks_.size() + count, RankStatus{RankPhase::Spawning, -1});
   for (std::uint32_t r = 0; r < count; ++r)
     ++status_.nodes[host_name(record.node_of_rank[r])].pending;

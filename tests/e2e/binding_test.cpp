@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <thread>
 
 #include "tests/e2e/support/checks.hpp"
@@ -496,6 +497,41 @@ TEST_CASE("binding: --oversubscribe lets a default binding overload an object, a
       {"-H", "localhost:4", "-n", "3", "--oversubscribe", "--map-by", "core", "--report-bindings"});
   compare({"-H", "localhost:4", "-n", "3", "--map-by", "core:OVERSUBSCRIBE"});
   compare({"-H", "localhost:4", "-n", "3", "--oversubscribe"}, {app("locality")});
+}
+
+// An unbound spawned process of a bound job: mpirun 4.1.4's "MCW rank N not bound" line comes
+// from the process itself, before it runs its program, so it carries the process's own pid
+// (measured, session 10: "[vm:15153] MCW rank 0 not bound" from the child of pid 15153, tagged
+// [2,0]<stderr>:); mpilaunch wrote its agent's pid.
+TEST_CASE("binding: an unbound spawned process's not-bound line carries its own pid") {
+  if (std::thread::hardware_concurrency() < 2) {
+    MESSAGE("fewer than 2 CPUs: the parent would not be bound");
+    return;
+  }
+  Job job;
+  const Outcome o = job.launch({"-H", "localhost:4", "-n", "1", "--report-bindings", "--tag-output",
+                                app("spawn_locality"), "2"},
+                               Millis{120'000});
+  REQUIRE_MESSAGE(o.status() == 0, o.summary());
+  std::map<std::string, std::string> pid_of;  // child rank -> pid, from its rank-start event
+  for (const Json& e : events_named(read_events(job.events_path()).events, "rank-start"))
+    if (e.value("job", 1) == 2)
+      pid_of[std::to_string(e.value("rank", -1))] = std::to_string(e.value("pid", -1));
+  REQUIRE_MESSAGE(pid_of.size() == 2, o.summary());
+  int lines = 0;
+  for (const std::string& line : lines_of(o.out + o.err)) {
+    const auto at = line.find(" MCW rank ");
+    if (!line.starts_with("[2,") || at == std::string::npos || !line.ends_with(" not bound"))
+      continue;
+    ++lines;
+    const std::string rank = line.substr(at + 10, line.size() - at - 10 - 10);
+    const std::string pid = line.substr(line.rfind(':', at) + 1, at - line.rfind(':', at) - 2);
+    CAPTURE(line);
+    CHECK(line.starts_with("[2," + rank + "]<stderr>:["));
+    REQUIRE(pid_of.count(rank) == 1);
+    CHECK(std::stoi(pid) == std::stoi(pid_of[rank]));
+  }
+  CHECK_MESSAGE(lines == 2, o.summary());
 }
 
 // A job on a CPU list (--cpu-list/--cpu-set: mpirun 4.1.4's rank_file mapper) cannot spawn:
