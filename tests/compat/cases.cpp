@@ -1352,6 +1352,14 @@ std::vector<Case> table() {
          .args = {"-rf", "rf", "-H", "node1,node2", "-n", "2", "@probe"},
          .files = {{"rf", "rank 0=node2 slot=1\nrank 1=node1 slot=0\n"}},
          .source = "mpirun(1): a rankfile with -H"});
+  // A -H host no rankfile line names keeps its agent (mpirun: its orted) but gets no process:
+  // the spawns, nested too (job 3), go through the file's lines (measured, session 10).
+  vnode({.name = "vn-rankfile-spawn-nested-unnamed-host",
+         .args = {"-H", "node1:2,node2:2", "-rf", "rf", "--oversubscribe", "-n", "1",
+                  "--tag-output", "--report-bindings", "@app:spawn_locality", "1", "1"},
+         .checks = Stdout | Stderr,
+         .files = {{"rf", "rank 0=node1 slot=1\n"}},
+         .source = "issue 21: spawns from a rankfile job with a host no line names"});
   vnode({.name = "vn-rankfile-not-allocated",
          .args = {"-rf", "rf", "-H", "node1", "-n", "2", "@probe"},
          .checks = kRefusal,

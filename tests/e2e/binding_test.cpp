@@ -329,6 +329,14 @@ TEST_CASE("binding: a spawn from a rankfile job as under mpirun 4.1.4") {
           {app("spawn_locality"), "1"});
   compare({"--oversubscribe", "-rf", three, "-n", "1", "--report-bindings"},
           {app("spawn_locality"), "3"});
+  // Spawns from spawned processes (measured, session 10): the grandchildren (job 3) and their
+  // children (job 4) go through the same file, spawned rank i on line i, as under mpirun 4.1.4.
+  compare({"--oversubscribe", "-rf", one, "-n", "1", "--report-bindings"},
+          {app("spawn_locality"), "1", "1", "1"});
+  const std::string two = files.file("two");
+  write_file(two, "rank 0=localhost slot=1\nrank 1=localhost slot=0\n");
+  compare({"--oversubscribe", "-rf", two, "-n", "2", "--report-bindings"},
+          {app("spawn_locality"), "1", "2"});
 }
 
 // The seq mapper (measured with mpirun 4.1.4; docs/placement.md): mpirun 4.1.4 wants the node's own
@@ -475,6 +483,12 @@ TEST_CASE("binding: spawned children see the CPU sets and locality mpirun 4.1.4 
   compare({"--oversubscribe", "-H", "localhost:4", "-n", "1", "--report-bindings"}, {program, "2"});
   compare({"--oversubscribe", "-H", "localhost:4", "-n", "2"}, {program, "2"});
   compare({"-H", "localhost:5", "-n", "3", "--bind-to", "core:overload-allowed"}, {program, "1"});
+  // A spawn from a grandchild (job 4): bound by the same rule, counting every process before it
+  // (measured, session 10: job 3 and job 4 unbound beside 2 bound processes on 2 cores; with
+  // --oversubscribe job 3 on core 1, job 4 on core 0).
+  compare({"-H", "localhost:6", "-n", "1", "--report-bindings"}, {program, "1", "1", "1"});
+  compare({"--oversubscribe", "-H", "localhost:6", "-n", "1", "--report-bindings"},
+          {program, "1", "1", "1"});
 }
 
 // --oversubscribe (not --map-by's :OVERSUBSCRIBE) lets a binding --bind-to did not give overload
