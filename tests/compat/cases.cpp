@@ -945,6 +945,11 @@ std::vector<Case> table() {
        .args = {"-rf", "rf", "-n", "1", "-H", "localhost:4", "@probe"},
        .files = {{"rf", "rank 0=localhost slot=0\nrank 1=localhost slot=1\n"}},
        .source = "issue 21: MPI_UNIVERSE_SIZE of a rankfile job counts the file's lines"});
+  // :PE=n overloading the cores: only --oversubscribe itself allows it (session 10).
+  add({.name = "map-by-pe-oversubscribe-modifier-overload",
+       .args = {"-H", "localhost:4", "-n", "2", "--map-by", "slot:PE=2:OVERSUBSCRIBE", "@probe"},
+       .checks = kRefusal,
+       .source = "mpirun 4.1.4: :OVERSUBSCRIBE does not let PE=2 overload the cores"});
   add({.name = "rankfile-missing-rank",
        .args = {"-rf", "rf", "-n", "3", "@probe"},
        .checks = kRefusal,

@@ -70,6 +70,45 @@ TEST_CASE("placement: mpirun's default on this machine's shape (1 socket, 2 core
   CHECK(cpus(*b, vm) == Strings{"0", "1"});
 }
 
+// --oversubscribe itself (PlacementPolicy::default_overload) lets a binding --bind-to did not
+// give overload an object; :OVERSUBSCRIBE does not (measured with mpirun 4.1.4, session 10).
+TEST_CASE("placement: --oversubscribe lets a default or implied binding overload an object") {
+  const NodeTopology vm = shape(1, 1, 2, 1);
+  PlacementPolicy p = policy({});
+  p.default_overload = true;
+  // -H localhost:4 -n 3 --oversubscribe: the NUMA node, overloaded.
+  auto b = bind_ranks(one_node(3), {{4, vm}}, p, false);
+  REQUIRE(b.has_value());
+  CHECK(b->policy == "numa");
+  CHECK(cpus(*b, vm) == Strings{"0-1", "0-1", "0-1"});
+  // --map-by core --oversubscribe: cores 0, 1, 0.
+  p = policy({.map_by = "core"});
+  p.default_overload = true;
+  b = bind_ranks(one_node(3), {{4, vm}}, p, false);
+  CHECK(cpus(*b, vm) == Strings{"0", "1", "0"});
+  // More ranks than slots: unbound all the same (-n 3 --oversubscribe on 2 slots).
+  p = policy({});
+  p.default_overload = true;
+  b = bind_ranks(one_node(3), {{2, vm}}, p, false);
+  CHECK(b->policy == "none");
+  // --map-by core:OVERSUBSCRIBE: dropped.
+  b = bind_ranks(one_node(3), {{4, vm}}, policy({.map_by = "core:OVERSUBSCRIBE"}), false);
+  CHECK(b->policy == "none");
+  // An explicit --bind-to core is still refused, and so is :PE=2 without --oversubscribe
+  // itself (mpirun: "A request was made to bind to that would result in binding more processes
+  // than cpus"); with it, both ranks on the 2 cores.
+  p = policy({.bind_to = "core"});
+  p.default_overload = true;
+  CHECK_FALSE(bind_ranks(one_node(3), {{4, vm}}, p, false));
+  CHECK_FALSE(
+      bind_ranks(one_node(2), {{4, vm}}, policy({.map_by = "slot:PE=2:OVERSUBSCRIBE"}), false));
+  p = policy({.map_by = "slot:PE=2"});
+  p.default_overload = true;
+  b = bind_ranks(one_node(2), {{4, vm}}, p, false);
+  REQUIRE(b.has_value());
+  CHECK(cpus(*b, vm) == Strings{"0-1", "0-1"});
+}
+
 TEST_CASE("placement: --bind-to and its qualifiers") {
   const NodeTopology vm = shape(1, 1, 2, 1);
   // --bind-to none
