@@ -25,6 +25,7 @@
 #include "common/job_dir.hpp"
 #include "common/os_hostname.hpp"
 #include "common/protocol.hpp"
+#include "launcher/cli/mca_param_files.hpp"
 #include "launcher/cli/option_manual.hpp"
 #include "launcher/cli/options.hpp"
 #include "launcher/cli/settings.hpp"
@@ -279,6 +280,19 @@ int run(const std::vector<std::string>& args) {
     }
   }
 
+  // Open MPI's parameter files steer the plan as they steer mpirun 4.1.4: the system's, then
+  // the user's (which wins); a file that is not there is no error.
+  for (const std::string& path :
+       {std::string(kSystemMcaParamFile),
+        std::getenv("HOME") != nullptr && *std::getenv("HOME") != '\0'
+            ? mpilaunch::format("{}/{}", std::getenv("HOME"), kUserMcaParamFile)
+            : std::string()}) {
+    if (path.empty()) continue;
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    if (in.is_open()) text << in.rdbuf();
+    add_mca_param_file(text.str(), parsed.param_file_mca);
+  }
   const MachineFacts machine = this_machine();
   auto hosts = gather_hosts(o);
   if (!hosts) return early_failure(hosts.error(), events);

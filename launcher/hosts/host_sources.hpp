@@ -19,6 +19,9 @@ using EnvLookup = std::function<std::optional<std::string>(std::string_view name
 /// A whole file's text, or an Error (HostfileError, "path: cannot be read: why").
 using FileReader = std::function<Result<std::string>(const std::string& path)>;
 
+/// Open MPI's default host file on Debian (the default of its orte_default_hostfile parameter).
+inline constexpr const char* kOpenMpiDefaultHostfile = "/etc/openmpi/openmpi-default-hostfile";
+
 /// What the command line asked for.
 struct HostRequest {
   std::vector<std::string> host_values;  // each -H/--host value, in order
@@ -41,8 +44,10 @@ HostRequest host_request(const Options& o);
 
 /// The hosts of a run. The command line wins: -H values (all of them, merged), the --hostfile,
 /// or both, in which case -H picks hosts out of the hostfile, which gives their slots unless
-/// -H does. Otherwise the first resource manager found, in this order: Slurm, PBS/Torque, LSF,
-/// HTCondor, an Open MPI default hostfile (as the Kubeflow MPI Operator sets), /etc/mpi/hostfile.
+/// -H does. Otherwise the first resource manager found, in this order: Grid Engine, Slurm,
+/// PBS/Torque, LSF, HTCondor, an Open MPI default hostfile (OMPI_MCA_orte_default_hostfile, as
+/// the Kubeflow MPI Operator sets), /etc/mpi/hostfile, Open MPI's own default host file when it
+/// names a host.
 /// `source` says which ("slurm SLURM_JOB_NODELIST=n[1-2] ..."); an empty list with an empty
 /// source means none of them: isolated local mode.
 Result<HostList> select_hosts(const HostRequest& request, const EnvLookup& env,

@@ -1,6 +1,9 @@
 // The resource-manager half of host_sources.hpp: each function reads one manager's variables
 // and answers nullopt when that manager did not start this job.
 
+#include <arpa/inet.h>
+
+#include "common/text.hpp"
 #include "common/text_format.hpp"
 #include "common/text_split.hpp"
 
@@ -29,6 +32,13 @@ Error env_error(std::string detail, const Error& read_error) {
 
 std::vector<std::string_view> blank_separated(std::string_view text) {
   return words_of(text, " \t\r");
+}
+
+// An IPv4 or IPv6 address, whose dots are no domain.
+bool is_address(const std::string& name) {
+  unsigned char buffer[sizeof(in6_addr)];
+  return ::inet_pton(AF_INET, name.c_str(), buffer) == 1 ||
+         ::inet_pton(AF_INET6, name.c_str(), buffer) == 1;
 }
 
 std::string shown_var(std::string_view name, std::string_view value) {
@@ -81,6 +91,51 @@ Found from_slurm(const EnvLookup& env) {
       return env_error(mpilaunch::format("{}: {} has more than {} slots", shown_list, (*names)[i],
                                          kMaxSlotsPerHost));
   return std::optional<HostList>(HostList{std::move(hosts).take(), std::move(source)});
+}
+
+// Grid Engine (SGE, Son of Grid Engine, OGS): PE_HOSTFILE names "host slots queue processors"
+// lines, read as mpirun 4.1.4's ras/gridengine reads them (measured): only when SGE_ROOT, ARC,
+// PE_HOSTFILE and JOB_ID are all set; a host on several lines adds their slots; a name's domain
+// goes (node1.cluster is node1) unless it is an address. mpirun crashes (SIGSEGV) on a line
+// without a slot count or on a file it cannot read; here each is one error naming it.
+Found from_gridengine(const EnvLookup& env, const FileReader& read) {
+  const auto path = env("PE_HOSTFILE");
+  if (!path || !env("SGE_ROOT") || !env("ARC") || !env("JOB_ID")) return std::optional<HostList>();
+  const std::string shown = shown_var("PE_HOSTFILE", *path);
+  auto text = read(*path);
+  if (!text)
+    return env_error(mpilaunch::format("PE_HOSTFILE: {}", text.error().detail), text.error());
+  HostListBuilder hosts;
+  std::string_view body = *text;
+  if (body.ends_with('\n')) body.remove_suffix(1);  // the last line's end, not an empty line
+  int line_no = 0;
+  for (const std::string_view line :
+       body.empty() ? std::vector<std::string_view>{} : split_at(body, '\n')) {
+    ++line_no;
+    const auto fields = blank_separated(line);
+    const auto where = mpilaunch::format("{}:{}", *path, line_no);
+    if (fields.size() < 2)
+      return env_error(mpilaunch::format(
+          "{}: expected 'host slots queue processors', as Grid Engine writes PE_HOSTFILE", where));
+    const auto slots = parse_slot_count(fields[1]);
+    if (!slots)
+      return env_error(mpilaunch::format("{}: '{}' after {} is not a slot count", where,
+                                         printable(fields[1]), printable(fields[0])));
+    std::string name(fields[0]);
+    if (!is_address(name)) name = name.substr(0, name.find('.'));
+    HostEntry entry{.slots = *slots, .slots_given = true};
+    if (auto why = read_user_and_name(name, entry))
+      return env_error(mpilaunch::format("{}: {}", where, *why));
+    if (!hosts.add(std::move(entry)))
+      return env_error(
+          mpilaunch::format("{}: more than {} slots on one host", where, kMaxSlotsPerHost));
+  }
+  if (hosts.hosts().empty())
+    return env_error(
+        mpilaunch::format("{} lists no host: was the job submitted with a parallel "
+                          "environment (qsub -pe NAME SLOTS)?",
+                          shown));
+  return std::optional<HostList>(HostList{std::move(hosts).take(), "gridengine " + shown});
 }
 
 // PBS/Torque: PBS_NODEFILE names a file with one line per slot.
@@ -193,11 +248,20 @@ Found from_default_hostfile(const EnvLookup& env, const FileReader& read) {
       return hosts_from_file(var, *path, read, shown_var(var, *path), false);
   }
   const std::string mounted = "/etc/mpi/hostfile";
-  auto text = read(mounted);
-  if (!text) return std::optional<HostList>();
-  auto hosts = parse_hostfile(text.value(), mounted);
+  if (auto text = read(mounted)) {
+    auto hosts = parse_hostfile(text.value(), mounted);
+    if (!hosts) return hosts.error();
+    return std::optional<HostList>(HostList{std::move(hosts).value(), "hostfile " + mounted});
+  }
+  // Open MPI's own default host file (orte_default_hostfile's default), which mpirun 4.1.4
+  // reads when nothing else gives hosts (measured: "localhost slots=3" there gives 3 slots).
+  // Debian ships it with comments only: this machine alone, as without it.
+  auto text = read(kOpenMpiDefaultHostfile);
+  if (!text || content_lines(text.value()).empty()) return std::optional<HostList>();
+  auto hosts = parse_hostfile(text.value(), kOpenMpiDefaultHostfile);
   if (!hosts) return hosts.error();
-  return std::optional<HostList>(HostList{std::move(hosts).value(), "hostfile " + mounted});
+  return std::optional<HostList>(HostList{
+      std::move(hosts).value(), mpilaunch::format("hostfile {}", kOpenMpiDefaultHostfile)});
 }
 
 }  // namespace
@@ -205,6 +269,7 @@ Found from_default_hostfile(const EnvLookup& env, const FileReader& read) {
 Result<std::optional<HostList>> hosts_from_environment(const EnvLookup& env,
                                                        const FileReader& read) {
   for (const auto& source : {
+           std::function<Found()>([&] { return from_gridengine(env, read); }),
            std::function<Found()>([&] { return from_slurm(env); }),
            std::function<Found()>([&] { return from_pbs(env, read); }),
            std::function<Found()>([&] { return from_lsf(env, read); }),

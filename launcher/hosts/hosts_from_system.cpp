@@ -8,6 +8,7 @@
 
 #include "common/text_format.hpp"
 
+#include "launcher/cli/mca_param_files.hpp"
 #include "launcher/hosts/host_sources.hpp"
 #include "launcher/hosts/rankfile.hpp"
 
@@ -46,9 +47,14 @@ Result<std::string> read_host_file(const std::string& path) {
 }
 
 Result<HostList> gather_hosts(const Options& o) {
-  const EnvLookup env = [](std::string_view name) -> std::optional<std::string> {
+  // Open MPI's default host file may be named in its parameter files too, as mpirun reads them.
+  const EnvLookup env = [&o](std::string_view name) -> std::optional<std::string> {
     const char* value = std::getenv(std::string(name).c_str());
-    return value == nullptr ? std::nullopt : std::optional<std::string>(value);
+    if (value != nullptr) return std::string(value);
+    if (name == "OMPI_MCA_orte_default_hostfile")
+      if (const std::string* v = mca_param_value(o.param_file_mca, "orte_default_hostfile"))
+        return *v;
+    return std::nullopt;
   };
   const FileReader read = read_host_file;
   auto list = select_hosts(host_request(o), env, read);

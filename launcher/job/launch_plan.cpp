@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "launcher/cli/mca_param_files.hpp"
 #include "launcher/hosts/host_option.hpp"
 #include "launcher/start/srun_command.hpp"
 
@@ -325,10 +326,25 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
     // A --tune file's --mca steers mpirun 4.1.4 itself too (measured); the first one counts.
     for (const auto& [name, value] : o.tune_mca)
       if (name == key) return value;
+    // Then Open MPI's parameter files, as mpirun 4.1.4 reads them (measured).
+    if (const std::string* v = mca_param_value(o.param_file_mca, key)) return *v;
     return std::nullopt;
   };
+  // mpirun 4.1.4 reads these as Open MPI's booleans; any other word is false there, after a
+  // block naming it (measured: OMPI_MCA_rmaps_base_oversubscribe=on does not oversubscribe;
+  // "enabled", "y", "t" and "2" do).
+  for (const char* key :
+       {"rmaps_base_no_schedule_local", "hwloc_base_report_bindings", "rmaps_base_display_map",
+        "rmaps_base_display_diffable_map", "orte_display_alloc", "ras_base_display_alloc",
+        "orte_display_devel_alloc", "ras_base_display_devel_alloc",
+        "hwloc_base_use_hwthreads_as_cpus", "rmaps_base_oversubscribe"})
+    if (const auto v = mca(key); v && !mca_bool(*v))
+      plan.warnings.push_back(mpilaunch::format(
+          "MCA parameter {} = '{}' is not a boolean Open MPI reads (a number, true/false, "
+          "yes/no, y/n, t/f or enabled/disabled): taken as false, as mpirun 4.1.4 takes it",
+          key, printable(*v)));
   auto truthy = [](const std::optional<std::string>& v) {
-    return v && (*v == "1" || *v == "true" || *v == "yes" || *v == "on");
+    return v && mca_bool(*v).value_or(false);
   };
   const bool nolocal = o.nolocal || truthy(mca("rmaps_base_no_schedule_local"));
   std::optional<HostEntry> local_node;  // --nolocal: this machine, idle until a spawn

@@ -1386,6 +1386,7 @@ std::vector<Case> table() {
          .args = {"-H", "node1:1,node2:1", "--report-bindings", "-n", "2", "@probe"},
          .pending = kBinding,
          .source = "mpirun(1): --report-bindings across nodes"});
+  for (Case& c : project_cases()) t.push_back(std::move(c));
   return t;
 }
 

@@ -42,8 +42,9 @@ struct Case {
   /// ("pending"); others still fail the case.
   std::string pending;
   unsigned pending_on = Report | Stdout | Stderr | Files | Exit | Framed;
-  std::string stdin_text;        // written to both launchers' stdin, then closed
-  std::vector<std::string> env;  // "NAME=value" for both launchers; "@apps": the apps dir
+  std::string stdin_text;  // written to both launchers' stdin, then closed
+  /// "NAME=value" for both launchers; "@apps": the apps dir, "@W": the run's working directory.
+  std::vector<std::string> env;
   /// Written into the working directory first ("@probe" in a text becomes the probe's path; a
   /// text starting with "#!" is made executable: a script).
   std::map<std::string, std::string> files;
@@ -56,6 +57,10 @@ struct Case {
 
 /// The table.
 const std::vector<Case>& cases();
+
+/// Whole command lines of public projects' job scripts, CI files and docs (cases_projects.cpp),
+/// appended to the table.
+std::vector<Case> project_cases();
 
 /// Report keys whose difference is known in every case (binding, say), each with the issue
 /// item that owns it: a difference there is pending wherever it shows.

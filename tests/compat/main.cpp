@@ -122,8 +122,11 @@ Ran run_side(const Case& c, bool under_mpirun, const fs::path& case_dir,
   job.cwd = dir.string();
   job.extra_env = c.env;
   const std::string apps_dir = fs::path(e2e::app("probe")).parent_path().string();
-  for (std::string& e : job.extra_env)
+  for (std::string& e : job.extra_env) {
     if (const std::size_t at = e.find("@apps"); at != std::string::npos) e.replace(at, 5, apps_dir);
+    if (const std::size_t at = e.find("@W"); at != std::string::npos)
+      e.replace(at, 2, dir.string());
+  }
   job.extra_env.push_back("PROBE_OUT=" + (dir / "report").string());
   if (c.nodes == Nodes::Virtual)
     job.extra_env.push_back("COMPAT_VNODE_DIR=" + (dir / "vnodes").string());

@@ -820,3 +820,54 @@ TEST_CASE("mpmd: a host file per context keeps each context on its file's hosts"
   REQUIRE_FALSE(seq.has_value());
   CHECK(seq.error().detail.find("a host file per application context") != std::string::npos);
 }
+
+// mpirun 4.1.4 (measured): Open MPI's parameter files ($HOME/.openmpi/mca-params.conf, the
+// system's) steer mpirun itself, after the environment; the ranks get nothing from them (their
+// Open MPI reads the files).
+TEST_CASE("Open MPI's parameter files steer the plan, after OMPI_MCA_* and --tune files") {
+  Options o = opts({"-n", "6", "./a"});
+  o.param_file_mca = {{"rmaps_base_oversubscribe", "0"},
+                      {"hwloc_base_binding_policy", "core"},
+                      {"rmaps_base_oversubscribe", "true"},  // the user's file, read last
+                      {"hwloc_base_binding_policy", "none"}};
+  auto plan = make_plan(o, HostList{}, kMachine, env);
+  REQUIRE_MESSAGE(plan.has_value(), plan.error().detail);
+  CHECK(plan->map.size() == 6);  // 4 CPUs, oversubscribed as the file asks
+  CHECK(plan->placement.bind_none);
+  CHECK(plan->env.empty());
+  // The environment and a --tune file's --mca win over the parameter files.
+  const auto no = make_plan(o, HostList{}, kMachine, [](const std::string& name) {
+    return name == "OMPI_MCA_rmaps_base_oversubscribe" ? std::optional<std::string>("0")
+                                                       : std::nullopt;
+  });
+  REQUIRE_FALSE(no.has_value());
+  CHECK(no.error().kind == ErrorKind::NotEnoughSlots);
+  o.tune_mca = {{"hwloc_base_binding_policy", "core"}};
+  plan = make_plan(o, HostList{}, kMachine, env);
+  REQUIRE(plan.has_value());
+  CHECK(plan->placement.bind_level == HwLevel::Core);
+  CHECK_FALSE(plan->placement.bind_none);
+}
+
+// mpirun 4.1.4 (measured): OMPI_MCA_rmaps_base_oversubscribe=on is false after a block ("An
+// invalid value was supplied for an enum variable"): -n 3 on 2 cores fails; "enabled" is true.
+TEST_CASE("boolean MCA parameters: Open MPI's words; others false, with a warning") {
+  const auto with = [](const char* value) {
+    return [value](const std::string& name) {
+      return name == "OMPI_MCA_rmaps_base_oversubscribe" ? std::optional<std::string>(value)
+                                                         : std::nullopt;
+    };
+  };
+  auto plan = make_plan(opts({"-n", "6", "./a"}), HostList{}, kMachine, with("enabled"));
+  REQUIRE_MESSAGE(plan.has_value(), plan.error().detail);
+  CHECK(plan->map.size() == 6);
+  plan = make_plan(opts({"-n", "6", "./a"}), HostList{}, kMachine, with("on"));
+  REQUIRE_FALSE(plan.has_value());
+  CHECK(plan.error().kind == ErrorKind::NotEnoughSlots);
+  plan = make_plan(opts({"-n", "4", "./a"}), HostList{}, kMachine, with("on"));
+  REQUIRE(plan.has_value());
+  REQUIRE(plan->warnings.size() == 1);
+  CHECK(
+      plan->warnings[0].starts_with("MCA parameter rmaps_base_oversubscribe = 'on' is not a "
+                                    "boolean Open MPI reads"));
+}
