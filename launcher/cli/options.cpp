@@ -143,6 +143,7 @@ namespace {
 // of the program's first word; args.size() when none. Stops early for --help.
 Result<std::size_t> parse_option_words(Options& o, const std::vector<std::string>& args,
                                        std::size_t i) {
+  std::vector<std::string> mca_names;  // this context's --mca/-mca names (not --gmca's)
   while (i < args.size()) {
     const std::string& arg = args[i];
     if (arg == "--") return i + 1;
@@ -182,6 +183,17 @@ Result<std::size_t> parse_option_words(Options& o, const std::vector<std::string
         return bad_option(mpilaunch::format("option '{}' needs {} value{}", name, spec->arity,
                                             spec->arity > 1 ? "s" : ""));
       values.push_back(args[i]);
+    }
+    // mpirun 4.1.4 refuses an MCA parameter given twice with --mca/-mca in one context
+    // (measured: "MCA parameters can only be listed once on a command line", exit 1); with
+    // --gmca, or once in each of two contexts, it runs.
+    if (name == "--mca" || name == "-mca") {
+      if (std::find(mca_names.begin(), mca_names.end(), values[0]) != mca_names.end())
+        return bad_option(mpilaunch::format(
+            "--mca {}: the parameter is given twice; give it once (mpirun 4.1.4 refuses it too: "
+            "MCA parameters can only be listed once on a command line)",
+            values[0]));
+      mca_names.emplace_back(values[0]);
     }
     if (spec->answer == OptionAnswer::Ignored) {
       o.ignored.push_back(name);

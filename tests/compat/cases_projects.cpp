@@ -82,6 +82,13 @@ std::vector<Case> project_cases() {
        .checks = Report | Stdout,
        .env = {"OMPI_MCA_rmaps_base_oversubscribe=on"},
        .source = "OMPI_MCA_rmaps_base_oversubscribe=on with as many ranks as cores"});
+  add({.name = "proj-mca-twice",
+       .args = {"--mca", "btl", "self,vader", "-mca", "btl", "tcp,self", "-n", "1", "@probe"},
+       .checks = kRefusal,
+       .source = "mpirun 4.1.4: an MCA parameter listed twice on the command line is refused"});
+  add({.name = "proj-mca-and-gmca",
+       .args = {"--mca", "btl", "self,vader", "--gmca", "btl", "self,vader", "-n", "1", "@probe"},
+       .source = "mpirun 4.1.4: --mca and --gmca of one parameter run"});
   add({.name = "proj-sge-no-np",
        .args = {"@probe"},
        .env = grid_engine(),

@@ -231,3 +231,25 @@ TEST_CASE("options carry the MCA parameter mpirun 4.1.4 gives its ranks, as give
     CHECK(o->option_mca == row.expected);
   }
 }
+
+// mpirun 4.1.4 (measured): "--mca btl a --mca btl b" and "-mca btl a --mca btl a" exit 1 ("MCA
+// parameters can only be listed once on a command line"); --mca with --gmca of one name, or one
+// --mca in each of two contexts, run.
+TEST_CASE("an MCA parameter given twice with --mca is refused, as by mpirun") {
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"--mca", "btl", "self,vader", "--mca", "btl", "tcp,self", "a"},
+           {"-mca", "btl", "self", "--mca", "btl", "self", "a"},
+           {"--gmca", "btl", "self", "--mca", "pml", "ob1", "-mca", "pml", "ob1", "a"}}) {
+    const auto o = parse(args);
+    REQUIRE_FALSE(o.has_value());
+    CHECK(o.error().kind == ErrorKind::BadOption);
+    CHECK(o.error().detail.find("is given twice") != std::string::npos);
+  }
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"--mca", "btl", "self", "--gmca", "btl", "self", "a"},
+           {"-n", "1", "--mca", "btl", "self", "a", ":", "-n", "1", "--mca", "btl", "self", "b"},
+           {"--mca", "btl", "self", "--mca", "pml", "ob1", "a"}}) {
+    INFO(args.size());
+    CHECK(parse(args).has_value());
+  }
+}
