@@ -79,6 +79,28 @@ int capacity(const NodeSlots& host, bool oversubscribe) {
 
 }  // namespace
 
+std::vector<int> rank_places(std::vector<int> node_of_place, RankBy rank_by) {
+  if (rank_by == RankBy::Mapping || node_of_place.empty()) return node_of_place;
+  std::sort(node_of_place.begin(), node_of_place.end());
+  if (rank_by == RankBy::Slot) return node_of_place;
+  // Count each node's processes, then deal one per node per round.
+  std::vector<std::pair<int, int>> left;  // node, processes not yet ranked
+  for (const int node : node_of_place)
+    if (left.empty() || left.back().first != node)
+      left.emplace_back(node, 1);
+    else
+      ++left.back().second;
+  std::vector<int> out;
+  out.reserve(node_of_place.size());
+  while (out.size() < node_of_place.size())
+    for (auto& entry : left)
+      if (entry.second > 0) {
+        out.push_back(entry.first);
+        --entry.second;
+      }
+  return out;
+}
+
 Result<JobMap> map_job(const std::vector<NodeSlots>& hosts, const MapRequest& request) {
   if (hosts.empty()) return Error{.kind = ErrorKind::BadOption, .detail = "no hosts to run on"};
   if (request.np && *request.np < 1)
@@ -152,6 +174,8 @@ Result<JobMap> map_job(const std::vector<NodeSlots>& hosts, const MapRequest& re
       node_of_rank = sorted;
     }
   }
+
+  node_of_rank = rank_places(std::move(node_of_rank), request.rank_by);
 
   // Keep only nodes that received ranks; renumber them densely in host order.
   std::vector<int> new_index(hosts.size(), -1);

@@ -18,11 +18,16 @@ struct NodeSlots {
 
 enum class MapBy { Slot, Node };
 
+/// --rank-by: Mapping keeps the order the mapper placed the processes in (mpirun's default);
+/// Slot and Node renumber the placed processes (rank_places).
+enum class RankBy { Mapping, Slot, Node };
+
 struct MapRequest {
   std::optional<int> np;        // -n; default: every slot (or per_node x nodes)
   std::optional<int> per_node;  // -N
   MapBy map_by = MapBy::Slot;
   bool oversubscribe = false;
+  RankBy rank_by = RankBy::Mapping;
 };
 
 /// The placement of one job. Only nodes that received ranks are kept, in host order, so node
@@ -56,6 +61,14 @@ class JobMap {
   std::vector<std::vector<int>> ranks_on_;
   std::vector<int> local_rank_;
 };
+
+/// --rank-by over one job's placed processes (`node_of_place`: the node of each process in
+/// the order the mapper placed them; only how many each node got matters). mpirun 4.1.4,
+/// measured on virtual nodes: Slot numbers them node by node (all of the first node's, then the
+/// next node's); Node deals the numbers round the nodes, one per node with processes left, in
+/// node order (-H a:2,b:2 -n 3: a,b,a; -H a:1,b:2,c:2 -n 4: a,b,c,b). Mapping returns them as
+/// placed. Returns the node of each rank.
+std::vector<int> rank_places(std::vector<int> node_of_place, RankBy rank_by);
 
 /// Places ranks on `hosts`. Errors: BadOption for impossible requests (np < 1, -N < 1, no
 /// hosts), NotEnoughSlots (detail says how many were asked and available, and how to fix it).

@@ -490,6 +490,11 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
   plan.placement.oversubscribe = oversubscribe;
   MapRequest request{o.np, o.per_node, plan.placement.by_node ? MapBy::Node : o.map_by,
                      oversubscribe};
+  // --rank-by renumbers what the mapper placed (mpirun 4.1.4, measured on virtual nodes):
+  // by node round the nodes (-H a:2,b:2 -n 3: a,b,a), by slot or by an object (core,
+  // socket...) node after node (--map-by node -n 4: a,a,b,b).
+  if (plan.placement.rank_given)
+    request.rank_by = plan.placement.rank_by_node ? RankBy::Node : RankBy::Slot;
   // ppr:N:node is N per node; ppr over a smaller object fills the slots and is checked against
   // each node's objects once its agent has reported them (common/placement.hpp).
   if (plan.placement.ppr > 0 && plan.placement.map_level == HwLevel::Board && !o.per_node)
@@ -716,7 +721,7 @@ Result<JobMap> map_per_socket(const LaunchPlan& plan, const std::vector<NodeSlot
     names.push_back(slots[i].name);
     node_of_rank.insert(node_of_rank.end(), static_cast<std::size_t>(wanted), static_cast<int>(i));
   }
-  return JobMap(std::move(names), std::move(node_of_rank));
+  return JobMap(std::move(names), rank_places(std::move(node_of_rank), plan.request.rank_by));
 }
 
 }  // namespace

@@ -1020,6 +1020,41 @@ std::vector<Case> table() {
   vnode({.name = "vn-map-by-node",
          .args = {"-H", "node1:2,node2:2", "--map-by", "node", "-n", "4", "@probe"},
          .source = "mpirun(1): --map-by node"});
+  // --rank-by over virtual nodes (mpirun 4.1.4, measured): by node the ranks go round the
+  // nodes (a,b,a), by slot or by an object node after node, within each application context.
+  vnode({.name = "vn-rank-by-node",
+         .args = {"-H", "node1:2,node2:2", "--rank-by", "node", "-n", "3", "@probe"},
+         .source = "mpirun(1): --rank-by node"});
+  vnode({.name = "vn-rank-by-node-three",
+         .args = {"-H", "node1:1,node2:2,node3:2", "--rank-by", "node", "-n", "4", "@probe"},
+         .source = "mpirun(1): --rank-by node, nodes with different slots"});
+  vnode({.name = "vn-rank-by-node-report-bindings",
+         .args = {"-H", "node1:3,node2:1", "--rank-by", "node", "--report-bindings", "-n", "4",
+                  "@probe"},
+         .source = "mpirun(1): --rank-by node with --report-bindings"});
+  vnode({.name = "vn-rank-by-node-N",
+         .args = {"-H", "node1:2,node2:2", "-N", "2", "--rank-by", "node", "@probe"},
+         .source = "mpirun(1): -N with --rank-by node"});
+  vnode({.name = "vn-rank-by-node-mpmd",
+         .args = {"-H", "node1:3,node2:3", "--rank-by", "node", "-n", "1", "@probe", ":", "-n", "4",
+                  "@probe"},
+         .source = "mpirun(1): --rank-by node with two application contexts"});
+  vnode(
+      {.name = "vn-rank-by-node-ppr-socket",
+       .args = {"-H", "node1:2,node2:2", "--map-by", "ppr:2:socket", "--rank-by", "node", "@probe"},
+       .source = "mpirun(1): --map-by ppr:N:socket without -n, --rank-by node"});
+  vnode({.name = "vn-rank-by-slot-map-by-node",
+         .args = {"-H", "node1:2,node2:2", "--map-by", "node", "--rank-by", "slot", "-n", "4",
+                  "@probe"},
+         .source = "mpirun(1): --map-by node --rank-by slot"});
+  vnode({.name = "vn-rank-by-core-map-by-node",
+         .args = {"-H", "node1:2,node2:2", "--map-by", "node", "--rank-by", "core", "-n", "3",
+                  "@probe"},
+         .source = "mpirun(1): --map-by node --rank-by core"});
+  vnode({.name = "vn-rank-by-node-mca",
+         .args = {"-H", "node1:2,node2:2", "--mca", "rmaps_base_ranking_policy", "node", "-n", "3",
+                  "@probe"},
+         .source = "mpirun(1): the ranking policy as an MCA parameter"});
   vnode({.name = "vn-one-slot-each",
          .args = {"-H", "node1,node2", "-n", "2", "@probe"},
          .source = "mpirun(1): -H host without :N is one slot"});

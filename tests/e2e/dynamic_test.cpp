@@ -296,6 +296,13 @@ TEST_CASE("dynamic: map_by node from the job's bookmark, children ranked by node
         {"--launcher=local", "-H", "dyn1:3,dyn2:3,dyn3:3", "--rank-by", "node", "-n", "2"}, 4,
         {"dyn1", "dyn2", "dyn3", "dyn2"}, 2, {"map_by", "node"});
   }
+  // Ranked node after node the job's last rank is on dyn3 (the mapper ended on dyn1): the
+  // children start there, dyn3 then dyn1, ranked in node order (measured: dyn1, dyn3).
+  SUBCASE("--map-by node --rank-by slot -n 4, spawn 2: from the last rank's node") {
+    check_spawn_on_nodes({"--launcher=local", "-H", "dyn1:3,dyn2:2,dyn3:2", "--map-by", "node",
+                          "--rank-by", "slot", "-n", "4"},
+                         2, {"dyn1", "dyn3"}, 4);
+  }
 }
 
 // Every node full (--oversubscribe): mpirun 4.1.4 starts at the bookmark, the node of the job's

@@ -58,6 +58,55 @@ TEST_CASE("too many ranks need --oversubscribe; max_slots limits nothing (mpirun
         std::vector<int>{0, 0, 1, 1});
 }
 
+// --rank-by over the mapper's placement, as mpirun 4.1.4 ranks on virtual nodes (measured,
+// /work/coord/mpirun-facts.md "rankby"): hosts, request, node of each rank.
+TEST_CASE("--rank-by node deals the ranks round the nodes, --rank-by slot node after node") {
+  struct Row {
+    std::vector<NodeSlots> hosts;
+    MapRequest request;
+    std::vector<int> nodes;
+  };
+  const std::vector<NodeSlots> ab22 = {{"a", 2}, {"b", 2}}, ab31 = {{"a", 3}, {"b", 1}},
+                               abc122 = {{"a", 1}, {"b", 2}, {"c", 2}};
+  const std::vector<Row> rows = {
+      {ab22, {.np = 3, .rank_by = RankBy::Node}, {0, 1, 0}},
+      {ab22, {.np = 4, .rank_by = RankBy::Node}, {0, 1, 0, 1}},
+      {ab22, {.np = 3, .map_by = MapBy::Node, .rank_by = RankBy::Node}, {0, 1, 0}},
+      {ab22, {.np = 3, .map_by = MapBy::Node, .rank_by = RankBy::Slot}, {0, 0, 1}},
+      {ab22, {.np = 4, .map_by = MapBy::Node, .rank_by = RankBy::Slot}, {0, 0, 1, 1}},
+      {ab31, {.np = 3, .rank_by = RankBy::Node}, {0, 0, 0}},
+      {ab31, {.np = 4, .rank_by = RankBy::Node}, {0, 1, 0, 0}},
+      {ab31, {.np = 3, .map_by = MapBy::Node, .rank_by = RankBy::Node}, {0, 1, 0}},
+      {ab31, {.np = 3, .map_by = MapBy::Node, .rank_by = RankBy::Slot}, {0, 0, 1}},
+      {ab31, {.np = 4, .map_by = MapBy::Node, .rank_by = RankBy::Slot}, {0, 0, 0, 1}},
+      {abc122, {.np = 3, .rank_by = RankBy::Node}, {0, 1, 1}},
+      {abc122, {.np = 4, .rank_by = RankBy::Node}, {0, 1, 2, 1}},
+      {abc122, {.np = 5, .rank_by = RankBy::Node}, {0, 1, 2, 1, 2}},
+      {abc122, {.np = 3, .map_by = MapBy::Node, .rank_by = RankBy::Slot}, {0, 1, 2}},
+      {abc122, {.np = 4, .map_by = MapBy::Node, .rank_by = RankBy::Slot}, {0, 1, 1, 2}},
+      {abc122, {.np = 5, .map_by = MapBy::Node, .rank_by = RankBy::Slot}, {0, 1, 1, 2, 2}},
+      {ab22, {.np = 5, .oversubscribe = true, .rank_by = RankBy::Node}, {0, 1, 0, 1, 0}},
+      {ab22,
+       {.np = 6, .map_by = MapBy::Node, .oversubscribe = true, .rank_by = RankBy::Slot},
+       {0, 0, 0, 1, 1, 1}},
+      {ab22, {.per_node = 2, .rank_by = RankBy::Node}, {0, 1, 0, 1}},
+  };
+  for (const Row& row : rows) {
+    CAPTURE(row.request.np);
+    CAPTURE(static_cast<int>(row.request.map_by));
+    CAPTURE(static_cast<int>(row.request.rank_by));
+    const auto map = map_job(row.hosts, row.request);
+    REQUIRE(map.has_value());
+    CHECK(placement(map.value()) == row.nodes);
+    // Local ranks follow the ranks on each node.
+    for (int node = 0; node < map->node_count(); ++node)
+      for (std::size_t i = 0; i < map->ranks_on(node).size(); ++i)
+        CHECK(map->local_rank(map->ranks_on(node)[i]) == static_cast<int>(i));
+  }
+  CHECK(rank_places({1, 0, 1}, RankBy::Mapping) == std::vector<int>{1, 0, 1});
+  CHECK(rank_places({}, RankBy::Node).empty());
+}
+
 TEST_CASE("bad counts are usage errors") {
   CHECK(map_job({{"a", 1}}, {.np = 0}).error().kind == ErrorKind::BadOption);
   CHECK(map_job({{"a", 1}}, {.per_node = 0}).error().kind == ErrorKind::BadOption);
