@@ -53,24 +53,31 @@ TEST_CASE("env: --mca KEY VALUE reaches every rank as OMPI_MCA_KEY") {
 // oversubscribed (a 3-rank ring on 2 cores busy-polled for seconds without it), and the
 // universe is every slot, not the job size.
 TEST_CASE("env: oversubscribed nodes and the universe size follow the slots") {
-  // Open MPI 5.0.7 leaves the MPI_UNIVERSE_SIZE attribute unset, under its own mpirun too.
-  const auto universe = [](int slots) {
-    return MPILAUNCH_E2E_OMPI_MAJOR >= 5 ? std::string("@universe unset")
-                                         : "@universe=" + std::to_string(slots);
+  // Open MPI 5.0.7's ranks may leave the MPI_UNIVERSE_SIZE attribute unset: they did in one
+  // Debian 13 chroot and showed every slot in a later one of the same package versions, under
+  // its own mpirun alike. Either is right there; a wrong number never is.
+  const auto check_universe = [](const std::string& out, int slots) {
+    const std::string set = "@universe=" + std::to_string(slots);
+    const std::vector<std::string> lines = lines_of(out);
+    const auto count = std::count(lines.begin(), lines.end(), set);
+    if (MPILAUNCH_E2E_OMPI_MAJOR >= 5 && count == 0)
+      check_each_rank_printed(out, "@universe unset");
+    else
+      check_each_rank_printed(out, set);
   };
   {
     Job job;
     const std::string out = dump_env(job, {"-H", "localhost:1", "--oversubscribe"},
                                      {"OMPI_MCA_mpi_oversubscribe", "@universe"});
     check_each_rank_printed(out, "OMPI_MCA_mpi_oversubscribe=1");
-    check_each_rank_printed(out, universe(1));
+    check_universe(out, 1);
   }
   {
     Job job;
     const std::string out =
         dump_env(job, {"-H", "localhost:17"}, {"OMPI_MCA_mpi_oversubscribe", "@universe"});
     check_each_rank_printed(out, "OMPI_MCA_mpi_oversubscribe=0");
-    check_each_rank_printed(out, universe(17));
+    check_universe(out, 17);
   }
 }
 
