@@ -147,7 +147,12 @@ Result<JobMap> map_job(const std::vector<NodeSlots>& hosts, const MapRequest& re
       node_of_rank.push_back(h);
       ++load[static_cast<std::size_t>(h)];
     };
-    if (request.map_by == MapBy::Slot) {
+    if (request.map_by == MapBy::Node && np > total_slots) {
+      // mpirun 4.1.4 (measured on virtual nodes): by node with more processes than slots deals
+      // round all the nodes, whatever their slots (-H a:1,b:3 -n 5 --oversubscribe: a,b,a,b,a).
+      while (static_cast<long>(node_of_rank.size()) < np)
+        for (int h = 0; h < n_hosts && static_cast<long>(node_of_rank.size()) < np; ++h) place(h);
+    } else if (request.map_by == MapBy::Slot) {
       for (int h = 0; h < n_hosts && static_cast<long>(node_of_rank.size()) < np; ++h)
         while (load[static_cast<std::size_t>(h)] < hosts[static_cast<std::size_t>(h)].slots &&
                static_cast<long>(node_of_rank.size()) < np)

@@ -1043,6 +1043,14 @@ std::vector<Case> table() {
       {.name = "vn-rank-by-node-ppr-socket",
        .args = {"-H", "node1:2,node2:2", "--map-by", "ppr:2:socket", "--rank-by", "node", "@probe"},
        .source = "mpirun(1): --map-by ppr:N:socket without -n, --rank-by node"});
+  // Every report difference is pending here (mpirun tells its remote ranks
+  // OMPI_MCA_mpi_oversubscribe=0), so the placement is checked by job_map_test's table.
+  vnode({.name = "vn-map-by-node-oversubscribe",
+         .args = {"-H", "node1:1,node2:3", "--oversubscribe", "--map-by", "node", "-n", "5",
+                  "@probe"},
+         .pending = kOversubscribedRemote,
+         .pending_on = Report,
+         .source = "mpirun(1): --map-by node beyond the slots, --oversubscribe"});
   vnode({.name = "vn-rank-by-slot-map-by-node",
          .args = {"-H", "node1:2,node2:2", "--map-by", "node", "--rank-by", "slot", "-n", "4",
                   "@probe"},

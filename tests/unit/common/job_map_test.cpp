@@ -90,6 +90,14 @@ TEST_CASE("--rank-by node deals the ranks round the nodes, --rank-by slot node a
        {.np = 6, .map_by = MapBy::Node, .oversubscribe = true, .rank_by = RankBy::Slot},
        {0, 0, 0, 1, 1, 1}},
       {ab22, {.per_node = 2, .rank_by = RankBy::Node}, {0, 1, 0, 1}},
+      // By node beyond the slots: round all the nodes, whatever their slots.
+      {{{"a", 1}, {"b", 3}},
+       {.np = 5, .map_by = MapBy::Node, .oversubscribe = true},
+       {0, 1, 0, 1, 0}},
+      {{{"a", 1}, {"b", 3}}, {.np = 4, .map_by = MapBy::Node, .oversubscribe = true}, {0, 1, 1, 1}},
+      {{{"a", 1}, {"b", 2}, {"c", 3}},
+       {.np = 8, .map_by = MapBy::Node, .oversubscribe = true},
+       {0, 1, 2, 0, 1, 2, 0, 1}},
   };
   for (const Row& row : rows) {
     CAPTURE(row.request.np);
