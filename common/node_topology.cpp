@@ -110,11 +110,15 @@ BindingText binding_text(const NodeTopology& topology, const std::vector<std::ui
   }
   std::vector<std::string> parts;
   std::string& map = out.map;
+  // Cores are numbered across the node, as mpirun 4.1.4 numbers them (measured on two sockets
+  // of 8 cores: "socket 1[core 8[hwt 0-1]]"); hwthreads within their core.
+  int core_index = 0;
   for (const auto& [socket, cores] : sockets) {
     map += '[';
-    int core_index = 0;
+    bool first_core = true;
     for (const auto& [core, members] : cores) {
-      if (core_index > 0) map += '/';
+      if (!first_core) map += '/';
+      first_core = false;
       std::vector<std::uint32_t> hwts;
       for (std::size_t h = 0; h < members.size(); ++h) {
         map += bound[members[h]] ? 'B' : '.';

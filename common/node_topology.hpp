@@ -52,8 +52,8 @@ std::string os_cpu_list(const NodeTopology& topology, const std::vector<std::uin
 /// How mpirun describes a binding to `pus` (--report-bindings, --display-map).
 struct BindingText {
   bool everything = false;  // every PU of the node: mpirun says "not bound"
-  std::string where;        // "socket 0[core 1[hwt 0]]" parts (cores within their socket,
-                            // hwts within their core) joined by ", "
+  std::string where;        // "socket 1[core 8[hwt 0]]" parts (cores numbered across the
+                            // node, hwts within their core) joined by ", "
   std::string map;          // one [..] per socket, cores separated by '/', 'B' bound: "[./B]"
 };
 BindingText binding_text(const NodeTopology& topology, const std::vector<std::uint32_t>& pus);

@@ -221,6 +221,64 @@ struct Overload {
   int cpus = 0;
 };
 
+bool intersects(const std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b) {
+  return std::any_of(a.begin(), a.end(),
+                     [&](std::uint32_t p) { return std::binary_search(b.begin(), b.end(), p); });
+}
+
+// mpirun 4.1.4's mapper on one node (measured on tests/data/topologies): the j-th process it
+// places goes to which of `objects` (-1: the whole node, by slot). Over objects it deals one
+// process to each in turn (BYNUMA, BYSOCKET, ...: rank 1 on the second socket), ppr:N fills each
+// object with N; `first` continues an earlier virtual node's dealing on the same machine.
+std::vector<int> map_node(const std::vector<std::vector<std::uint32_t>>& objects, int count,
+                          int first, const PlacementPolicy& policy) {
+  std::vector<int> out(static_cast<std::size_t>(count), -1);
+  if (objects.empty()) return out;
+  const int n = static_cast<int>(objects.size());
+  for (int j = 0; j < count; ++j) {
+    const int k = first + j;
+    out[static_cast<std::size_t>(j)] = (policy.ppr > 0 ? k / policy.ppr : k) % n;
+  }
+  return out;
+}
+
+// mpirun 4.1.4's ranking on one node: which mapped process (index into `mapped`) gets the
+// node's i-th rank. By slot (and by default) in the order they were mapped; --rank-by OBJECT
+// goes round the node's objects of that level, each giving the next number to the first
+// process not yet numbered whose mapped object shares CPUs with it (measured: --map-by socket
+// --rank-by core numbers a socket's processes first, 0 2 1 3 in mapping order).
+std::vector<int> rank_node(const NodeTopology& topo,
+                           const std::vector<std::vector<std::uint32_t>>& objects,
+                           const std::vector<int>& mapped, const PlacementPolicy& policy) {
+  std::vector<int> order;
+  const int count = static_cast<int>(mapped.size());
+  const auto rank_objects = policy.rank_level && !policy.span
+                                ? topo.objects(*policy.rank_level)
+                                : std::vector<std::vector<std::uint32_t>>{};
+  std::vector<std::uint32_t> node;
+  for (std::uint32_t p = 0; p < topo.pus.size(); ++p) node.push_back(p);
+  std::vector<bool> numbered(mapped.size(), false);
+  bool progress = !rank_objects.empty();
+  while (progress && static_cast<int>(order.size()) < count) {
+    progress = false;
+    for (const auto& object : rank_objects) {
+      for (int j = 0; j < count; ++j) {
+        const int m = mapped[static_cast<std::size_t>(j)];
+        if (numbered[static_cast<std::size_t>(j)] ||
+            !intersects(object, m >= 0 ? objects[static_cast<std::size_t>(m)] : node))
+          continue;
+        numbered[static_cast<std::size_t>(j)] = true;
+        order.push_back(j);
+        progress = true;
+        break;
+      }
+    }
+  }
+  for (int j = 0; j < count; ++j)
+    if (!numbered[static_cast<std::size_t>(j)]) order.push_back(j);
+  return order;
+}
+
 }  // namespace
 
 Result<JobBindings> bind_ranks(const JobMap& map, const std::vector<NodePlacementInput>& nodes,
@@ -294,7 +352,7 @@ Result<JobBindings> bind_ranks(const JobMap& map, const std::vector<NodePlacemen
       continue;
     }
     // Where each rank was mapped: the objects of --map-by, or by default (mpirun's BYCORE up
-    // to 2 ranks, BYNUMA above, ranked by slot) cores or NUMA nodes, else the whole node.
+    // to 2 ranks, BYNUMA above or with PE=n) cores or NUMA nodes, else the whole node.
     std::vector<std::vector<std::uint32_t>> locale_objects;
     if (policy.map_level) {
       locale_objects = topo.objects(*policy.map_level);
@@ -302,8 +360,8 @@ Result<JobBindings> bind_ranks(const JobMap& map, const std::vector<NodePlacemen
         return bad(mpilaunch::format("--map-by {}: node {} has no {} objects",
                                      level_name(*policy.map_level), map.node_name(n),
                                      level_name(*policy.map_level)));
-    } else if (!policy.map_given && policy.pe == 1) {
-      locale_objects = topo.objects(map.size() <= 2 ? unit_level : HwLevel::Numa);
+    } else if (!policy.map_given) {
+      locale_objects = topo.objects(map.size() <= 2 && policy.pe == 1 ? unit_level : HwLevel::Numa);
       if (locale_objects.empty()) locale_objects = topo.objects(HwLevel::Socket);
     }
     const int local_count = static_cast<int>(map.ranks_on(n).size());
@@ -317,26 +375,22 @@ Result<JobBindings> bind_ranks(const JobMap& map, const std::vector<NodePlacemen
           policy.ppr * static_cast<int>(locale_objects.size()), local_count));
     // Virtual nodes of one machine continue its mapping where the previous node's ended.
     const int first = share ? placed_before : 0;
-    const int on_machine = share ? map.size() : local_count;
     placed_before += local_count;
-    for (int i = 0; i < local_count; ++i) {
+    const std::vector<int> mapped = map_node(locale_objects, local_count, first, policy);
+    const std::vector<int> order = rank_node(topo, locale_objects, mapped, policy);
+    out.mapped_order.resize(static_cast<std::size_t>(map.node_count()));
+    out.mapped_order[static_cast<std::size_t>(n)].assign(order.size(), 0);
+    for (std::size_t i = 0; i < order.size(); ++i)
+      out.mapped_order[static_cast<std::size_t>(n)][static_cast<std::size_t>(order[i])] =
+          static_cast<int>(i);
+    // Bound in the order they were mapped (each takes the least used object where it was
+    // mapped, so the order decides which), each local rank i being the order[i]-th mapped.
+    for (int j = 0; j < local_count; ++j) {
+      const int i = out.mapped_order[static_cast<std::size_t>(n)][static_cast<std::size_t>(j)];
       // The rank's locale: the object it was mapped to, or the whole node.
       std::vector<std::uint32_t> locale;
-      if (!locale_objects.empty()) {
-        const int objects = static_cast<int>(locale_objects.size());
-        const int k = first + i;
-        int object = 0;
-        if (policy.ppr > 0) {
-          object = policy.rank_level == policy.map_level ? k % objects : k / policy.ppr;
-        } else {
-          // Ranked by the mapping's object (its default): round robin over the objects.
-          // Ranked by slot or a smaller object: each object's ranks are consecutive.
-          const bool cyclic =
-              policy.map_given && (!policy.rank_given || policy.rank_level == policy.map_level);
-          const int per = (on_machine + objects - 1) / objects;
-          object = cyclic ? k % objects : k / per;
-        }
-        locale = locale_objects[static_cast<std::size_t>(object % objects)];
+      if (mapped[static_cast<std::size_t>(j)] >= 0) {
+        locale = locale_objects[static_cast<std::size_t>(mapped[static_cast<std::size_t>(j)])];
       } else {
         for (std::uint32_t p = 0; p < topo.pus.size(); ++p) locale.push_back(p);
       }
@@ -386,8 +440,8 @@ Result<JobBindings> bind_ranks(const JobMap& map, const std::vector<NodePlacemen
       bound = bind_objects[static_cast<std::size_t>(chosen)];
       const int ranks = ++usage.per_object[chosen];
       int cpus = 0;
-      for (const auto& unit : units)
-        cpus += std::includes(bound.begin(), bound.end(), unit.begin(), unit.end()) ? 1 : 0;
+      // A CPU counts when the object holds some of it: a hwthread holds one of a core's.
+      for (const auto& unit : units) cpus += intersects(unit, bound) ? 1 : 0;
       if (ranks > cpus && !overload) overload = {n, Overload{ranks, cpus}};
     }
   }
@@ -454,6 +508,20 @@ std::string report_bindings_text(const JobMap& map, const std::vector<ReportNode
 
 namespace {
 
+// Node n's local ranks in the order mpirun lists them: as they were mapped, else by rank.
+std::vector<std::size_t> listed(const JobMap& map, const JobBindings& bindings, int n) {
+  std::vector<std::size_t> out;
+  const std::size_t count = map.ranks_on(n).size();
+  if (static_cast<std::size_t>(n) < bindings.mapped_order.size() &&
+      bindings.mapped_order[static_cast<std::size_t>(n)].size() == count) {
+    for (const int i : bindings.mapped_order[static_cast<std::size_t>(n)])
+      out.push_back(static_cast<std::size_t>(i));
+    return out;
+  }
+  for (std::size_t i = 0; i < count; ++i) out.push_back(i);
+  return out;
+}
+
 int app_of(const std::vector<int>& app_of_rank, int rank) {
   return static_cast<std::size_t>(rank) < app_of_rank.size()
              ? app_of_rank[static_cast<std::size_t>(rank)]
@@ -472,7 +540,7 @@ std::string display_map_text(const std::string& job, int total_slots, const JobM
     const ReportNode& node = nodes[static_cast<std::size_t>(n)];
     out += mpilaunch::format("\n Data for node: {}\tNum slots: {}\tMax slots: {}\tNum procs: {}\n",
                              node.name, node.slots, node.max_slots, map.ranks_on(n).size());
-    for (std::size_t i = 0; i < map.ranks_on(n).size(); ++i) {
+    for (const std::size_t i : listed(map, bindings, n)) {
       std::string bound = "N/A";
       if (bindings.policy != "none") {
         const auto& pus = bindings.pus[static_cast<std::size_t>(n)][i];
@@ -533,7 +601,7 @@ std::string display_diffable_map_text(const JobMap& map, const std::vector<Repor
   for (int n = 0; n < map.node_count(); ++n) {
     out += mpilaunch::format("\t<host num={}>\n", n);
     const std::vector<int>& ranks = map.ranks_on(n);
-    for (std::size_t i = 0; i < ranks.size(); ++i) {
+    for (const std::size_t i : listed(map, bindings, n)) {
       std::string binding = "UNBOUND";
       if (bound && nodes[static_cast<std::size_t>(n)].topology != nullptr &&
           !bindings.pus[static_cast<std::size_t>(n)][i].empty()) {
@@ -550,9 +618,11 @@ std::string display_diffable_map_text(const JobMap& map, const std::vector<Repor
   if (!bound || map.node_count() == 0) return out;
   out += "\t<locality>\n";
   const std::vector<int>& first = map.ranks_on(0);
-  for (std::size_t i = 1; i < first.size(); ++i)
-    out += mpilaunch::format("\t\t<rank={} rank={} locality={}>\n", first[0], first[i],
-                             relative_locality_text(topology_of(0), pus_of(0, 0), pus_of(0, i)));
+  const std::vector<std::size_t> order = listed(map, bindings, 0);
+  for (std::size_t k = 1; k < order.size(); ++k)
+    out += mpilaunch::format(
+        "\t\t<rank={} rank={} locality={}>\n", first[order[0]], first[order[k]],
+        relative_locality_text(topology_of(0), pus_of(0, order[0]), pus_of(0, order[k])));
   out += "\t</locality>\n</map>\n";
   return out;
 }

@@ -111,6 +111,10 @@ struct JobBindings {
   /// --bind-to none with a CPU list: `pus` keep each rank on the list's CPUs, but the ranks are
   /// not told they are bound (no OMPI_MCA_orte_bound_at_launch), as mpirun 4.1.4 runs them.
   bool not_bound = false;
+  /// [node] its local ranks in the order mpirun 4.1.4's mapper placed them (its JOB MAP lists a
+  /// node's processes in that order, not by rank: `--map-by socket --rank-by core -n 4` on two
+  /// sockets lists ranks 0 2 1 3). Empty for a node: by rank.
+  std::vector<std::vector<int>> mapped_order;
 };
 
 /// Binds every rank of `map`. `shared_machine`: the nodes are virtual nodes of one machine

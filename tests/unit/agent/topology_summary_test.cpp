@@ -89,7 +89,8 @@ TEST_CASE("topology summary: 2 sockets x 8 cores x 2 hwthreads") {
   CHECK(t.count(HwLevel::Numa) == 2);
   CHECK(bound_cpus(t, 4, {.map_by = "ppr:2:socket", .bind_to = "core"}) ==
         Strings{"0-1", "2-3", "16-17", "18-19"});
-  CHECK(bound_cpus(t, 4, {}) == Strings{"0-15", "0-15", "16-31", "16-31"});
+  // mpirun 4.1.4: round robin over the NUMA nodes (it was blocks here until session 11).
+  CHECK(bound_cpus(t, 4, {}) == Strings{"0-15", "16-31", "0-15", "16-31"});
   CHECK(bound_cpus(t, 2, {.map_by = "l3cache"}) == Strings{"0-15", "16-31"});
 }
 
@@ -112,6 +113,112 @@ TEST_CASE("topology summary: a cgroup's subset of the machine") {
         Strings{"4-5", "16-17", "6-7", "18-19"});
   CHECK(report_binding_line(1, t, {2, 3}) ==
         "MCW rank 1 bound to socket 0[core 1[hwt 0-1]]: [../BB][../..]");
+}
+
+namespace {
+
+struct MeasuredRow {
+  const char* xml;
+  int ranks;
+  PlacementOptions options;
+  const char* listed;  // mpirun's JOB MAP order of the ranks (the mapper's)
+  Strings cpus;        // each rank's OS CPUs, in rank order ("" unbound)
+};
+
+// mpirun 4.1.4 with HWLOC_XMLFILE=<xml> -H localhost:16 -n <ranks> <options> --display-map
+// --do-not-launch (session 11, /work/coord/mpirun-facts.md "topo"): the Bound column as OS CPUs.
+// Over objects its mapper deals the ranks round robin (the default BYNUMA: rank 1 on the second
+// NUMA node), --rank-by OBJECT numbers them going round that object, and its JOB MAP lists
+// them as mapped.
+const MeasuredRow kMeasured[] = {
+    // clang-format off
+    {"2pack-8core-ht", 1, {}, "0", {"0-1"}},
+    {"2pack-8core-ht", 2, {}, "0 1", {"0-1", "2-3"}},
+    {"2pack-8core-ht", 3, {}, "0 1 2", {"0-15", "16-31", "0-15"}},
+    {"2pack-8core-ht", 4, {}, "0 1 2 3", {"0-15", "16-31", "0-15", "16-31"}},
+    {"2pack-8core-ht", 7, {}, "0 1 2 3 4 5 6", {"0-15", "16-31", "0-15", "16-31", "0-15", "16-31", "0-15"}},
+    {"2pack-8core-ht", 4, {.map_by = "core"}, "0 1 2 3", {"0-1", "2-3", "4-5", "6-7"}},
+    {"2pack-8core-ht", 6, {.map_by = "socket"}, "0 1 2 3 4 5", {"0-15", "16-31", "0-15", "16-31", "0-15", "16-31"}},
+    {"2pack-8core-ht", 4, {.map_by = "l3cache"}, "0 1 2 3", {"0-15", "16-31", "0-15", "16-31"}},
+    {"2pack-8core-ht", 4, {.map_by = "slot"}, "0 1 2 3", {"0-15", "16-31", "0-15", "16-31"}},
+    {"2pack-8core-ht", 4, {.map_by = "ppr:2:socket"}, "0 1 2 3", {"0-15", "0-15", "16-31", "16-31"}},
+    {"2pack-8core-ht", 2, {.map_by = "ppr:1:numa"}, "0 1", {"0-1", "16-17"}},
+    {"2pack-8core-ht", 4, {.map_by = "socket:PE=2"}, "0 1 2 3", {"0-3", "16-19", "4-7", "20-23"}},
+    {"2pack-8core-ht", 4, {.map_by = "slot:PE=2"}, "0 1 2 3", {"0-3", "4-7", "8-11", "12-15"}},
+    {"2pack-8core-ht", 4, {.bind_to = "core"}, "0 1 2 3", {"0-1", "16-17", "2-3", "18-19"}},
+    {"2pack-8core-ht", 4, {.bind_to = "hwthread"}, "0 1 2 3", {"0", "16", "1", "17"}},
+    {"2pack-8core-ht", 2, {.bind_to = "socket"}, "0 1", {"0-15", "0-15"}},
+    {"2pack-8core-ht", 8, {.map_by = "socket", .rank_by = "core", .bind_to = "core"}, "0 4 1 5 2 6 3 7", {"0-1", "2-3", "4-5", "6-7", "16-17", "18-19", "20-21", "22-23"}},
+    {"2pack-8core-ht", 6, {.map_by = "numa", .rank_by = "core"}, "0 3 1 4 2 5", {"0-15", "0-15", "0-15", "16-31", "16-31", "16-31"}},
+    {"2pack-8core-ht", 4, {.map_by = "ppr:2:socket", .rank_by = "socket"}, "0 2 1 3", {"0-15", "16-31", "0-15", "16-31"}},
+    {"2pack-8core-ht", 4, {.map_by = "slot", .rank_by = "socket", .bind_to = "core"}, "0 1 2 3", {"0-1", "2-3", "4-5", "6-7"}},
+    {"2pack-8core-ht", 3, {.rank_by = "hwthread"}, "0 2 1", {"0-15", "0-15", "16-31"}},
+    {"2pack-8core-ht", 2, {.use_hwthread_cpus = true}, "0 1", {"0", "1"}},
+    {"2pack-8core-ht", 4, {.map_by = "hwthread"}, "0 1 2 3", {"0", "1", "2", "3"}},
+    {"2pack-8core-ht", 4, {.cpus_per_proc = 2}, "0 1 2 3", {"0-3", "16-19", "4-7", "20-23"}},
+    {"2pack-8core-ht", 2, {.use_hwthread_cpus = true, .cpus_per_proc = 3}, "0 1", {"0-2", "16-18"}},
+    {"2pack-8core-ht", 4, {.map_by = "numa:PE=2", .rank_by = "core"}, "0 2 1 3", {"0-3", "4-7", "16-19", "20-23"}},
+    {"2pack-4numa-4core", 2, {}, "0 1", {"0", "1"}},
+    {"2pack-4numa-4core", 6, {}, "0 1 2 3 4 5", {"0-3", "4-7", "8-11", "12-15", "0-3", "4-7"}},
+    {"2pack-4numa-4core", 4, {.map_by = "socket"}, "0 1 2 3", {"0-7", "8-15", "0-7", "8-15"}},
+    {"2pack-4numa-4core", 4, {.map_by = "ppr:2:socket"}, "0 1 2 3", {"0-3", "4-7", "8-11", "12-15"}},
+    {"2pack-4numa-4core", 6, {.map_by = "ppr:4:socket"}, "0 1 2 3 4 5", {"0-3", "4-7", "0-3", "4-7", "8-11", "12-15"}},
+    {"2pack-4numa-4core", 4, {.bind_to = "core"}, "0 1 2 3", {"0", "4", "8", "12"}},
+    {"2pack-4numa-4core", 4, {.bind_to = "socket"}, "0 1 2 3", {"0-7", "0-7", "8-15", "8-15"}},
+    {"2pack-4numa-4core", 8, {.map_by = "numa", .bind_to = "core"}, "0 1 2 3 4 5 6 7", {"0", "4", "8", "12", "1", "5", "9", "13"}},
+    {"2pack-4numa-4core", 4, {.map_by = "socket", .bind_to = "hwthread"}, "0 1 2 3", {"0", "8", "1", "9"}},
+    {"2pack-4numa-4core", 6, {.map_by = "numa", .rank_by = "core"}, "0 2 4 5 1 3", {"0-3", "0-3", "4-7", "4-7", "8-11", "12-15"}},
+    {"2pack-4numa-4core", 6, {.map_by = "numa", .rank_by = "socket"}, "0 2 1 3 4 5", {"0-3", "8-11", "4-7", "12-15", "0-3", "4-7"}},
+    {"2pack-4numa-4core", 4, {.rank_by = "socket"}, "0 2 1 3", {"0-3", "8-11", "4-7", "12-15"}},
+    {"2pack-4numa-4core", 4, {.cpus_per_proc = 2}, "0 1 2 3", {"0-1", "4-5", "8-9", "12-13"}},
+    {"2pack-4numa-4core", 2, {.cpus_per_proc = 2}, "0 1", {"0-1", "4-5"}},
+    {"2pack-8core-ht-cgroup", 3, {}, "0 1 2", {"4-7", "16-19", "4-7"}},
+    {"2pack-8core-ht-cgroup", 5, {}, "0 1 2 3 4", {"", "", "", "", ""}},
+    {"2pack-8core-ht-cgroup", 4, {.map_by = "core"}, "0 1 2 3", {"4-5", "6-7", "16-17", "18-19"}},
+    {"2pack-8core-ht-cgroup", 4, {.map_by = "core", .rank_by = "socket"}, "0 2 1 3", {"4-5", "16-17", "6-7", "18-19"}},
+    {"2pack-8core-ht-cgroup", 4, {.bind_to = "core"}, "0 1 2 3", {"4-5", "16-17", "6-7", "18-19"}},
+    {"2pack-8core-ht-cgroup", 4, {.bind_to = "hwthread"}, "0 1 2 3", {"4", "16", "5", "17"}},
+    {"2pack-8core-ht-cgroup", 4, {.map_by = "ppr:2:socket", .bind_to = "core"}, "0 1 2 3", {"4-5", "6-7", "16-17", "18-19"}},
+    {"2pack-8core-ht-cgroup", 2, {.cpus_per_proc = 2}, "0 1", {"4-7", "16-19"}},
+    // clang-format on
+};
+
+}  // namespace
+
+TEST_CASE("placement on saved multi-socket machines: as mpirun 4.1.4 maps, ranks and binds") {
+  for (const MeasuredRow& row : kMeasured) {
+    const NodeTopology t = saved(std::string(row.xml) + ".xml");
+    std::string options = row.options.map_by + " / " + row.options.rank_by + " / " +
+                          row.options.bind_to + (row.options.use_hwthread_cpus ? " / hwt" : "") +
+                          (row.options.cpus_per_proc ? " / pe" : "");
+    CAPTURE(row.xml);
+    CAPTURE(row.ranks);
+    CAPTURE(options);
+    CHECK(bound_cpus(t, row.ranks, row.options) == row.cpus);
+    const auto policy = parse_placement(row.options);
+    REQUIRE(policy.has_value());
+    const JobMap map({"n"}, std::vector<int>(static_cast<std::size_t>(row.ranks), 0));
+    const auto b = bind_ranks(map, {{16, t}}, policy.value(), false);
+    REQUIRE(b.has_value());
+    std::string listed;
+    if (!b->mapped_order.empty())
+      for (const int i : b->mapped_order[0])
+        listed += (listed.empty() ? "" : " ") +
+                  std::to_string(map.ranks_on(0)[static_cast<std::size_t>(i)]);
+    if (listed.empty())
+      for (int r = 0; r < row.ranks; ++r) listed += (r == 0 ? "" : " ") + std::to_string(r);
+    CHECK(listed == row.listed);
+  }
+}
+
+// mpirun numbers cores across the node (its logical index), hwthreads within their core.
+TEST_CASE("binding text: cores numbered across the node's sockets") {
+  const NodeTopology t = saved("2pack-8core-ht.xml");
+  CHECK(report_binding_line(1, t, {16, 17}) ==
+        "MCW rank 1 bound to socket 1[core 8[hwt 0-1]]: "
+        "[../../../../../../../..][BB/../../../../../../..]");
+  const NodeTopology cg = saved("2pack-8core-ht-cgroup.xml");
+  CHECK(binding_text(cg, {4}).where == "socket 1[core 2[hwt 0]]");
 }
 
 TEST_CASE("topology summary: unreadable XML is refused") {
