@@ -148,6 +148,10 @@ struct ReportNode {
   int slots = 0;
   int max_slots = 0;  // 0: none
   const NodeTopology* topology = nullptr;
+  /// Not the launcher's own machine (virtual nodes are not either): under mpirun 4.1.4 the
+  /// node's daemon binds its ranks, so mpirun's maps, made before, show them unbound (measured:
+  /// `-H node1:1,node2:1 -n 2 --display-map` prints "Bound: N/A" for both ranks, bound to core 0).
+  bool remote = false;
 };
 
 /// mpirun's --report-bindings lines, one per rank in rank order, each ending in '\n':
@@ -163,7 +167,8 @@ std::string report_bindings_text(const JobMap& map, const std::vector<ReportNode
 
 /// mpirun's --display-map table ("========================   JOB MAP   ========================"),
 /// with `job` in place of its job id and `total_slots` every host's slots. `app_of_rank`: each
-/// rank's application context ("App: N"; empty: every rank's is 0).
+/// rank's application context ("App: N"; empty: every rank's is 0). A remote node's ranks are
+/// "Bound: N/A", as mpirun shows them.
 std::string display_map_text(const std::string& job, int total_slots, const JobMap& map,
                              const std::vector<ReportNode>& nodes, const JobBindings& bindings,
                              const std::vector<int>& app_of_rank = {});
@@ -177,9 +182,10 @@ std::string relative_locality_text(const NodeTopology& topology,
 
 /// mpirun 4.1.4's --display-diffable-map text (measured): "<map>", per node "\t<host num=N>" with
 /// one "\t\t<process rank=R app_idx=A local_rank=L node_rank=L binding=[B/.]>" line per rank
-/// ("UNBOUND" for every PU), "\t</host>"; then, when the job is bound, the locality of each
-/// other rank of the first node to its first rank and "\t</locality>\n</map>". Unbound,
-/// mpirun stops after the last "\t</host>", and so does this.
+/// ("UNBOUND" for every PU, and on a remote node), "\t</host>"; then, when the first node's
+/// first rank is bound (mpirun's own node, measured), the locality of each other rank of the
+/// first node to its first rank and "\t</locality>\n</map>". Otherwise mpirun stops after the
+/// last "\t</host>", and so does this.
 std::string display_diffable_map_text(const JobMap& map, const std::vector<ReportNode>& nodes,
                                       const JobBindings& bindings,
                                       const std::vector<int>& app_of_rank = {});

@@ -313,8 +313,8 @@ bool Supervisor::place_ranks() {
     const HostEntry& host = plan.nodes[static_cast<std::size_t>(n)];
     const Link& link = *links_[static_cast<std::size_t>(n)];
     inputs.push_back({host.slots, link.topology});
-    report.push_back(
-        {report_host(n), link.agent_pid, host.slots, host.max_slots.value_or(0), nullptr});
+    report.push_back({report_host(n), link.agent_pid, host.slots, host.max_slots.value_or(0),
+                      nullptr, !plan.isolated && !is_local_name(host.name, plan.hostname)});
   }
   // Virtual nodes of one machine share its CPUs (placement.hpp).
   const bool shared = plan.launcher == LauncherKind::Local && plan.map.node_count() > 1;

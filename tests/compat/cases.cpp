@@ -1168,6 +1168,11 @@ std::vector<Case> table() {
   vnode({.name = "vn-display-diffable-map",
          .args = {"-H", "node1:2,node2:2", "--display-diffable-map", "-n", "3", "@probe"},
          .source = "mpirun(1): --display-diffable-map over several nodes"});
+  // Each remote node's daemon binds its ranks after mpirun printed the map (measured, session
+  // 11): the two ranks, bound to cores 0 and 1 of node1, show UNBOUND, and no locality follows.
+  vnode({.name = "vn-display-diffable-map-bound",
+         .args = {"-H", "node1:2,node2:2", "--display-diffable-map", "-n", "2", "@probe"},
+         .source = "mpirun(1): --display-diffable-map of bound ranks on another node"});
   vnode(
       {.name = "vn-display-map",
        .args = {"-H", "node1:2,node2:2", "--display-map", "--map-by", "node", "-n", "3", "@probe"},

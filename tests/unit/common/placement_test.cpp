@@ -343,6 +343,47 @@ TEST_CASE("placement: mpirun's --display-diffable-map text, and App: N for MPMD"
   CHECK(relative_locality_text(shape(1, 1, 1, 2), {0}, {1}) == "CL:CU:N:B:Nu:S:L3:L2:L1:C");
 }
 
+// mpirun 4.1.4's maps on virtual nodes (its daemon per node binds their ranks after the map is
+// printed), measured: -H node1:1,node2:1 -n 2 shows both "Bound: N/A" and binding=UNBOUND, no
+// locality; -H vm:1,node2:1 (its own node first) shows rank 0's binding and the locality.
+TEST_CASE("placement: a remote node's ranks are unbound in mpirun's maps") {
+  const NodeTopology vm = shape(1, 1, 2, 1);
+  const JobMap two({"node1", "node2"}, {0, 1});
+  auto b = bind_ranks(two, {{1, vm}, {1, vm}}, policy({}), false);
+  REQUIRE(b.has_value());
+  std::vector<ReportNode> nodes = {{"node1", 1, 1, 0, &vm, true}, {"node2", 2, 1, 0, &vm, true}};
+  CHECK(display_diffable_map_text(two, nodes, *b) ==
+        "<map>\n"
+        "\t<host num=0>\n"
+        "\t\t<process rank=0 app_idx=0 local_rank=0 node_rank=0 binding=UNBOUND>\n"
+        "\t</host>\n"
+        "\t<host num=1>\n"
+        "\t\t<process rank=1 app_idx=0 local_rank=0 node_rank=0 binding=UNBOUND>\n"
+        "\t</host>\n");
+  const std::string table = display_map_text("77", 4, two, nodes, *b);
+  CHECK(table.find("Process rank: 0 Bound: N/A\n") != std::string::npos);
+  CHECK(table.find("Process rank: 1 Bound: N/A\n") != std::string::npos);
+  // The launcher's own node first: its rank's binding, and the locality block.
+  nodes[0] = {"vm", 1, 1, 0, &vm, false};
+  CHECK(display_diffable_map_text(two, nodes, *b) ==
+        "<map>\n"
+        "\t<host num=0>\n"
+        "\t\t<process rank=0 app_idx=0 local_rank=0 node_rank=0 binding=[B/.]>\n"
+        "\t</host>\n"
+        "\t<host num=1>\n"
+        "\t\t<process rank=1 app_idx=0 local_rank=0 node_rank=0 binding=UNBOUND>\n"
+        "\t</host>\n"
+        "\t<locality>\n"
+        "\t</locality>\n"
+        "</map>\n");
+  CHECK(display_map_text("77", 4, two, nodes, *b)
+            .find("Process rank: 0 Bound: socket 0[core 0[hwt 0]]:[B/.]\n") != std::string::npos);
+  // --report-bindings still gives the binding the daemon reports.
+  CHECK(report_bindings_text(two, nodes, *b) ==
+        "[vm:00001] MCW rank 0 bound to socket 0[core 0[hwt 0]]: [B/.]\n"
+        "[node2:00002] MCW rank 1 bound to socket 0[core 0[hwt 0]]: [B/.]\n");
+}
+
 TEST_CASE("placement: --map-by seq is the sequential mapper, bound as by default") {
   const PlacementPolicy p = policy({.map_by = "seq"});
   CHECK(p.seq);
