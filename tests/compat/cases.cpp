@@ -1063,6 +1063,26 @@ std::vector<Case> table() {
          .args = {"-H", "node1:2,node2:2", "--mca", "rmaps_base_ranking_policy", "node", "-n", "3",
                   "@probe"},
          .source = "mpirun(1): the ranking policy as an MCA parameter"});
+  // A rankfile or the seq mapper numbers the ranks itself: mpirun 4.1.4 ignores --rank-by then
+  // (measured in session 11, by node, slot and core, with and without -H).
+  vnode({.name = "vn-rank-by-node-rankfile",
+         .args = {"-rf", "rf", "--rank-by", "node", "-n", "4", "--report-bindings", "@probe"},
+         .files = {{"rf",
+                    "rank 0=node2 slot=1\nrank 1=node1 slot=0\nrank 2=node2 slot=0\n"
+                    "rank 3=node1 slot=1\n"}},
+         .source = "mpirun(1): --rank-by node with a rankfile"});
+  vnode({.name = "vn-rank-by-core-rankfile-hosts",
+         .args = {"-H", "node1,node2,node3", "-rf", "rf", "--rank-by", "core", "-n", "3", "@probe"},
+         .files = {{"rf", "rank 0=node3 slot=0\nrank 1=node1 slot=1\nrank 2=node3 slot=1\n"}},
+         .source = "mpirun(1): --rank-by core with a rankfile and -H"});
+  vnode({.name = "vn-rank-by-node-seq",
+         .args = {"--map-by", "seq", "--hostfile", "hf", "--rank-by", "node", "-n", "5", "@probe"},
+         .files = {{"hf", "node1\nnode2\nnode1\nnode1\nnode3\n"}},
+         .source = "mpirun(1): --rank-by node with --map-by seq"});
+  vnode({.name = "vn-rank-by-slot-seq",
+         .args = {"--map-by", "seq", "-H", "node2,node1,node2", "--rank-by", "slot", "-n", "3",
+                  "@probe"},
+         .source = "mpirun(1): --rank-by slot with --map-by seq over -H"});
   vnode({.name = "vn-one-slot-each",
          .args = {"-H", "node1,node2", "-n", "2", "@probe"},
          .source = "mpirun(1): -H host without :N is one slot"});
