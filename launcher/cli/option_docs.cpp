@@ -105,14 +105,17 @@ constexpr OptionDoc kDocs[] = {
     {"-H", "Hosts", "H[:N],...", "hosts with N slots each (1 when not given); repeatable",
      "this machine",
      "Comma-separated hosts, each with an optional slot count: -H node1:4,node2:4. A repeated "
-     "name adds slots. With --hostfile too, -H picks hosts out of the file. Also user@host and "
-     "host:port forms for ssh (see docs/ssh.md)."},
+     "name adds slots. With --hostfile too, -H picks hosts out of the file. Inside a resource "
+     "manager's allocation -H only picks among its hosts, N capped by their slots, as mpirun's. "
+     "Also user@host and host:port forms for ssh (see docs/ssh.md)."},
     {"--hostfile", "Hosts", "FILE", "Open MPI (\"host slots=N\") or MPICH (\"host:N\") host file",
      "",
      "One host per line, '#' comments. Without -H and --hostfile, hosts come from the resource "
-     "manager (Slurm, PBS, LSF, HTCondor, the MPI Operator's /etc/mpi/hostfile), else the job "
-     "runs on this machine alone."},
-    {"--default-hostfile", "Hosts", "FILE", "the host file when --hostfile is not given", "", ""},
+     "manager (Grid Engine, Slurm, PBS, LSF, HTCondor, the MPI Operator's /etc/mpi/hostfile), "
+     "else the job runs on this machine alone. Inside an allocation the file only picks among "
+     "its hosts, whose slots are the allocation's, as mpirun's."},
+    {"--default-hostfile", "Hosts", "FILE", "the host file when --hostfile is not given", "",
+     "Ignored inside a resource manager's allocation, as by mpirun."},
     {"--launcher", "Hosts", "local|ssh|srun", "how agents start",
      "srun inside a Slurm allocation, local without hosts, else ssh",
      "local starts one agent per named host on this machine (virtual nodes, each with its own "

@@ -50,6 +50,11 @@ struct HostList {
   /// Several application contexts with a host file each (HostRequest::context_hostfiles): each
   /// file's host names, by path; a context with a file runs only on its hosts.
   std::map<std::string, std::vector<std::string>> hostfile_hosts;
+  /// Inside a resource manager's allocation that -H or a host file narrowed: the allocation's
+  /// own hosts and slots (MPI_UNIVERSE_SIZE, --display-allocation); empty otherwise.
+  std::vector<HostEntry> allocation;
+  /// The hosts -H or a host file named that the allocation does not have: left out.
+  std::vector<std::string> outside_allocation;
 };
 
 /// Bounds that keep every host parser's output small whatever the input.

@@ -111,10 +111,15 @@ Result<HostList> hosts_of_context_files(const HostRequest& request, const FileRe
   return list;
 }
 
+Result<HostList> command_line_hosts(const HostRequest& request, const FileReader& read);
+
 }  // namespace
 
 HostRequest host_request(const Options& o) {
-  HostRequest request{.host_values = o.hosts, .hostfile = o.hostfile};
+  HostRequest request{
+      .host_values = o.hosts,
+      .hostfile = o.hostfile,
+      .hostfile_is_default = !o.hostfile.empty() && o.hostfile == o.default_hostfile};
   if (o.contexts.size() < 2) return request;
   std::vector<std::string> values;
   std::vector<std::size_t> contexts;
@@ -136,8 +141,89 @@ HostRequest host_request(const Options& o) {
   return request;
 }
 
-Result<HostList> select_hosts(const HostRequest& request, const EnvLookup& env,
+Result<HostList> narrow_allocation(HostList given, HostList allocation, bool slots_from_given,
+                                   const std::string& this_host) {
+  const auto short_name = [](const std::string& name) {
+    return is_ip_address(name) ? name : name.substr(0, name.find('.'));
+  };
+  const auto local = [&](const std::string& name) {
+    return name == "localhost" || name == "127.0.0.1" || name == "::1" ||
+           (!this_host.empty() && short_name(name) == short_name(this_host));
+  };
+  const auto same_node = [&](const std::string& a, const std::string& b) {
+    return short_name(a) == short_name(b) || (local(a) && local(b));
+  };
+  HostList out;
+  out.source = mpilaunch::format("{}, narrowed by {}", allocation.source, given.source);
+  std::vector<bool> inside(given.hosts.size(), false);
+  for (const HostEntry& allocated : allocation.hosts) {
+    std::optional<HostEntry> picked;
+    long asked = 0;
+    for (std::size_t i = 0; i < given.hosts.size(); ++i) {
+      if (!same_node(given.hosts[i].name, allocated.name)) continue;
+      inside[i] = true;
+      if (!picked) picked = given.hosts[i];  // its user (and port) as the command line gave
+      asked += given.hosts[i].slots;
+    }
+    if (!picked) continue;
+    picked->name = allocated.name;  // mpirun's map names the allocation's node
+    picked->slots = slots_from_given ? static_cast<int>(std::min<long>(asked, allocated.slots))
+                                     : allocated.slots;
+    picked->slots_given = true;
+    picked->count_cores = false;
+    // A context's host file names its hosts as the file does: the same node's name here.
+    for (auto& [path, names] : given.hostfile_hosts)
+      for (std::string& name : names)
+        if (same_node(name, allocated.name)) name = picked->name;
+    out.hosts.push_back(std::move(*picked));
+  }
+  for (std::size_t i = 0; i < given.hosts.size(); ++i)
+    if (!inside[i]) out.outside_allocation.push_back(host_text(given.hosts[i]));
+  if (out.hosts.empty())
+    return Error{
+        .kind = ErrorKind::NotEnoughSlots,
+        .detail = mpilaunch::format(
+            "all nodes which are allocated for this job are already filled: {} names no host of "
+            "the allocation ({}), and inside an allocation mpirun's -H and --hostfile only pick "
+            "among its hosts; name some of them, or leave -H and --hostfile out",
+            given.source, allocation.source)};
+  out.host_lines = std::move(given.host_lines);
+  out.hostfile_hosts = std::move(given.hostfile_hosts);
+  out.allocation = std::move(allocation.hosts);
+  return out;
+}
+
+Result<HostList> select_hosts(const HostRequest& given_request, const EnvLookup& env,
                               const FileReader& read) {
+  HostRequest request = given_request;
+  // Inside a resource manager's allocation --default-hostfile counts for nothing and -H and
+  // --hostfile narrow the allocation (mpirun 4.1.4, measured under Grid Engine).
+  auto allocation = hosts_from_resource_manager(env, read);
+  if (!allocation) return allocation.error();
+  if (allocation.value() && request.hostfile_is_default) {
+    if (request.context_hostfiles == std::vector<std::string>{request.hostfile})
+      request.context_hostfiles.clear();
+    request.hostfile.clear();
+  }
+  const bool named = !request.host_values.empty() || !request.hostfile.empty() ||
+                     !request.context_hostfiles.empty();
+  if (!named) {
+    if (allocation.value()) return std::move(*allocation.value());
+    auto found = hosts_from_environment(env, read);
+    if (!found) return found.error();
+    if (found.value()) return std::move(*found.value());
+    return HostList{};
+  }
+  auto given = command_line_hosts(request, read);
+  if (!given || !allocation.value()) return given;
+  return narrow_allocation(std::move(given).value(), std::move(*allocation.value()),
+                           !request.host_values.empty(), request.this_host);
+}
+
+namespace {
+
+// The hosts -H and the host files name (select_hosts), as outside any allocation.
+Result<HostList> command_line_hosts(const HostRequest& request, const FileReader& read) {
   if (!request.context_hostfiles.empty()) return hosts_of_context_files(request, read);
   HostList list;
   std::vector<HostEntry> from_file;
@@ -172,14 +258,10 @@ Result<HostList> select_hosts(const HostRequest& request, const EnvLookup& env,
     list.source = mpilaunch::format("{} out of hostfile {}", dash_h, request.hostfile);
     return list;
   }
-  if (!request.hostfile.empty()) {
-    list.hosts = std::move(from_file);
-    return list;
-  }
-  auto found = hosts_from_environment(env, read);
-  if (!found) return found.error();
-  if (found.value()) return std::move(*found.value());
+  list.hosts = std::move(from_file);
   return list;
 }
+
+}  // namespace
 
 }  // namespace mpilaunch::launcher

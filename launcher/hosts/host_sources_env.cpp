@@ -34,13 +34,6 @@ std::vector<std::string_view> blank_separated(std::string_view text) {
   return words_of(text, " \t\r");
 }
 
-// An IPv4 or IPv6 address, whose dots are no domain.
-bool is_address(const std::string& name) {
-  unsigned char buffer[sizeof(in6_addr)];
-  return ::inet_pton(AF_INET, name.c_str(), buffer) == 1 ||
-         ::inet_pton(AF_INET6, name.c_str(), buffer) == 1;
-}
-
 std::string shown_var(std::string_view name, std::string_view value) {
   return mpilaunch::format("{}={}", name, printable(value));
 }
@@ -122,7 +115,7 @@ Found from_gridengine(const EnvLookup& env, const FileReader& read) {
       return env_error(mpilaunch::format("{}: '{}' after {} is not a slot count", where,
                                          printable(fields[1]), printable(fields[0])));
     std::string name(fields[0]);
-    if (!is_address(name)) name = name.substr(0, name.find('.'));
+    if (!is_ip_address(name)) name = name.substr(0, name.find('.'));
     HostEntry entry{.slots = *slots, .slots_given = true};
     if (auto why = read_user_and_name(name, entry))
       return env_error(mpilaunch::format("{}: {}", where, *why));
@@ -266,20 +259,32 @@ Found from_default_hostfile(const EnvLookup& env, const FileReader& read) {
 
 }  // namespace
 
-Result<std::optional<HostList>> hosts_from_environment(const EnvLookup& env,
-                                                       const FileReader& read) {
+bool is_ip_address(const std::string& name) {
+  unsigned char buffer[sizeof(in6_addr)];
+  return ::inet_pton(AF_INET, name.c_str(), buffer) == 1 ||
+         ::inet_pton(AF_INET6, name.c_str(), buffer) == 1;
+}
+
+Result<std::optional<HostList>> hosts_from_resource_manager(const EnvLookup& env,
+                                                            const FileReader& read) {
   for (const auto& source : {
            std::function<Found()>([&] { return from_gridengine(env, read); }),
            std::function<Found()>([&] { return from_slurm(env); }),
            std::function<Found()>([&] { return from_pbs(env, read); }),
            std::function<Found()>([&] { return from_lsf(env, read); }),
            std::function<Found()>([&] { return from_htcondor(env, read); }),
-           std::function<Found()>([&] { return from_default_hostfile(env, read); }),
        }) {
     Found found = source();
     if (!found || found.value()) return found;
   }
   return std::optional<HostList>();
+}
+
+Result<std::optional<HostList>> hosts_from_environment(const EnvLookup& env,
+                                                       const FileReader& read) {
+  Found found = hosts_from_resource_manager(env, read);
+  if (!found || found.value()) return found;
+  return from_default_hostfile(env, read);
 }
 
 }  // namespace mpilaunch::launcher

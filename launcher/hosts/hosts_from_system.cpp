@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/os_hostname.hpp"
 #include "common/text_format.hpp"
 
 #include "launcher/cli/mca_param_files.hpp"
@@ -57,7 +58,9 @@ Result<HostList> gather_hosts(const Options& o) {
     return std::nullopt;
   };
   const FileReader read = read_host_file;
-  auto list = select_hosts(host_request(o), env, read);
+  HostRequest request = host_request(o);
+  request.this_host = os_hostname();
+  auto list = select_hosts(request, env, read);
   if (!list || o.rankfile.empty()) return list;
   auto text = read(o.rankfile);
   if (!text) {

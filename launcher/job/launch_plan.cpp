@@ -356,7 +356,7 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
         h.slots = std::max(1, machine.cpus);  // known here, no agent counts them
         h.count_cores = false;
       }
-    plan.allocation = entries;
+    plan.allocation = hosts.allocation.empty() ? entries : hosts.allocation;
     // Children of a spawn may still go there (mpirun 4.1.4, measured): it keeps an agent.
     for (const HostEntry& h : entries)
       if (!local_node && is_local_name(h.name, machine.hostname)) local_node = h;
@@ -370,8 +370,14 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
                             "rank; give other hosts (-H, --hostfile) or drop --nolocal",
                             plan.isolated ? "this machine alone" : hosts.source));
   } else {
-    plan.allocation = entries;
+    plan.allocation = hosts.allocation.empty() ? entries : hosts.allocation;
   }
+  if (!hosts.outside_allocation.empty())
+    plan.warnings.push_back(mpilaunch::format(
+        "{} {} not in the allocation ({}): left out, as mpirun 4.1.4 leaves out a host the "
+        "allocation does not have",
+        fmt::join(hosts.outside_allocation, ", "),
+        hosts.outside_allocation.size() == 1 ? "is" : "are", hosts.source));
   for (const HostEntry& h : plan.allocation) plan.universe_size += h.slots;
   for (const HostEntry& h : entries) {
     slots.push_back(NodeSlots{h.name, h.slots, h.max_slots});
@@ -781,7 +787,7 @@ Status map_on_reported_slots(LaunchPlan& plan, const std::vector<int>& cores,
   if (!plan.allocation.empty()) universe = 0;
   for (HostEntry& a : plan.allocation) {
     for (const HostEntry& h : nodes)
-      if (h.name == a.name) a = h;
+      if (a.count_cores && h.name == a.name) a = h;
     universe += a.slots;
   }
   // The hosts left without ranks keep their agents, idle until a spawn places children there.

@@ -116,6 +116,58 @@ std::vector<Case> project_cases() {
        .files = {{"pe_hostfile", "localhost 3 all.q@localhost UNDEFINED\n"}},
        .source = "Grid Engine: PE_HOSTFILE without SGE_ROOT and ARC is not read by mpirun"});
 
+  // Inside an allocation mpirun's -H and host files only pick among the allocation's hosts
+  // (measured): a file's slots= count for nothing, -H's cap the allocation's, a host outside it
+  // is left out, --default-hostfile is ignored; MPI_UNIVERSE_SIZE stays the allocation's.
+  const std::vector<std::string> sge3 = {"pe_hostfile", "localhost 3 all.q@localhost UNDEFINED\n"};
+  add({.name = "proj-sge-host-caps-slots",
+       .args = {"-H", "localhost:2", "@probe"},
+       .env = grid_engine(),
+       .files = {{sge3[0], sge3[1]}},
+       .source =
+           "a Grid Engine job script with mpirun -H localhost:2 ./a.out (3 slots allocated)"});
+  add({.name = "proj-sge-host-beyond-allocation",
+       .args = {"-H", "localhost:5", "-n", "4", "@probe"},
+       .checks = kRefusal,
+       .env = grid_engine(),
+       .files = {{sge3[0], sge3[1]}},
+       .source = "mpirun -H localhost:5 -n 4 in a 3-slot Grid Engine job: the allocation caps"});
+  add({.name = "proj-sge-hostfile-slots-ignored",
+       .args = {"--hostfile", "hosts", "@probe"},
+       .env = grid_engine(),
+       .files = {{sge3[0], sge3[1]}, {"hosts", "localhost slots=1\n"}},
+       .source = "a Grid Engine job script with mpirun --hostfile hosts ./a.out"});
+  add({.name = "proj-sge-default-hostfile-ignored",
+       .args = {"--default-hostfile", "hosts", "@probe"},
+       .env = grid_engine(),
+       .files = {{sge3[0], sge3[1]}, {"hosts", "localhost slots=1\n"}},
+       .source = "mpirun --default-hostfile hosts ./a.out in a Grid Engine job"});
+  add({.name = "proj-sge-host-outside-left-out",
+       .args = {"-H", "localhost,elsewhere", "@probe"},
+       .checks = Report | Stdout,
+       .env = grid_engine(),
+       .files = {{sge3[0], sge3[1]}},
+       .source = "mpirun -H localhost,elsewhere in a Grid Engine job of localhost only"});
+  add({.name = "proj-sge-host-none-inside",
+       .args = {"-H", "elsewhere", "-n", "1", "@probe"},
+       .checks = kRefusal,
+       .env = grid_engine(),
+       .files = {{sge3[0], sge3[1]}},
+       .source = "mpirun -H elsewhere in a Grid Engine job of localhost only"});
+  const std::vector<std::string> sge22 = {
+      "pe_hostfile", "node1 2 all.q@node1 UNDEFINED\nnode2 2 all.q@node2 UNDEFINED\n"};
+  vnode({.name = "vn-proj-sge-hostfile-narrows",
+         .args = {"--mca", "plm_rsh_disable_qrsh", "1", "--hostfile", "hosts", "-n", "3", "@probe"},
+         .env = grid_engine(),
+         .files = {{sge22[0], sge22[1]}, {"hosts", "node2 slots=4\nnode1 slots=4\n"}},
+         .source = "a Grid Engine job script with mpirun --hostfile hosts -n 3 (the allocation's "
+                   "order and slots)"});
+  vnode({.name = "vn-proj-sge-host-caps",
+         .args = {"--mca", "plm_rsh_disable_qrsh", "1", "-H", "node2:1,node1:4", "@probe"},
+         .env = grid_engine(),
+         .files = {{sge22[0], sge22[1]}},
+         .source = "mpirun -H node2:1,node1:4 in a Grid Engine job of node1 and node2"});
+
   vnode({.name = "vn-proj-sge",
          .args = {"--mca", "plm_rsh_disable_qrsh", "1", "@probe"},
          .env = grid_engine(),

@@ -102,6 +102,18 @@ n=$(grep -c "hello rank [01] of 2 .* ok" <<<"$out")
 out=$(timeout 60 salloc -N1 -n2 "$mpilaunch" "$failer" exit 1 7 2>&1); rc=$?
 check "a failing rank gives its exit code" 7 $rc "$out" "rank 1"
 
+# Inside an allocation -H only picks among its hosts, its slots capped by the allocation's, as
+# mpirun 4.1.4's -H (measured under Grid Engine): -H NODE:5 in 2 tasks is 2 ranks, through
+# srun, and the allocation shown is Slurm's.
+# (The node is named by its allocation: the cluster's NodeName, not this machine's hostname.)
+narrow='exec "$0" -H "$SLURM_JOB_NODELIST:5" "$@"'
+out=$(timeout 60 salloc -N1 -n2 sh -c "$narrow" "$mpilaunch" --display-allocation "$hello" 2>&1); rc=$?
+check "-H narrows the allocation" 0 $rc "$out" "slots=2 max_slots=0"
+n=$(grep -c "hello rank [01] of 2 .* ok" <<<"$out")
+[ "$n" -eq 2 ] || { echo "FAIL -H in an allocation: $n of 2 ranks saw a world of 2:"; echo "$out"; failures=$((failures + 1)); }
+out=$(timeout 60 salloc -N1 -n2 sh -c "$narrow" "$mpilaunch" --dry-run "$hello" 2>&1); rc=$?
+check "-H in an allocation keeps srun" 0 $rc "$out" "launcher:   srun"
+
 out=$(env -u SLURM_JOB_ID "$mpilaunch" --launcher=srun -H localhost "$hello" 2>&1); rc=$?
 check "--launcher=srun outside an allocation" 64 $rc "$out" "Slurm allocation"
 

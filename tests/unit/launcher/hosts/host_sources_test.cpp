@@ -104,7 +104,14 @@ TEST_CASE("host sources: the command line, then resource managers in a fixed ord
        {.host_values = {"a,a"}, .hostfile = "h.txt"},
        {{.name = "a", .slots = 2}},
        "-H a,a out of hostfile h.txt"},
-      {"-H beats slurm", slurm, {}, {.host_values = {"a"}}, {{.name = "a"}}, "-H a"},
+      // mpirun 4.1.4 (measured under Grid Engine): inside an allocation -H only picks among its
+      // hosts, in the allocation's order, -H's slots capping the allocation's.
+      {"-H narrows slurm's allocation",
+       slurm,
+       {},
+       {.host_values = {"n2:5,n1"}},
+       {given("n1", 1), given("n2", 2)},
+       "slurm SLURM_JOB_NODELIST=n[1-2] SLURM_TASKS_PER_NODE=2(x2), narrowed by -H n2:5,n1"},
       // mpirun 4.1.4 (measured): Grid Engine's PE_HOSTFILE, when all four variables are set,
       // wins over Slurm's; a host's lines add up; the domain goes, an address stays whole.
       {"gridengine",
@@ -211,10 +218,69 @@ TEST_CASE("host sources: the command line, then resource managers in a fixed ord
   check_cases(cases);
 }
 
-TEST_CASE("host sources: -H and --hostfile never read the environment's files") {
-  FakeSystem system{.env = {{"PBS_NODEFILE", "/pbs"}}, .files = {{"h", "a\n"}}};
+TEST_CASE("host sources: -H and --hostfile never read a default host file") {
+  FakeSystem system{.env = {{"OMPI_MCA_orte_default_hostfile", "/d"}},
+                    .files = {{"h", "a\n"}, {"/d", "b\n"}, {"/etc/mpi/hostfile", "c\n"}}};
   REQUIRE(system.select({.hostfile = "h"}).has_value());
   CHECK(system.reads == std::vector<std::string>{"h"});
+}
+
+// mpirun 4.1.4 inside an allocation (measured under Grid Engine, PE_HOSTFILE "vm 2" and "node2
+// 2"): -H and host files only pick among the allocation's hosts, which keep its order; a file's
+// slots= count for nothing, -H's cap the allocation's; a host outside it is left out, none
+// inside runs nothing; --default-hostfile is ignored; the universe stays the allocation's.
+TEST_CASE("host sources: inside an allocation -H and host files narrow it") {
+  const std::map<std::string, std::string, std::less<>> sge = {
+      {"SGE_ROOT", "/sge"}, {"ARC", "x"}, {"JOB_ID", "7"}, {"PE_HOSTFILE", "/pe"}};
+  const std::map<std::string, std::string> files = {
+      {"/pe", "vm 2 q@vm UNDEFINED\nnode2 2 q@node2 UNDEFINED\n"},
+      {"hf", "node2 slots=4\nvm slots=1\nnode3 slots=2\n"},
+      {"hf3", "node3\n"}};
+  const std::vector<HostEntry> allocation = {given("vm", 2), given("node2", 2)};
+  struct Narrow {
+    const char* name;
+    HostRequest request;
+    std::vector<HostEntry> hosts;
+    std::vector<std::string> outside;
+  };
+  const Narrow cases[] = {
+      {"a host file: the allocation's order and slots; node3 left out",
+       {.hostfile = "hf"},
+       {given("vm", 2), given("node2", 2)},
+       {"node3"}},
+      {"-H caps: vm:4 is 2, node2 once is 1",
+       {.host_values = {"node2,vm:4"}},
+       {given("vm", 2), given("node2", 1)},
+       {}},
+      {"-H naming a host twice: two slots", {.host_values = {"vm,vm"}}, {given("vm", 2)}, {}},
+      {"-H picking out of a host file: -H's slots, capped",
+       {.host_values = {"node2:3"}, .hostfile = "hf"},
+       {given("node2", 2)},
+       {}},
+      {"localhost and this machine's name are the allocation's node",
+       {.host_values = {"localhost:1", "vm.example.org:1"}, .this_host = "vm"},
+       {given("vm", 2)},
+       {}},
+      {"--default-hostfile counts for nothing",
+       {.hostfile = "hf3", .hostfile_is_default = true},
+       allocation,
+       {}},
+  };
+  for (const Narrow& c : cases) {
+    INFO(c.name);
+    FakeSystem system{.env = sge, .files = files};
+    const auto list = system.select(c.request);
+    REQUIRE_MESSAGE(list.has_value(), list.error().detail);
+    CHECK(list->hosts == c.hosts);
+    CHECK(list->outside_allocation == c.outside);
+    CHECK(list->allocation ==
+          (c.request.hostfile_is_default ? std::vector<HostEntry>{} : allocation));
+  }
+  FakeSystem system{.env = sge, .files = files};
+  const auto none = system.select({.hostfile = "hf3"});
+  REQUIRE_FALSE(none.has_value());
+  CHECK(none.error().kind == ErrorKind::NotEnoughSlots);
+  CHECK(none.error().detail.find("already filled") != std::string::npos);
 }
 
 TEST_CASE("host sources: errors say which variable or file, what is wrong and the fix") {
