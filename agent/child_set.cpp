@@ -362,6 +362,7 @@ Status ChildSet::confirm_exec(SpawnedChild& child) {
   if (failure.stage == 'B')
     return Error{
         .kind = ErrorKind::BadOption,
+        .phase = "bind",  // not "spawn": that would read as a refused MPI_Comm_spawn
         .detail = mpilaunch::format("binding {} to its CPUs failed: {}; choose CPUs this node "
                                     "allows, or --bind-to none",
                                     child.program, std::strerror(failure.err))};

@@ -138,6 +138,10 @@ std::string message(const Error& e) {
       // MPI_Comm_spawn (its info keys) asked for what is not served.
       if (e.phase == "spawn")
         return mpilaunch::format("a spawn was refused{}", e.detail.empty() ? "" : ": " + e.detail);
+      // The agent could not bind a rank of the job to the CPUs the placement gave it.
+      if (e.phase == "bind")
+        return mpilaunch::format("a rank could not be bound{}{}", at,
+                                 e.detail.empty() ? "" : ": " + e.detail);
       return mpilaunch::format("invalid command line{}", e.detail.empty() ? "" : ": " + e.detail);
     case ErrorKind::Timeout:
       if (e.phase == "slurm")
@@ -262,6 +266,10 @@ std::string hint(const Error& e) {
                "key or the job setting named above: change that call's info, or the job's "
                "command line where it is named; the spawn's info keys served are in "
                "docs/dynamic-processes.md";
+      if (e.phase == "bind")
+        return "the node does not have or allow the CPUs its topology report named (a saved "
+               "topology in HWLOC_XMLFILE with HWLOC_THISSYSTEM=1 that is another machine's, or a "
+               "CPU taken away since): run with --bind-to none, or fix the topology";
       return "see 'mpilaunch --help' for the accepted spellings";
     case ErrorKind::Timeout:
       if (e.phase == "slurm")

@@ -302,6 +302,24 @@ Result<JobBindings> bind_ranks(const JobMap& map, const std::vector<NodePlacemen
     out.policy = "none";
     return out;
   }
+  if (!policy.topology_file.empty()) {
+    // Not this machine's topology: its CPUs may not exist here, so nothing is bound (mpirun
+    // 4.1.4: default, implied, PE=n and CPU-list bindings silently dropped; an explicit
+    // --bind-to refused unless :if-supported).
+    if (policy.bind_given && !policy.if_supported)
+      return bad(mpilaunch::format(
+          "--bind-to {}: the nodes' topology is read from {} (HWLOC_XMLFILE), not from this "
+          "machine, and processes cannot be bound by it (mpirun 4.1.4: \"at least one node does "
+          "NOT support binding processes to cpus\"); use --bind-to none or :if-supported, or set "
+          "HWLOC_THISSYSTEM=1 if the file describes this machine",
+          policy.bind_level ? std::string(level_name(*policy.bind_level)) : "cpu-list",
+          policy.topology_file));
+    out.policy = "none";
+    out.why_unbound = mpilaunch::format(
+        "the nodes' topology is read from {} (HWLOC_XMLFILE), not from this machine",
+        policy.topology_file);
+    return out;
+  }
   if (!policy.rankfile.empty() || (policy.cpu_list && !policy.ordered))
     return bind_rankfile(map, nodes, policy);
   if (policy.bind_cpu_list) return bind_ordered(map, nodes, policy);

@@ -87,6 +87,12 @@ struct PlacementPolicy {
   /// `ordered`: each rank to one of them, the node's local rank k to the k-th in OS order.
   bool bind_cpu_list = false;
   bool ordered = false;
+  /// The nodes' topology is read from this file (HWLOC_XMLFILE, which local and srun agents
+  /// inherit), not discovered: hwloc says it is not "this system", and mpirun 4.1.4 binds
+  /// nothing then (measured: default and implied bindings dropped, an explicit --bind-to
+  /// refused: "at least one node does NOT support binding processes to cpus"). Empty: this
+  /// machine's own (or HWLOC_THISSYSTEM=1 vouches for the file).
+  std::string topology_file;
 };
 
 /// Errors: BadOption naming the option, the value and what is accepted.

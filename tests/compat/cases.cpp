@@ -946,6 +946,33 @@ std::vector<Case> table() {
        .files = {{"rf", "rank 0=localhost slot=0\nrank 1=localhost slot=1\n"}},
        .source = "issue 21: MPI_UNIVERSE_SIZE of a rankfile job counts the file's lines"});
   // :PE=n overloading the cores: only --oversubscribe itself allows it (session 10).
+  // A saved topology (HWLOC_XMLFILE) is not this machine's: mpirun 4.1.4 binds nothing, and
+  // refuses an explicit --bind-to ("at least one node does NOT support binding processes to
+  // cpus"). mpilaunch bound to the file's CPUs and failed with EINVAL ("a spawn was refused").
+  add({.name = "xml-topology-default-unbound",
+       .args = {"-H", "localhost:16", "-n", "4", "@probe"},
+       .pending = kBinding,  // mpirun still sets OMPI_MCA_orte_bound_at_launch=1
+       .pending_on = Report,
+       .env = {"HWLOC_XMLFILE=@data/topologies/2pack-8core-ht.xml"},
+       .source = "mpirun 4.1.4: a saved topology's default binding is dropped"});
+  add({.name = "xml-topology-map-by-socket-pe-unbound",
+       .args = {"-H", "localhost:16", "-n", "2", "--map-by", "socket:PE=2", "@probe"},
+       .pending = kBinding,  // mpirun still sets OMPI_MCA_orte_bound_at_launch=1
+       .pending_on = Report,
+       .env = {"HWLOC_XMLFILE=@data/topologies/2pack-8core-ht.xml"},
+       .source = "mpirun 4.1.4: a saved topology's implied binding is dropped"});
+  // One rank: its core's CPUs (0-1) exist here, so the old binary ran it bound, exit 0.
+  add({.name = "xml-topology-bind-to-core-refused",
+       .args = {"-H", "localhost:16", "-n", "1", "--bind-to", "core", "@probe"},
+       .checks = kRefusal,
+       .env = {"HWLOC_XMLFILE=@data/topologies/2pack-8core-ht.xml"},
+       .source = "mpirun 4.1.4: no binding on a topology that is not this system"});
+  add({.name = "xml-topology-bind-to-core-if-supported",
+       .args = {"-H", "localhost:16", "-n", "2", "--bind-to", "core:if-supported", "@probe"},
+       .pending = kBinding,  // mpirun still sets OMPI_MCA_orte_bound_at_launch=1
+       .pending_on = Report,
+       .env = {"HWLOC_XMLFILE=@data/topologies/2pack-8core-ht.xml"},
+       .source = "mpirun 4.1.4: :if-supported runs unbound on a saved topology"});
   add({.name = "map-by-pe-oversubscribe-modifier-overload",
        .args = {"-H", "localhost:4", "-n", "2", "--map-by", "slot:PE=2:OVERSUBSCRIBE", "@probe"},
        .checks = kRefusal,

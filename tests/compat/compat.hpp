@@ -43,7 +43,8 @@ struct Case {
   std::string pending;
   unsigned pending_on = Report | Stdout | Stderr | Files | Exit | Framed;
   std::string stdin_text;  // written to both launchers' stdin, then closed
-  /// "NAME=value" for both launchers; "@apps": the apps dir, "@W": the run's working directory.
+  /// "NAME=value" for both launchers; "@apps": the apps dir, "@W": the run's working directory,
+  /// "@data": tests/data (saved topologies: HWLOC_XMLFILE=@data/topologies/NAME.xml).
   std::vector<std::string> env;
   /// Written into the working directory first ("@probe" in a text becomes the probe's path; a
   /// text starting with "#!" is made executable: a script).

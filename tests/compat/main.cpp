@@ -124,6 +124,8 @@ Ran run_side(const Case& c, bool under_mpirun, const fs::path& case_dir,
   const std::string apps_dir = fs::path(e2e::app("probe")).parent_path().string();
   for (std::string& e : job.extra_env) {
     if (const std::size_t at = e.find("@apps"); at != std::string::npos) e.replace(at, 5, apps_dir);
+    if (const std::size_t at = e.find("@data"); at != std::string::npos)
+      e.replace(at, 5, MPILAUNCH_TEST_DATA_DIR);
     if (const std::size_t at = e.find("@W"); at != std::string::npos)
       e.replace(at, 2, dir.string());
   }

@@ -402,6 +402,24 @@ TEST_CASE("binding: a binding that cannot be honoured is refused before any rank
   CHECK_MESSAGE(o.out.find("rank=") == std::string::npos, o.out);
 }
 
+// The agent cannot bind a rank to CPUs this machine lacks (a saved 2-socket topology vouched
+// for as this system): one error of the job's start in phase bind, not "a spawn was refused"
+// with MPI_Comm_spawn's hint (what it said until session 11).
+TEST_CASE("binding: a rank the agent cannot bind is reported as such, not as a refused spawn") {
+  Job job;
+  job.extra_env = {
+      std::string("HWLOC_XMLFILE=") + MPILAUNCH_TEST_DATA_DIR + "/topologies/2pack-8core-ht.xml",
+      "HWLOC_THISSYSTEM=1"};
+  std::vector<std::string> args = {"-H", "localhost:16", "-n", "4"};
+  args.insert(args.end(), kReport.begin(), kReport.end());
+  const Outcome o = job.launch(args, Millis{120'000});
+  check_error_block(o, "bad-option", o.status());
+  CHECK(o.status() != 0);
+  CHECK_MESSAGE(o.err.find("a rank could not be bound") != std::string::npos, o.err);
+  CHECK_MESSAGE(o.err.find("phase:     bind") != std::string::npos, o.err);
+  CHECK_MESSAGE(o.err.find("spawn") == std::string::npos, o.err);
+}
+
 TEST_CASE("binding: --display-map prints mpirun's table, the events file has every rank's CPUs") {
   Job job;
   std::vector<std::string> args = {"-n", "1", "--display-map"};

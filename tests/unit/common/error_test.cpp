@@ -63,6 +63,21 @@ TEST_CASE("agent-start-failed in phase session-dir: the stale prterun directory 
   CHECK(h.find("ssh") == std::string::npos);
 }
 
+// A rank of the job the agent could not bind (the CPUs its topology named do not exist here)
+// is neither a refused spawn nor a command-line mistake.
+TEST_CASE("a rank the agent could not bind: its own headline and hint") {
+  const Error e{.kind = ErrorKind::BadOption,
+                .host = "vm",
+                .rank = 1,
+                .phase = "bind",
+                .detail = "binding probe to its CPUs failed: Invalid argument"};
+  CHECK(message(e).starts_with("a rank could not be bound"));
+  CHECK(message(e).find("spawn") == std::string::npos);
+  CHECK(message(e).find("invalid command line") == std::string::npos);
+  CHECK(hint(e).find("MPI_Comm_spawn") == std::string::npos);
+  CHECK(hint(e).find("--bind-to none") != std::string::npos);
+}
+
 // A refused spawn is no command-line mistake: its headline and hint name the MPI_Comm_spawn
 // call and its info keys, never 'invalid command line' or --help.
 TEST_CASE("a refused spawn's headline and hint name MPI_Comm_spawn, not the command line") {

@@ -391,3 +391,33 @@ TEST_CASE("placement: --map-by seq is the sequential mapper, bound as by default
   CHECK_FALSE(p.bind_none);
   CHECK_FALSE(policy({.map_by = "slot"}).seq);
 }
+
+// A topology read from HWLOC_XMLFILE is not this machine's: mpirun 4.1.4 binds nothing then
+// (measured: the default and --map-by's bindings dropped, --bind-to refused unless
+// :if-supported).
+TEST_CASE("placement: a saved topology (HWLOC_XMLFILE) binds nothing, --bind-to is refused") {
+  const NodeTopology big = shape(2, 1, 8, 2);
+  auto p = policy({});
+  p.topology_file = "/saved/2pack.xml";
+  auto b = bind_ranks(one_node(4), {{16, big}}, p, false);
+  REQUIRE(b.has_value());
+  CHECK_FALSE(b->bound);
+  CHECK(b->policy == "none");
+  CHECK(b->why_unbound.find("/saved/2pack.xml") != std::string::npos);
+  p = policy({.map_by = "socket:PE=2"});
+  p.topology_file = "/saved/2pack.xml";
+  b = bind_ranks(one_node(2), {{16, big}}, p, false);
+  REQUIRE(b.has_value());
+  CHECK_FALSE(b->bound);
+  p = policy({.bind_to = "core"});
+  p.topology_file = "/saved/2pack.xml";
+  b = bind_ranks(one_node(2), {{16, big}}, p, false);
+  REQUIRE_FALSE(b.has_value());
+  CHECK(b.error().kind == ErrorKind::BadOption);
+  CHECK(b.error().detail.find("does NOT support binding") != std::string::npos);
+  p = policy({.bind_to = "core:if-supported"});
+  p.topology_file = "/saved/2pack.xml";
+  b = bind_ranks(one_node(2), {{16, big}}, p, false);
+  REQUIRE(b.has_value());
+  CHECK_FALSE(b->bound);
+}
