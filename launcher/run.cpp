@@ -397,7 +397,7 @@ int run(const std::vector<std::string>& args) {
                                  .exit_code = exit_codes::kRootRefused,
                                  .detail = "--refuse-root was given and mpilaunch runs as root"},
                            events);
-    if (!o.allow_run_as_root && !o.quiet &&
+    if (!o.allow_run_as_root && !o.quiet && !o.do_not_launch &&
         !(env_is_one("OMPI_ALLOW_RUN_AS_ROOT") && env_is_one("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM")))
       std::fputs(
           "mpilaunch: warning: running the ranks as root; silence this with --allow-run-as-root "
@@ -451,6 +451,14 @@ int run(const std::vector<std::string>& args) {
   config.wireup_timeout_seconds = o.wireup_timeout_seconds;
   config.report_state_on_timeout = o.report_state_on_timeout;
   config.get_stack_traces = o.get_stack_traces;
+  if (o.do_not_launch) {
+    // mpirun 4.1.4's --do-not-launch prints its JOB MAP (the diffable one when asked), binding
+    // columns included, also on a saved topology, and no --report-bindings line (measured).
+    config.map_only = true;
+    plan->placement.display = !plan->display_diffable_map;
+    plan->placement.report_bindings = false;
+    plan->placement.topology_file.clear();
+  }
   config.plan = std::move(plan).value();
   config.status_file = o.status_file;
   config.progress = ::isatty(STDERR_FILENO) == 1;

@@ -262,7 +262,11 @@ constexpr OptionDoc kDocs[] = {
      "",
      "Also says where each setting came from: a config file line, the environment or the "
      "command line."},
-    {"--do-not-launch", "Debugging", "", "mpirun's spelling of --dry-run", "", ""},
+    {"--do-not-launch", "Debugging", "",
+     "start the agents, print mpirun's JOB MAP (each rank's node and binding, as the agents' "
+     "topologies give them) and run nothing, as mpirun's --do-not-launch; --dry-run starts "
+     "nothing",
+     "", ""},
     {"--events", "Debugging", "FILE", "write a JSON Lines timeline of the job to FILE", "", ""},
     {"--allow-run-as-root", "Debugging", "", "silence the warning printed when ranks run as root",
      "", "OMPI_ALLOW_RUN_AS_ROOT=1 with OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 does the same."},

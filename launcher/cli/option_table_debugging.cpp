@@ -22,7 +22,7 @@ void add_debugging_options(std::vector<OptionSpec>& t) {
                  return set_flag(o.version);
                }});
   t.push_back({{"--do-not-launch", "-do-not-launch"}, 0, [](Options& o, const Values&) {
-                 return set_flag(o.dry_run);
+                 return set_flag(o.do_not_launch);
                }});
 }
 

@@ -150,6 +150,7 @@ struct Options {
   std::string status_file;
   // Debugging and reporting
   bool dry_run = false;
+  bool do_not_launch = false;  // mpirun's --do-not-launch: the agents report, the JOB MAP, no rank
   std::string events_file;
   bool allow_run_as_root = false;
   bool refuse_root = false;  // Open MPI's refusal instead of a warning

@@ -205,6 +205,11 @@ void Supervisor::spawn_ranks() {
   }
   spawn_when_ready_ = false;
   if (!map_on_agent_slots() || !place_ranks()) return;
+  if (config_.map_only) {
+    // The map is printed: nothing runs (the transition's action is done, the next one posted).
+    asio::post(io_, [this] { feed(JobEvent::AllRanksSucceeded); });
+    return;
+  }
   const LaunchPlan& plan = config_.plan;
   protocol::JobSpec spec;
   spec.job_id = config_.job_id;

@@ -34,6 +34,9 @@ namespace mpilaunch::launcher {
 
 struct JobConfig {
   LaunchPlan plan;
+  /// --do-not-launch: once every agent has reported its node, place the ranks, print the map
+  /// and end with success, starting no rank (mpirun 4.1.4 prints its JOB MAP and exits 0).
+  bool map_only = false;
   std::string job_id;
   std::string token;
   std::string tmpdir;  // this job's directory for every temporary file, on every node

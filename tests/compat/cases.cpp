@@ -946,6 +946,50 @@ std::vector<Case> table() {
        .files = {{"rf", "rank 0=localhost slot=0\nrank 1=localhost slot=1\n"}},
        .source = "issue 21: MPI_UNIVERSE_SIZE of a rankfile job counts the file's lines"});
   // :PE=n overloading the cores: only --oversubscribe itself allows it (session 10).
+  // --do-not-launch prints the JOB MAP with each rank's binding as computed on the node's
+  // topology (mpirun 4.1.4 too on a saved one), so bigger machines can be compared on this one:
+  // mapping round robin over objects, --rank-by OBJ, listing order, cores numbered across the
+  // node (mpirun-facts.md "topo"). Only stdout: mpirun adds an ORTE "internal error" on stderr.
+  const std::vector<std::pair<std::string, std::vector<std::string>>> kSavedMachineLines = {
+      {"n2", {"-n", "2"}},
+      {"n4", {"-n", "4"}},
+      {"n4-bind-core", {"-n", "4", "--bind-to", "core"}},
+      {"n4-bind-hwthread", {"-n", "4", "--bind-to", "hwthread"}},
+      {"n6-numa-rank-core", {"-n", "6", "--map-by", "numa", "--rank-by", "core"}},
+      {"n6-numa-rank-socket", {"-n", "6", "--map-by", "numa", "--rank-by", "socket"}},
+      {"n4-ppr2socket-rank-socket", {"-n", "4", "--map-by", "ppr:2:socket", "--rank-by", "socket"}},
+      {"n3-rank-hwthread", {"-n", "3", "--rank-by", "hwthread"}},
+      {"n4-core-rank-socket", {"-n", "4", "--map-by", "core", "--rank-by", "socket"}},
+  };
+  // Two NUMA-heavy lines only where the cgroup's 4 cores hold them (there mpirun refuses).
+  const std::vector<std::pair<std::string, std::vector<std::string>>> kBigMachineLines = {
+      {"n4-socket-pe2", {"-n", "4", "--map-by", "socket:PE=2"}},
+      {"n8-socket-bind-core-rank-core",
+       {"-n", "8", "--map-by", "socket", "--bind-to", "core", "--rank-by", "core"}},
+      {"n2-cpus-per-proc-2", {"-n", "2", "--cpus-per-proc", "2"}},
+  };
+  for (const std::string machine :
+       {"2pack-8core-ht", "2pack-4numa-4core", "2pack-8core-ht-cgroup"}) {
+    auto lines = kSavedMachineLines;
+    if (!machine.ends_with("cgroup"))
+      lines.insert(lines.end(), kBigMachineLines.begin(), kBigMachineLines.end());
+    for (const auto& [name, words] : lines) {
+      std::vector<std::string> args = {"--do-not-launch", "-H", "localhost:16"};
+      args.insert(args.end(), words.begin(), words.end());
+      args.push_back("@probe");
+      add({.name = "xml-map-" + machine.substr(6) + "-" + name,
+           .args = args,
+           .checks = Stdout,
+           .env = {"HWLOC_XMLFILE=@data/topologies/" + machine + ".xml"},
+           .source = "mpirun 4.1.4: --do-not-launch on a saved topology"});
+    }
+  }
+  add({.name = "xml-map-8core-ht-diffable",
+       .args = {"--do-not-launch", "--display-diffable-map", "-H", "localhost:16", "-n", "4",
+                "--map-by", "socket", "--rank-by", "core", "@probe"},
+       .checks = Stdout,
+       .env = {"HWLOC_XMLFILE=@data/topologies/2pack-8core-ht.xml"},
+       .source = "mpirun 4.1.4: --do-not-launch --display-diffable-map on a saved topology"});
   // A saved topology (HWLOC_XMLFILE) is not this machine's: mpirun 4.1.4 binds nothing, and
   // refuses an explicit --bind-to ("at least one node does NOT support binding processes to
   // cpus"). mpilaunch bound to the file's CPUs and failed with EINVAL ("a spawn was refused").

@@ -297,7 +297,8 @@ TEST_CASE("grammar: mpirun spellings that act") {
   o = parse_options({"--max-restarts", "3", "--disable-recovery", "p"});
   CHECK(o->max_restarts == 0);
   o = parse_options({"--do-not-launch", "p"});
-  CHECK(o->dry_run);
+  CHECK(o->do_not_launch);
+  CHECK_FALSE(o->dry_run);
   o = parse_options({"--default-hostfile", "hf", "p"});
   CHECK(o->hostfile == "hf");
   o = parse_options({"--default-hostfile", "hf", "--hostfile", "mine", "p"});
