@@ -3,9 +3,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <system_error>
 
+#include "common/bounded_file.hpp"
+#include "common/mca_params.hpp"
 #include "common/text_format.hpp"
 
 namespace mpilaunch::agent {
@@ -22,29 +23,21 @@ void entries(const fs::path& dir, std::string_view prefix, std::vector<std::stri
   }
 }
 
-// "FILE: pml = VALUE" when a line of the MCA parameter file `file` selects a pml or an mtl.
-// Exclusions ("mtl = ^ofi", "pml = ^ucx", as Debian ships) leave ob1 possible and are not
-// reported, unless they exclude ob1 itself.
+// "FILE: pml = VALUE" when the MCA parameter file `file` selects a pml or an mtl (its last
+// line for each counts, as in Open MPI). Exclusions ("mtl = ^ofi", "pml = ^ucx", as Debian
+// ships) leave ob1 possible and are not reported, unless they exclude ob1 itself. A file that
+// cannot be read says nothing, as it says nothing to Open MPI.
 void mca_choice(const fs::path& file, std::vector<std::string>& out) {
-  std::ifstream in(file);
-  std::string line;
-  while (std::getline(in, line)) {
-    const std::size_t start = line.find_first_not_of(" \t");
-    if (start == std::string::npos || line[start] == '#') continue;
-    const std::string_view text = std::string_view(line).substr(start);
-    for (std::string_view key : {"pml", "mtl"}) {
-      if (!text.starts_with(key)) continue;
-      const std::size_t eq = text.find_first_not_of(" \t", key.size());
-      if (eq == std::string_view::npos || text[eq] != '=') continue;
-      std::string_view value = text.substr(eq + 1);
-      value.remove_prefix(std::min(value.find_first_not_of(" \t"), value.size()));
-      while (!value.empty() &&
-             (value.back() == ' ' || value.back() == '\t' || value.back() == '\r'))
-        value.remove_suffix(1);
-      const bool excludes = value.starts_with('^');
-      if (excludes && value.find("ob1") == std::string_view::npos) continue;
-      out.push_back(mpilaunch::format("{}: {} = {}", file.string(), key, value));
-    }
+  const BoundedFile text = read_bounded_file(file.string(), kMaxMcaParamFileBytes);
+  if (text.outcome != BoundedFile::Outcome::Read) return;
+  McaParams params;
+  add_mca_param_file(text.text, params);
+  for (const char* key : {"pml", "mtl"}) {
+    const std::string* value = mca_param_value(params, key);
+    if (value == nullptr) continue;
+    const bool excludes = value->starts_with('^');
+    if (excludes && value->find("ob1") == std::string::npos) continue;
+    out.push_back(mpilaunch::format("{}: {} = {}", file.string(), key, *value));
   }
 }
 
@@ -58,9 +51,9 @@ std::vector<std::string> transport_facts() {
   entries(root / "sys/class/cxi", "", out);
   entries(root / "dev", "hfi1", out);
   entries(root / "dev", "ipath", out);
-  mca_choice(root / "etc/openmpi/openmpi-mca-params.conf", out);
+  mca_choice(root / fs::path(kSystemMcaParamFile).relative_path(), out);
   if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0')
-    mca_choice(fs::path(home) / ".openmpi/mca-params.conf", out);
+    mca_choice(fs::path(home) / kUserMcaParamFile, out);
   return out;
 }
 

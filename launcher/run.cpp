@@ -14,18 +14,18 @@
 #include <random>
 #include <ranges>
 #include <set>
-#include <sstream>
 
 #include "common/text_format.hpp"
 
+#include "common/bounded_file.hpp"
 #include "common/error_catalog.hpp"
 #include "common/error_json.hpp"
 #include "common/executable_path.hpp"
 #include "common/exit_codes.hpp"
 #include "common/job_dir.hpp"
+#include "common/mca_params.hpp"
 #include "common/os_hostname.hpp"
 #include "common/protocol.hpp"
-#include "launcher/cli/mca_param_files.hpp"
 #include "launcher/cli/option_manual.hpp"
 #include "launcher/cli/options.hpp"
 #include "launcher/cli/settings.hpp"
@@ -88,18 +88,20 @@ std::optional<std::string> env_value(const std::string& name) {
   return v == nullptr ? std::nullopt : std::optional<std::string>(v);
 }
 
+// The most of a file a user names or places that is read (common/bounded_file.hpp): a config
+// file, a --tune file or an MCA parameter file holds settings, an appfile a line per context.
+constexpr std::size_t kMaxSettingsFileBytes = kMaxMcaParamFileBytes;
+constexpr std::size_t kMaxAppfileBytes = std::size_t{16} << 20;
+
 // A config file's settings; none when it does not exist.
 Result<std::vector<Setting>> config_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    if (errno == ENOENT || errno == ENOTDIR) return std::vector<Setting>{};
-    return Error{.kind = ErrorKind::BadOption,
-                 .detail = mpilaunch::format("{}: cannot read this config file: {}", path,
-                                             std::strerror(errno))};
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_config(text.str(), path);
+  const BoundedFile file = read_bounded_file(path, kMaxSettingsFileBytes);
+  if (file.outcome == BoundedFile::Outcome::Missing) return std::vector<Setting>{};
+  if (file.outcome != BoundedFile::Outcome::Read)
+    return Error{
+        .kind = ErrorKind::BadOption,
+        .detail = mpilaunch::format("{} (a config file: `name = value` lines)", file.problem)};
+  return parse_config(file.text, path);
 }
 
 // Site file, user file and MPILAUNCH_<OPTION> variables under the command line.
@@ -210,16 +212,13 @@ int run(const std::vector<std::string>& args) {
   if (Status st = events.open(o.events_file); !st) return early_failure(st.error(), events);
   if (!o.appfile.empty()) {
     // --app FILE: the application contexts are the file's lines (mpirun's appfile).
-    std::ifstream in(o.appfile, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (!in.is_open() || in.bad())
-      return early_failure(
-          Error{.kind = ErrorKind::BadOption,
-                .detail = mpilaunch::format("--app {}: cannot read the appfile: {}", o.appfile,
-                                            std::strerror(errno))},
-          events);
-    auto with_contexts = apply_appfile(o, text.str(), o.appfile);
+    const BoundedFile file = read_bounded_file(o.appfile, kMaxAppfileBytes);
+    if (file.outcome != BoundedFile::Outcome::Read)
+      return early_failure(Error{.kind = ErrorKind::BadOption,
+                                 .detail = mpilaunch::format(
+                                     "--app {} (the appfile: a line per context)", file.problem)},
+                           events);
+    auto with_contexts = apply_appfile(o, file.text, o.appfile);
     if (!with_contexts) return early_failure(with_contexts.error(), events);
     parsed = std::move(with_contexts).value();
   }
@@ -237,22 +236,26 @@ int run(const std::vector<std::string>& args) {
         tried.push_back(name);
       }
       std::optional<std::string> text;
+      std::string problem;  // of a file found but not read
       for (const std::string& path : tried) {
-        std::ifstream in(path, std::ios::binary);
-        if (!in.is_open()) continue;
-        std::ostringstream content;
-        content << in.rdbuf();
-        if (in.bad()) break;
-        text = content.str();
+        BoundedFile file = read_bounded_file(path, kMaxSettingsFileBytes);
+        if (file.outcome == BoundedFile::Outcome::Missing) continue;
+        if (file.outcome == BoundedFile::Outcome::Read) text = std::move(file.text);
+        problem = std::move(file.problem);
         break;
       }
       if (!text)
         return early_failure(
             Error{.kind = ErrorKind::BadOption,
-                  .detail = mpilaunch::format(
-                      "--tune {}: cannot read the file (looked for {}); mpirun 4.1.4 warns and "
-                      "runs without it",
-                      name, fmt::join(tried, " and "))},
+                  .detail = problem.empty()
+                                ? mpilaunch::format(
+                                      "--tune {}: cannot read the file (looked for {}); mpirun "
+                                      "4.1.4 warns and runs without it",
+                                      name, fmt::join(tried, " and "))
+                                : mpilaunch::format(
+                                      "--tune {}: {} (a --tune file holds -x and --mca lines); "
+                                      "mpirun 4.1.4 warns and runs without it",
+                                      name, problem)},
             events);
       files.push_back({name, std::move(*text)});
     }
@@ -281,17 +284,38 @@ int run(const std::vector<std::string>& args) {
   }
 
   // Open MPI's parameter files steer the plan as they steer mpirun 4.1.4: the system's, then
-  // the user's (which wins); a file that is not there is no error.
+  // the user's (which wins). A file that is not there is no error; one that cannot be opened
+  // is skipped, as mpirun 4.1.4 skips it, but said; a directory stops mpirun 4.1.4 ("input in
+  // flex scanner failed", exit 2, measured) and stops the run here too, as does a file larger
+  // than any parameter file (docs/mpirun-compat.md).
   for (const std::string& path :
        {std::string(kSystemMcaParamFile),
         std::getenv("HOME") != nullptr && *std::getenv("HOME") != '\0'
             ? mpilaunch::format("{}/{}", std::getenv("HOME"), kUserMcaParamFile)
             : std::string()}) {
     if (path.empty()) continue;
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    if (in.is_open()) text << in.rdbuf();
-    add_mca_param_file(text.str(), parsed.param_file_mca);
+    const BoundedFile file = read_bounded_file(path, kMaxMcaParamFileBytes);
+    switch (file.outcome) {
+      case BoundedFile::Outcome::Read:
+        add_mca_param_file(file.text, parsed.param_file_mca);
+        break;
+      case BoundedFile::Outcome::Missing:
+        break;
+      case BoundedFile::Outcome::Unreadable:
+        if (!o.quiet)
+          std::fprintf(stderr,
+                       "mpilaunch: warning: %s (Open MPI's MCA parameter file, skipped as mpirun "
+                       "4.1.4 skips it)\n",
+                       file.problem.c_str());
+        break;
+      case BoundedFile::Outcome::Directory:
+      case BoundedFile::Outcome::TooLarge:
+        return early_failure(
+            Error{.kind = ErrorKind::BadOption,
+                  .detail = mpilaunch::format(
+                      "{} (Open MPI's MCA parameter file: `name = value` lines)", file.problem)},
+            events);
+    }
   }
   const MachineFacts machine = this_machine();
   auto hosts = gather_hosts(o);

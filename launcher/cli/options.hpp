@@ -114,7 +114,7 @@ struct Options {
   /// launcher as OMPI_MCA_* would; the ranks get OMPI_MCA_mca_base_envar_file_prefix.
   std::string tune;
   std::vector<std::pair<std::string, std::string>> tune_mca;  // --tune files' --mca, in order
-  /// Open MPI's MCA parameter files (the system's, then $HOME's; mca_param_files.hpp), read by
+  /// Open MPI's MCA parameter files (the system's, then $HOME's; common/mca_params.hpp), read by
   /// run() before the plan: they steer mpilaunch after --mca, OMPI_MCA_* and --tune files, as
   /// they steer mpirun 4.1.4.
   std::vector<std::pair<std::string, std::string>> param_file_mca;

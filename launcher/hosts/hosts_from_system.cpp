@@ -1,15 +1,12 @@
 #include "launcher/hosts/hosts_from_system.hpp"
 
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 
+#include "common/bounded_file.hpp"
+#include "common/mca_params.hpp"
 #include "common/os_hostname.hpp"
 #include "common/text_format.hpp"
 
-#include "launcher/cli/mca_param_files.hpp"
 #include "launcher/hosts/host_sources.hpp"
 #include "launcher/hosts/rankfile.hpp"
 
@@ -19,32 +16,27 @@ namespace {
 // 16 MiB: a million hosts of long names.
 constexpr std::size_t kMaxHostfileBytes = std::size_t{16} << 20;
 
-// A host file not read at all (phase "read"): no line of it is to blame.
-Error unreadable(std::string detail) {
-  return Error{.kind = ErrorKind::HostfileError, .phase = "read", .detail = std::move(detail)};
-}
-
 }  // namespace
 
 Result<std::string> read_host_file(const std::string& path) {
   // A host file is a list of names: a directory or a device (/dev/zero) is not read whole.
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    return unreadable(mpilaunch::format("{}: is a directory, not a host file", path));
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return unreadable(mpilaunch::format("{}: cannot be read: {}", path, std::strerror(errno)));
-  std::string text;
-  char chunk[65536];
-  while (text.size() <= kMaxHostfileBytes && in.read(chunk, sizeof chunk).gcount() > 0)
-    text.append(chunk, static_cast<std::size_t>(in.gcount()));
-  if (in.bad())
-    return unreadable(mpilaunch::format("{}: cannot be read: {}", path, std::strerror(errno)));
-  if (text.size() > kMaxHostfileBytes)
-    return unreadable(
-        mpilaunch::format("{}: larger than {} MiB; a host file lists host names, one per line",
-                          path, kMaxHostfileBytes >> 20));
-  return text;
+  BoundedFile file = read_bounded_file(path, kMaxHostfileBytes);
+  // A host file not read at all (phase "read"): no line of it is to blame.
+  auto unreadable = [](std::string detail) {
+    return Error{.kind = ErrorKind::HostfileError, .phase = "read", .detail = std::move(detail)};
+  };
+  switch (file.outcome) {
+    case BoundedFile::Outcome::Read:
+      return std::move(file.text);
+    case BoundedFile::Outcome::Directory:
+      return unreadable(file.problem + ", not a host file");
+    case BoundedFile::Outcome::TooLarge:
+      return unreadable(file.problem + "; a host file lists host names, one per line");
+    case BoundedFile::Outcome::Missing:
+    case BoundedFile::Outcome::Unreadable:
+      return unreadable(file.problem);
+  }
+  return unreadable(file.problem);
 }
 
 Result<HostList> gather_hosts(const Options& o) {

@@ -1,13 +1,13 @@
 #include "launcher/job/launch_plan.hpp"
 
 #include "common/app_contexts.hpp"
+#include "common/mca_params.hpp"
 #include "common/text.hpp"
 #include "common/text_format.hpp"
 
 #include <algorithm>
 #include <utility>
 
-#include "launcher/cli/mca_param_files.hpp"
 #include "launcher/hosts/host_option.hpp"
 #include "launcher/start/srun_command.hpp"
 

@@ -66,6 +66,25 @@ std::vector<Case> project_cases() {
        .files = {{".openmpi/mca-params.conf", "orte_default_hostfile = hosts\n"},
                  {"hosts", "localhost slots=3\n"}},
        .source = "Open MPI FAQ: orte_default_hostfile in a parameter file, mpirun ./a.out"});
+  // A value is the rest of its line to Open MPI 4.1.4's parser: the comment after it too, so
+  // the boolean is refused (a block, then false); a --tune file's -mca line is read there too.
+  add({.name = "proj-mca-params-comment-after-value",
+       .args = {"-n", "3", "@probe"},
+       .checks = kRefusal,
+       .env = {"HOME=@W"},
+       .files = {{".openmpi/mca-params.conf", "rmaps_base_oversubscribe = 1 # for CI\n"}},
+       .source = "a comment after a value in $HOME/.openmpi/mca-params.conf"});
+  add({.name = "proj-mca-params-quoted-value",
+       .args = {"-n", "2", "@probe"},
+       .checks = kRefusal,
+       .env = {"HOME=@W"},
+       .files = {{".openmpi/mca-params.conf", "hwloc_base_binding_policy = \"none\"\n"}},
+       .source = "a quoted value in $HOME/.openmpi/mca-params.conf: the quotes are the value's"});
+  add({.name = "proj-mca-params-mca-line",
+       .args = {"-n", "3", "@probe"},
+       .env = {"HOME=@W"},
+       .files = {{".openmpi/mca-params.conf", "-mca rmaps_base_oversubscribe 1\n"}},
+       .source = "a --tune file's -mca line in $HOME/.openmpi/mca-params.conf"});
   add({.name = "proj-oversubscribe-env-enabled",
        .args = {"-n", "3", "@probe"},
        .env = {"OMPI_MCA_rmaps_base_oversubscribe=enabled"},

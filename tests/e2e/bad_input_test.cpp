@@ -4,6 +4,7 @@
 
 #include <sys/stat.h>
 
+#include <filesystem>
 #include <thread>
 
 #include "tests/e2e/support/checks.hpp"
@@ -116,6 +117,26 @@ TEST_CASE("bad input: a directory or an endless device as --hostfile is hostfile
   line = check_rejected(zero, {"--hostfile", "/dev/zero", "-n", "1", app("hello")},
                         "hostfile-error", 65);
   CHECK_MESSAGE(line.find("larger than 16 MiB") != std::string::npos, line);
+}
+
+// Files a user names or places are read within a bound (common/bounded_file.hpp): before, an
+// endless device as --app, --tune or $HOME/.openmpi/mca-params.conf was read until memory ran
+// out.
+TEST_CASE("bad input: an endless device as --app, --tune or a parameter file is bad-option, 64") {
+  Job app_file;
+  std::string line = check_rejected(app_file, {"--app", "/dev/zero"}, "bad-option", 64);
+  CHECK_MESSAGE(line.find("--app /dev/zero: larger than 16 MiB") != std::string::npos, line);
+  Job tune;
+  line = check_rejected(tune, {"--tune", "/dev/zero", "-n", "1", app("hello")}, "bad-option", 64);
+  CHECK_MESSAGE(line.find("--tune /dev/zero: /dev/zero: larger than 1 MiB") != std::string::npos,
+                line);
+  Job params;
+  const std::filesystem::path home = params.dir().path() / "home";
+  std::filesystem::create_directories(home / ".openmpi");
+  std::filesystem::create_symlink("/dev/zero", home / ".openmpi" / "mca-params.conf");
+  params.extra_env.push_back("HOME=" + home.string());
+  line = check_rejected(params, {"-n", "1", app("hello")}, "bad-option", 64);
+  CHECK_MESSAGE(line.find("mca-params.conf: larger than 1 MiB") != std::string::npos, line);
 }
 
 // A host file that was not read at all has no line to fix: it gets its own hint (phase read),

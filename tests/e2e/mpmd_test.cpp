@@ -83,7 +83,9 @@ TEST_CASE("mpmd: a bad appfile is one bad-option error naming the file and line,
   CHECK(o.out.empty());
   const Outcome missing = job.launch({"--app", job.dir().file("no-such-appfile")});
   CHECK(missing.status() == 64);
-  CHECK_MESSAGE(missing.err.find("cannot read the appfile") != std::string::npos, missing.err);
+  CHECK_MESSAGE(
+      missing.err.find("no-such-appfile: cannot be read: No such file") != std::string::npos,
+      missing.err);
 }
 
 }  // namespace mpilaunch::e2e
