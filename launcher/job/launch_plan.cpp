@@ -489,8 +489,8 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
   }
   // --oversubscribe itself (not --map-by's :OVERSUBSCRIBE) also lets a binding --bind-to did
   // not give overload an object, in the job and its spawns (mpirun 4.1.4, measured).
-  plan.placement.default_overload =
-      o.oversubscribe_option || truthy(mca("rmaps_base_oversubscribe"));
+  const bool mca_oversubscribe = truthy(mca("rmaps_base_oversubscribe"));
+  plan.placement.default_overload = o.oversubscribe_option || mca_oversubscribe;
   // Local and srun agents inherit our environment, so their hwloc reads HWLOC_XMLFILE: a saved
   // topology, which binds nothing unless HWLOC_THISSYSTEM=1 says it is this machine's (hwloc's
   // rule, and mpirun 4.1.4's).
@@ -498,7 +498,7 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
     if (const auto xml = getenv("HWLOC_XMLFILE"); xml && !xml->empty())
       if (const auto own = getenv("HWLOC_THISSYSTEM"); !own || *own != "1")
         plan.placement.topology_file = *xml;
-  bool oversubscribe = o.oversubscribe || truthy(mca("rmaps_base_oversubscribe"));
+  bool oversubscribe = o.oversubscribe || mca_oversubscribe;
   if (plan.placement.oversubscribe) oversubscribe = *plan.placement.oversubscribe;
   plan.placement.oversubscribe = oversubscribe;
   MapRequest request{o.np, o.per_node, plan.placement.by_node ? MapBy::Node : o.map_by,
