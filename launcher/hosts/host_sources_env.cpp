@@ -232,14 +232,14 @@ Found from_htcondor(const EnvLookup& env, const FileReader& read) {
   return std::optional<HostList>(std::move(list));
 }
 
-// Open MPI's default hostfile variables (the Kubeflow MPI Operator sets them), else the file
-// the Operator mounts at /etc/mpi/hostfile when it can be read.
+// Open MPI's default hostfile variable (the Kubeflow MPI Operator sets it), else the file the
+// Operator mounts at /etc/mpi/hostfile when it can be read. Open MPI 5's
+// PRTE_MCA_prte_default_hostfile is not read: mpirun 4.1.4 ignores it (measured: with it naming
+// an unknown host, mpirun runs on this machine alone, exit 0), as it ignores every PRTE_*.
 Found from_default_hostfile(const EnvLookup& env, const FileReader& read) {
-  for (const std::string_view var :
-       {"OMPI_MCA_orte_default_hostfile", "PRTE_MCA_prte_default_hostfile"}) {
-    if (const auto path = env(var))
-      return hosts_from_file(var, *path, read, shown_var(var, *path), false);
-  }
+  constexpr std::string_view var = "OMPI_MCA_orte_default_hostfile";
+  if (const auto path = env(var))
+    return hosts_from_file(var, *path, read, shown_var(var, *path), false);
   const std::string mounted = "/etc/mpi/hostfile";
   if (auto text = read(mounted)) {
     auto hosts = parse_hostfile(text.value(), mounted);

@@ -315,6 +315,13 @@ std::vector<Case> project_cases() {
        .env = {"PRTE_MCA_rmaps_default_mapping_policy=:oversubscribe"},
        .source = "mdolab CI test script: PRTE_MCA_rmaps_default_mapping_policy=:oversubscribe "
                  "(Open MPI 5's; 4.1.4 ignores it)"});
+  add({.name = "proj-prte-default-hostfile-under-4",
+       .args = {"-n", "3", "@probe"},
+       .checks = kRefusal,
+       .env = {"PRTE_MCA_prte_default_hostfile=hosts"},
+       .files = {{"hosts", "localhost slots=3\n"}},
+       .source = "Kubeflow MPI Operator's Open MPI 5 variable PRTE_MCA_prte_default_hostfile "
+                 "(4.1.4 ignores it: 3 ranks on 2 cores are refused)"});
   add({.name = "proj-hpcg-ppr-pe",
        .args = {"--map-by", "ppr:1:socket:pe=2", "--bind-to", "core", "--report-bindings", "@probe",
                 "--nx=144", "--rt=60"},

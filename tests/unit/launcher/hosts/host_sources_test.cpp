@@ -208,6 +208,13 @@ TEST_CASE("host sources: the command line, then resource managers in a fixed ord
        {},
        {given("job-worker-0.job-worker", 2), given("job-worker-1.job-worker", 2)},
        "OMPI_MCA_orte_default_hostfile=/etc/mpi/hostfile"},
+      // mpirun 4.1.4 ignores Open MPI 5's variable (measured): the mounted file, not /prte/h.
+      {"kubeflow: Open MPI 5's PRTE_MCA_prte_default_hostfile is not read",
+       {{"PRTE_MCA_prte_default_hostfile", "/prte/h"}},
+       {{"/prte/h", "p0:2\n"}, {"/etc/mpi/hostfile", "w0:2\n"}},
+       {},
+       {given("w0", 2)},
+       "hostfile /etc/mpi/hostfile"},
       {"kubeflow: the mounted hostfile alone",
        {},
        {{"/etc/mpi/hostfile", "w0:2\n"}},
