@@ -25,6 +25,11 @@ asio::awaitable<void> FrameStream::read_loop(FrameSink& sink, bool expect_hello)
   auto buffer = std::make_unique_for_overwrite<std::byte[]>(capacity);
   std::size_t begin = 0, end = 0;
   bool hello_seen = !expect_hello;
+  // A decoding error ends the stream, named after its peer.
+  const auto close_from_peer = [&](Error e) {
+    e.host = peer_;
+    sink.on_closed(std::move(e));
+  };
   for (;;) {
     if (capacity - end < kReadChunk) {
       std::copy(buffer.get() + begin, buffer.get() + end, buffer.get());
@@ -55,9 +60,7 @@ asio::awaitable<void> FrameStream::read_loop(FrameSink& sink, bool expect_hello)
     if (!hello_seen) {
       auto hello = handshake::scan_for_hello(std::span(buffer.get() + begin, end - begin));
       if (!hello) {
-        Error e = hello.error();
-        e.host = peer_;
-        sink.on_closed(std::move(e));
+        close_from_peer(hello.error());
         co_return;
       }
       if (!hello.value()) continue;
@@ -68,18 +71,14 @@ asio::awaitable<void> FrameStream::read_loop(FrameSink& sink, bool expect_hello)
     for (;;) {  // the pure decoder does the work; this loop only feeds it
       auto frame = protocol::decode_frame(std::span(buffer.get() + begin, end - begin));
       if (!frame) {
-        Error e = frame.error();
-        e.host = peer_;
-        sink.on_closed(std::move(e));
+        close_from_peer(frame.error());
         co_return;
       }
       if (!frame.value()) break;
       begin += frame.value()->wire_size();
       auto envelope = protocol::decode_message(*frame.value());
       if (!envelope) {
-        Error e = envelope.error();
-        e.host = peer_;
-        sink.on_closed(std::move(e));
+        close_from_peer(envelope.error());
         co_return;
       }
       sink.on_message(std::move(envelope).value());

@@ -320,11 +320,7 @@ int run(const std::vector<std::string>& args) {
   const MachineFacts machine = this_machine();
   auto hosts = gather_hosts(o);
   if (!hosts) return early_failure(hosts.error(), events);
-  auto plan = make_plan(o, hosts.value(), machine,
-                        [](const std::string& name) -> std::optional<std::string> {
-                          const char* v = std::getenv(name.c_str());
-                          return v == nullptr ? std::nullopt : std::optional<std::string>(v);
-                        });
+  auto plan = make_plan(o, hosts.value(), machine, env_value);
   if (!plan) return early_failure(plan.error(), events);
   if (!o.quiet)
     for (const std::string& w : plan->warnings)

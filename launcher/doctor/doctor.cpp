@@ -70,6 +70,18 @@ std::string warning_note(const DoctorCheck& c) {
   return " (clock skew)";
 }
 
+// A check that fails with the reason the agent reported as "<name>_error", and passes
+// without one.
+void pass_unless_reported(DoctorCheck& check, const std::string& host,
+                          const std::map<std::string, std::string>& found) {
+  if (const std::string why = value_or(found, check.name + "_error"); why.empty()) {
+    check.state = CheckState::Ok;
+  } else {
+    check.state = CheckState::Fail;
+    check.error = host_failure(host, check.name, why);
+  }
+}
+
 // The agent's checks, once its self-check output is known.
 void assess_agent(const DoctorProbe& p, const std::map<std::string, std::string>& found,
                   std::string_view version, unsigned protocol, DoctorRow& row) {
@@ -98,12 +110,7 @@ void assess_agent(const DoctorProbe& p, const std::map<std::string, std::string>
   pmix.name = "pmix";
   pmix.value = value_or(found, "pmix");
   pmix.value = pmix.value.substr(0, pmix.value.find(" ("));  // "OpenPMIx 4.2.2 (PMIx Standard..."
-  if (const std::string why = value_or(found, "pmix_error"); why.empty()) {
-    pmix.state = CheckState::Ok;
-  } else {
-    pmix.state = CheckState::Fail;
-    pmix.error = host_failure(p.host, "pmix", why);
-  }
+  pass_unless_reported(pmix, p.host, found);
 
   DoctorCheck& slots = c[index_of("slots")];
   slots.name = "slots";
@@ -116,12 +123,7 @@ void assess_agent(const DoctorProbe& p, const std::map<std::string, std::string>
   DoctorCheck& tmp = c[index_of("tmpdir")];
   tmp.name = "tmpdir";
   tmp.value = value_or(found, "tmpdir");
-  if (const std::string why = value_or(found, "tmpdir_error"); why.empty()) {
-    tmp.state = CheckState::Ok;
-  } else {
-    tmp.state = CheckState::Fail;
-    tmp.error = host_failure(p.host, "tmpdir", why);
-  }
+  pass_unless_reported(tmp, p.host, found);
 
   // Only over ssh: the agent finds the process sshd forked for the command.
   DoctorCheck& login = c[index_of("login")];
