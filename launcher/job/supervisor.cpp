@@ -522,12 +522,20 @@ void Supervisor::tear_down() {
   for (const auto& release : relay_.fail_all(kPmixErrLostConnection))
     for (int node : release.nodes) send_to(node, release.message);
   end_names();
-  kill_ranks(SIGTERM);
-  kill_timer_.expires_after(seconds(config_.kill_grace_seconds));
+  // mpirun 4.1.4's order (measured): SIGCONT at once, SIGTERM a second later, so a rank about
+  // to write its last lines when a peer failed still writes them; the SIGCONT's Kill also
+  // marks which ranks ended before the teardown (RankExited.ended_before_kill).
+  kill_ranks(SIGCONT);
+  kill_timer_.expires_after(kTermDelay);
   kill_timer_.async_wait([this](const boost::system::error_code& ec) {
-    if (!ec) kill_ranks(SIGKILL);
+    if (ec) return;
+    kill_ranks(SIGTERM);
+    kill_timer_.expires_after(seconds(config_.kill_grace_seconds));
+    kill_timer_.async_wait([this](const boost::system::error_code& ec2) {
+      if (!ec2) kill_ranks(SIGKILL);
+    });
   });
-  arm_teardown_timer(seconds(config_.kill_grace_seconds) + kTeardownAnswer);
+  arm_teardown_timer(kTermDelay + seconds(config_.kill_grace_seconds) + kTeardownAnswer);
   check_ranks();
 }
 

@@ -68,6 +68,8 @@ class Supervisor {
   // closed: a live agent reaps a SIGKILLed rank at once; under load, and under sanitizers, a
   // few seconds.
   static constexpr auto kTeardownAnswer = std::chrono::seconds(5);
+  /// From the teardown's SIGCONT to its SIGTERM: mpirun 4.1.4's odls_base_sigkill_timeout.
+  static constexpr auto kTermDelay = std::chrono::seconds(1);
   enum class RankPhase { NotSpawned, Spawning, Running, Ended };
   struct RankStatus {
     RankPhase phase = RankPhase::NotSpawned;

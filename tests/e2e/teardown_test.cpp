@@ -169,6 +169,31 @@ TEST_CASE("signals: ranks deaf to SIGTERM get SIGKILL at once on a second SIGINT
   check_gone_within(job, Millis{1'000});
 }
 
+// mpirun 4.1.4 ends a job whose rank failed with SIGCONT at once and SIGTERM a second later
+// (odls_base_sigkill_timeout): a peer about to write its last line still writes it. Rank 0 sets
+// its SIGCONT trap, then opens the fifo rank 1 reads, which lets rank 1 fail (no sleeps): the
+// SIGCONT must come before any SIGTERM, which rank 0 does not trap. With SIGTERM first, its
+// line never came (killed before it wrote; 4 runs of 300 lost it under load, mpirun none).
+TEST_CASE("signals: a rank's failure sends its peers SIGCONT, SIGTERM 1 s later, as mpirun 4.1.4") {
+  Job job;
+  const std::string fifo = job.dir().file("ready");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const std::string script =
+      "if [ $OMPI_COMM_WORLD_RANK = 1 ]; then cat '" + fifo +
+      "' >/dev/null; exit 1; fi; "
+      "trap 'echo last words; exit 0' CONT; sleep 300 </dev/null >/dev/null 2>&1 & "
+      ": >'" +
+      fifo + "'; wait";
+  const Outcome o = job.launch({"-n", "2", "sh", "-c", script}, Millis{30'000});
+  check_error_block(o, "rank-exit-nonzero", 1);
+  CHECK_MESSAGE(count_of(o.out, "last words\n") == 1, o.out, o.err);
+  const std::vector<Json> exits = events_named(read_events(job.events_path()).events, "rank-exit");
+  for (const Json& e : exits)
+    if (e.value("rank", -1) == 0)
+      CHECK_MESSAGE(e.value("exit_code", -1) == 0, e.dump());  // not signal 15
+  check_nothing_left(job, o);
+}
+
 TEST_CASE("root: one warning line names the switches; --refuse-root is run-as-root-refused") {
   if (::geteuid() != 0) {
     MESSAGE("skipped: the root policy needs the tests to run as root (CI does)");
