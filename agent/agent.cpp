@@ -406,7 +406,17 @@ std::optional<SpawnRequest> Agent::prepare_rank(const protocol::JobSpec& job, st
   input.app.appnum = static_cast<int>(appnum);
   input.app.argv = app.argv;
   input.app.wdir = app.wdir;
+  const auto& cpus = job.nodes[hello_->node_index].cpus;
+  const std::string bind = static_cast<std::size_t>(local_rank) < cpus.size()
+                               ? cpus[static_cast<std::size_t>(local_rank)]
+                               : std::string();
+  input.bound = !bind.empty() && !job.cpus_not_bound;
   input.job = job.env;
+  // The job's OMPI_MCA_hwloc_base_report_bindings=1 asks an unbound rank's Open MPI to report
+  // it; a bound rank's line is the launcher's. mpirun 4.1.4 gives it to the unbound ranks only
+  // when it binds some (measured: -H node1:3,node2:1 -n 4 --report-bindings, node2's bound
+  // rank has none; a later context's --report-bindings, in app.env below, still counts).
+  if (input.bound) std::erase(input.job, std::string("OMPI_MCA_hwloc_base_report_bindings=1"));
   for (const std::string& entry : app.env)
     // A spawned job's context carries its parent's OMPI_* variables (Open MPI's spawn forwards
     // them), among them the parent's node's oversubscription and whether the parent reports
@@ -434,11 +444,6 @@ std::optional<SpawnRequest> Agent::prepare_rank(const protocol::JobSpec& job, st
   // spawned processes, which must reach these ranks over the network.
   input.whole_job_here = local.size() == size && job.nodes.size() == 1;
   input.topology_xml = topology_xml_.value_or(std::string());
-  const auto& cpus = job.nodes[hello_->node_index].cpus;
-  const std::string bind = static_cast<std::size_t>(local_rank) < cpus.size()
-                               ? cpus[static_cast<std::size_t>(local_rank)]
-                               : std::string();
-  input.bound = !bind.empty() && !job.cpus_not_bound;
   input.prefix = job.prefix;
   // --index-argv-by-rank: argv[0] "<argv[0]>-<rank in the job>", as mpirun 4.1.4 gives it.
   const std::string argv0 = job.index_argv_by_rank && !app.argv.empty()

@@ -281,74 +281,29 @@ std::vector<int> rank_node(const NodeTopology& topo,
 
 }  // namespace
 
-Result<JobBindings> bind_ranks(const JobMap& map, const std::vector<NodePlacementInput>& nodes,
-                               const PlacementPolicy& policy, bool shared_machine) {
+namespace {
+
+// Each node's ranks bound to `bind_level`'s objects, and where that puts more processes on an
+// object than it has CPUs (the first such object of each node). `share`: virtual nodes of one
+// machine, a node's ranks continuing where the previous node's ended.
+struct Placed {
   JobBindings out;
+  std::vector<std::optional<Overload>> overload;  // [node]
+};
+
+Result<Placed> place_nodes(const JobMap& map, const std::vector<NodePlacementInput>& nodes,
+                           const PlacementPolicy& policy, HwLevel bind_level, bool explicit_binding,
+                           bool share) {
+  Placed placed;
+  JobBindings& out = placed.out;
   out.pus.resize(static_cast<std::size_t>(map.node_count()));
   for (int n = 0; n < map.node_count(); ++n)
     out.pus[static_cast<std::size_t>(n)].resize(map.ranks_on(n).size());
-  const bool explicit_binding = policy.bind_given || policy.pe > 1;
-  std::optional<HwLevel> bind = policy.bind_level;
+  placed.overload.resize(static_cast<std::size_t>(map.node_count()));
+  const std::optional<HwLevel> bind = bind_level;
   const HwLevel cpu = policy.use_hwthreads ? HwLevel::HwThread : HwLevel::Core;
-  if (policy.bind_none && (policy.cpu_list || !policy.rankfile.empty())) {
-    // mpirun 4.1.4 (measured): each rank still runs on the list's CPUs only (its rankfile
-    // line's), with the PMIx cpuset and locality of a binding, but Open MPI is not told it is
-    // bound.
-    auto kept = bind_rankfile(map, nodes, policy);
-    if (kept) kept->not_bound = true;
-    return kept;
-  }
-  if (policy.bind_none) {
-    out.policy = "none";
-    return out;
-  }
-  if (!policy.topology_file.empty()) {
-    // Not this machine's topology: its CPUs may not exist here, so nothing is bound (mpirun
-    // 4.1.4: default, implied, PE=n and CPU-list bindings silently dropped; an explicit
-    // --bind-to refused unless :if-supported).
-    if (policy.bind_given && !policy.if_supported)
-      return bad(mpilaunch::format(
-          "--bind-to {}: the nodes' topology is read from {} (HWLOC_XMLFILE), not from this "
-          "machine, and processes cannot be bound by it (mpirun 4.1.4: \"at least one node does "
-          "NOT support binding processes to cpus\"); use --bind-to none or :if-supported, or set "
-          "HWLOC_THISSYSTEM=1 if the file describes this machine",
-          policy.bind_level ? std::string(level_name(*policy.bind_level)) : "cpu-list",
-          policy.topology_file));
-    out.policy = "none";
-    out.why_unbound = mpilaunch::format(
-        "the nodes' topology is read from {} (HWLOC_XMLFILE), not from this machine",
-        policy.topology_file);
-    return out;
-  }
-  if (!policy.rankfile.empty() || (policy.cpu_list && !policy.ordered))
-    return bind_rankfile(map, nodes, policy);
-  if (policy.bind_cpu_list) return bind_ordered(map, nodes, policy);
-  if (!bind) {
-    if (policy.pe > 1)
-      bind = cpu;
-    else if (policy.map_level && policy.ppr == 0)
-      bind = policy.map_level;
-    else
-      bind = map.size() <= 2 ? cpu : HwLevel::Numa;
-  }
-  if (!explicit_binding) {
-    for (int n = 0; n < map.node_count(); ++n)
-      if (static_cast<int>(map.ranks_on(n).size()) > nodes[static_cast<std::size_t>(n)].slots) {
-        out.policy = "none";
-        out.why_unbound =
-            mpilaunch::format("{} is oversubscribed ({} processes on {} slots)", map.node_name(n),
-                              map.ranks_on(n).size(), nodes[static_cast<std::size_t>(n)].slots);
-        return out;
-      }
-  }
-  // Several virtual nodes of one machine share its CPUs only when they describe the same one.
-  bool share = shared_machine;
-  for (const NodePlacementInput& node : nodes)
-    share = share && node.topology == nodes.front().topology;
-
   Usage shared_usage;
   int placed_before = 0;  // ranks of the earlier virtual nodes of a shared machine
-  std::optional<std::pair<int, Overload>> overload;  // node, counts
   for (int n = 0; n < map.node_count(); ++n) {
     const NodePlacementInput& node = nodes[static_cast<std::size_t>(n)];
     const NodeTopology& topo = node.topology;
@@ -437,7 +392,9 @@ Result<JobBindings> bind_ranks(const JobMap& map, const std::vector<NodePlacemen
         for (const int u : candidates) {
           const auto& pus = units[static_cast<std::size_t>(u)];
           bound.insert(bound.end(), pus.begin(), pus.end());
-          if (++usage.per_unit[u] > 1 && !overload) overload = {n, Overload{usage.per_unit[u], 1}};
+          std::optional<Overload>& first_overload = placed.overload[static_cast<std::size_t>(n)];
+          if (++usage.per_unit[u] > 1 && !first_overload)
+            first_overload = Overload{usage.per_unit[u], 1};
         }
         std::sort(bound.begin(), bound.end());
         continue;
@@ -460,29 +417,149 @@ Result<JobBindings> bind_ranks(const JobMap& map, const std::vector<NodePlacemen
       int cpus = 0;
       // A CPU counts when the object holds some of it: a hwthread holds one of a core's.
       for (const auto& unit : units) cpus += intersects(unit, bound) ? 1 : 0;
-      if (ranks > cpus && !overload) overload = {n, Overload{ranks, cpus}};
+      std::optional<Overload>& first_overload = placed.overload[static_cast<std::size_t>(n)];
+      if (ranks > cpus && !first_overload) first_overload = Overload{ranks, cpus};
     }
   }
+  return placed;
+}
+
+}  // namespace
+
+Result<JobBindings> bind_ranks(const JobMap& map, const std::vector<NodePlacementInput>& nodes,
+                               const PlacementPolicy& policy, bool shared_machine) {
+  JobBindings out;
+  out.pus.resize(static_cast<std::size_t>(map.node_count()));
+  for (int n = 0; n < map.node_count(); ++n)
+    out.pus[static_cast<std::size_t>(n)].resize(map.ranks_on(n).size());
+  const bool explicit_binding = policy.bind_given || policy.pe > 1;
+  std::optional<HwLevel> bind = policy.bind_level;
+  const HwLevel cpu = policy.use_hwthreads ? HwLevel::HwThread : HwLevel::Core;
+  if (policy.bind_none && (policy.cpu_list || !policy.rankfile.empty())) {
+    // mpirun 4.1.4 (measured): each rank still runs on the list's CPUs only (its rankfile
+    // line's), with the PMIx cpuset and locality of a binding, but Open MPI is not told it is
+    // bound.
+    auto kept = bind_rankfile(map, nodes, policy);
+    if (kept) kept->not_bound = true;
+    return kept;
+  }
+  if (policy.bind_none) {
+    out.policy = "none";
+    return out;
+  }
+  if (!policy.topology_file.empty()) {
+    // Not this machine's topology: its CPUs may not exist here, so nothing is bound (mpirun
+    // 4.1.4: default, implied, PE=n and CPU-list bindings silently dropped; an explicit
+    // --bind-to refused unless :if-supported).
+    if (policy.bind_given && !policy.if_supported)
+      return bad(mpilaunch::format(
+          "--bind-to {}: the nodes' topology is read from {} (HWLOC_XMLFILE), not from this "
+          "machine, and processes cannot be bound by it (mpirun 4.1.4: \"at least one node does "
+          "NOT support binding processes to cpus\"); use --bind-to none or :if-supported, or set "
+          "HWLOC_THISSYSTEM=1 if the file describes this machine",
+          policy.bind_level ? std::string(level_name(*policy.bind_level)) : "cpu-list",
+          policy.topology_file));
+    out.policy = "none";
+    out.why_unbound = mpilaunch::format(
+        "the nodes' topology is read from {} (HWLOC_XMLFILE), not from this machine",
+        policy.topology_file);
+    return out;
+  }
+  if (!policy.rankfile.empty() || (policy.cpu_list && !policy.ordered))
+    return bind_rankfile(map, nodes, policy);
+  if (policy.bind_cpu_list) return bind_ordered(map, nodes, policy);
+  if (!bind) {
+    if (policy.pe > 1)
+      bind = cpu;
+    else if (policy.map_level && policy.ppr == 0)
+      bind = policy.map_level;
+    else
+      bind = map.size() <= 2 ? cpu : HwLevel::Numa;
+  }
+  if (!explicit_binding) {
+    for (int n = 0; n < map.node_count(); ++n)
+      if (static_cast<int>(map.ranks_on(n).size()) > nodes[static_cast<std::size_t>(n)].slots) {
+        out.policy = "none";
+        out.why_unbound =
+            mpilaunch::format("{} is oversubscribed ({} processes on {} slots)", map.node_name(n),
+                              map.ranks_on(n).size(), nodes[static_cast<std::size_t>(n)].slots);
+        return out;
+      }
+  }
+  // Several virtual nodes of one machine share its CPUs only when they describe the same one.
+  bool share = shared_machine;
+  for (const NodePlacementInput& node : nodes)
+    share = share && node.topology == nodes.front().topology;
+  auto placed = place_nodes(map, nodes, policy, *bind, explicit_binding, share);
+  if (!placed) return placed.error();
+  // The first node where the binding overloads an object, or -1.
+  auto first_overload = [&]() {
+    for (int n = 0; n < map.node_count(); ++n)
+      if (placed->overload[static_cast<std::size_t>(n)]) return n;
+    return -1;
+  };
+  int overload = first_overload();
   // :PE=n binds as given, but --oversubscribe itself lets it overload (mpirun 4.1.4, measured:
   // --map-by slot:PE=2:OVERSUBSCRIBE -n 2 on 2 cores is refused, with --oversubscribe it runs).
-  if (overload && !policy.overload_allowed &&
-      !((!explicit_binding || policy.pe > 1) && policy.default_overload)) {
-    if (!explicit_binding) {
-      // mpirun drops a default binding that would overload a CPU, for the whole job.
+  const bool may_overload =
+      policy.overload_allowed || ((!explicit_binding || policy.pe > 1) && policy.default_overload);
+  // Not for the sequential mapper, which binds nothing on mpirun's other nodes (measured:
+  // --map-by seq -H node1,node2 -n 2 leaves both ranks on every CPU, no report line); dropping
+  // the shared binding comes nearer that.
+  if (overload >= 0 && !may_overload && share && !policy.seq) {
+    // Virtual nodes share the machine's CPUs while that fits; when it would overload one, each
+    // node is placed on its own, as mpirun's daemon per node places it (measured: -H
+    // node1:2,node2:2 -n 4 binds each node's two ranks to its NUMA node, --bind-to core to
+    // cores 0 and 1 on each).
+    placed = place_nodes(map, nodes, policy, *bind, explicit_binding, false);
+    if (!placed) return placed.error();
+    overload = first_overload();
+  }
+  out = std::move(placed->out);
+  if (overload >= 0 && !may_overload) {
+    if (explicit_binding) {
+      const Overload& o = *placed->overload[static_cast<std::size_t>(overload)];
+      return bad(mpilaunch::format(
+          "--bind-to {} would bind more processes than CPUs on a resource (node {}: {} "
+          "processes on {} CPU{}); add the overload-allowed qualifier (--bind-to "
+          "{}:overload-allowed), bind to a bigger object or run fewer processes",
+          level_name(*bind), map.node_name(overload), o.processes, o.cpus, o.cpus == 1 ? "" : "s",
+          level_name(*bind)));
+    }
+    if (share && policy.seq) {
+      // The shared placement overloads: unbound, as the seq mapper leaves mpirun's other nodes.
+      const Overload& o = *placed->overload[static_cast<std::size_t>(overload)];
       for (auto& node : out.pus)
         for (auto& rank : node) rank.clear();
       out.policy = "none";
-      out.why_unbound = mpilaunch::format("binding to {} would put {} processes on {} CPUs of {}",
-                                          level_name(*bind), overload->second.processes,
-                                          overload->second.cpus, map.node_name(overload->first));
+      out.why_unbound =
+          mpilaunch::format("binding to {} would put {} processes on {} CPUs of {}",
+                            level_name(*bind), o.processes, o.cpus, map.node_name(overload));
       return out;
     }
-    return bad(mpilaunch::format(
-        "--bind-to {} would bind more processes than CPUs on a resource (node {}: {} "
-        "processes on {} CPU{}); add the overload-allowed qualifier (--bind-to "
-        "{}:overload-allowed), bind to a bigger object or run fewer processes",
-        level_name(*bind), map.node_name(overload->first), overload->second.processes,
-        overload->second.cpus, overload->second.cpus == 1 ? "" : "s", level_name(*bind)));
+    // mpirun 4.1.4 drops a default binding on each node where it would overload an object, and
+    // binds the other nodes' ranks (measured: -H node1:3,node2:1 -n 4 leaves node1's ranks
+    // unbound and binds node2's to its NUMA node).
+    out.dropped.assign(static_cast<std::size_t>(map.node_count()), false);
+    bool every_node = true;
+    for (int n = 0; n < map.node_count(); ++n) {
+      const auto& o = placed->overload[static_cast<std::size_t>(n)];
+      if (!o) {
+        every_node = every_node && map.ranks_on(n).empty();
+        continue;
+      }
+      out.dropped[static_cast<std::size_t>(n)] = true;
+      for (auto& rank : out.pus[static_cast<std::size_t>(n)]) rank.clear();
+      if (!out.why_unbound.empty()) out.why_unbound += "; ";
+      out.why_unbound +=
+          mpilaunch::format("binding to {} would put {} processes on {} CPUs of {}",
+                            level_name(*bind), o->processes, o->cpus, map.node_name(n));
+    }
+    if (every_node) {
+      out.dropped.clear();
+      out.policy = "none";
+      return out;
+    }
   }
   out.policy = std::string(level_name(*bind));
   for (const auto& node : out.pus)
@@ -494,6 +571,16 @@ Result<JobBindings> bind_ranks(const JobMap& map, const std::vector<NodePlacemen
 
 namespace mpilaunch {
 
+namespace {
+
+// The default binding was dropped on node `n` only (JobBindings::dropped).
+bool dropped_on(const JobBindings& bindings, int n) {
+  return static_cast<std::size_t>(n) < bindings.dropped.size() &&
+         bindings.dropped[static_cast<std::size_t>(n)];
+}
+
+}  // namespace
+
 std::vector<std::string> report_bindings_lines(const JobMap& map,
                                                const std::vector<ReportNode>& nodes,
                                                const JobBindings& bindings) {
@@ -502,6 +589,10 @@ std::vector<std::string> report_bindings_lines(const JobMap& map,
   out.reserve(static_cast<std::size_t>(map.size()));
   for (int rank = 0; rank < map.size(); ++rank) {
     const int n = map.node_of(rank);
+    if (dropped_on(bindings, n)) {
+      out.emplace_back();  // the rank reports itself (its Open MPI), as under mpirun
+      continue;
+    }
     const ReportNode& node = nodes[static_cast<std::size_t>(n)];
     static const NodeTopology kNone;
     const NodeTopology& topology = node.topology != nullptr ? *node.topology : kNone;
@@ -560,7 +651,7 @@ std::string display_map_text(const std::string& job, int total_slots, const JobM
                              node.name, node.slots, node.max_slots, map.ranks_on(n).size());
     for (const std::size_t i : listed(map, bindings, n)) {
       std::string bound = "N/A";
-      if (bindings.policy != "none" && !node.remote) {
+      if (bindings.policy != "none" && !node.remote && !dropped_on(bindings, n)) {
         const auto& pus = bindings.pus[static_cast<std::size_t>(n)][i];
         const BindingText text = node.topology != nullptr && !pus.empty()
                                      ? binding_text(*node.topology, pus)
@@ -636,7 +727,8 @@ std::string display_diffable_map_text(const JobMap& map, const std::vector<Repor
   }
   // mpirun 4.1.4 gives the locality when the first node's first rank is bound in its map, so
   // only on its own node (measured: -H vm:1,node2:1 gives it, -H node1:1,node2:1 stops here).
-  if (!bound || map.node_count() == 0 || nodes.front().remote || map.ranks_on(0).empty())
+  if (!bound || map.node_count() == 0 || nodes.front().remote || dropped_on(bindings, 0) ||
+      map.ranks_on(0).empty())
     return out;
   out += "\t<locality>\n";
   const std::vector<int>& first = map.ranks_on(0);

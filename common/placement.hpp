@@ -7,10 +7,10 @@
 /// mpirun 4.1.4's defaults, measured with it (docs/placement.md):
 /// at most 2 ranks: map by core, bind to core (hwthread with --use-hwthread-cpus); more:
 /// map by NUMA, bind to NUMA. --map-by OBJECT binds to that object. A default binding that
-/// would put more ranks on an object than it has CPUs (cores, or hwthreads) is dropped for the
-/// whole job (kept with --oversubscribe itself, PlacementPolicy::default_overload), as is any
-/// default binding on an oversubscribed job (more ranks than slots); an explicit one is refused
-/// unless :overload-allowed.
+/// would put more ranks on an object than it has CPUs (cores, or hwthreads) is dropped on that
+/// node (kept with --oversubscribe itself, PlacementPolicy::default_overload), and any default
+/// binding on an oversubscribed job (more ranks than slots) for the whole job; an explicit one
+/// is refused unless :overload-allowed.
 
 #include <cstdint>
 #include <optional>
@@ -121,11 +121,17 @@ struct JobBindings {
   /// node's processes in that order, not by rank: `--map-by socket --rank-by core -n 4` on two
   /// sockets lists ranks 0 2 1 3). Empty for a node: by rank.
   std::vector<std::vector<int>> mapped_order;
+  /// [node] the default binding was dropped there (it would overload an object) while other
+  /// nodes keep theirs, as mpirun 4.1.4 decides node by node; empty when no node was dropped
+  /// or every node was (then `policy` is "none"). Such a node's ranks report themselves.
+  std::vector<bool> dropped;
 };
 
 /// Binds every rank of `map`. `shared_machine`: the nodes are virtual nodes of one machine
 /// (same topology): their ranks share its CPUs, so a node's ranks continue where the previous
-/// node's ended instead of all starting at the first core. Errors: BadOption when an explicit
+/// node's ended instead of all starting at the first core; when that would overload an object,
+/// each node is bound on its own, as mpirun's daemon per node binds it. A default binding that
+/// overloads an object of a node is dropped on that node only. Errors: BadOption when an explicit
 /// binding cannot be honoured (more ranks than CPUs on an object without :overload-allowed,
 /// an object the node lacks without :if-supported, more PEs than the node has CPUs; a rankfile
 /// slot naming a socket or CPU its node does not have).
@@ -162,7 +168,8 @@ struct ReportNode {
 
 /// mpirun's --report-bindings lines, one per rank in rank order, each ending in '\n':
 /// "[vm:1234] MCW rank 0 bound to socket 0[core 0[hwt 0]]: [B/.]". None when the job is not
-/// bound.
+/// bound; an empty string for a rank of a node whose default binding was dropped (mpirun's
+/// daemon prints nothing for it; an MPI rank prints its own line).
 std::vector<std::string> report_bindings_lines(const JobMap& map,
                                                const std::vector<ReportNode>& nodes,
                                                const JobBindings& bindings);

@@ -237,8 +237,10 @@ void Supervisor::spawn_ranks() {
   spec.env.push_back(mpilaunch::format("MPILAUNCH_MAX_RESTARTS={}", config_.restart.max_restarts));
   // --report-bindings of unbound ranks: mpirun 4.1.4 leaves the line to each rank's Open MPI,
   // giving it OMPI_MCA_hwloc_base_report_bindings=1 only then (measured; a bound rank would
-  // print its binding a second time, in another format).
-  if (plan.placement.report_bindings && bindings_->policy == "none")
+  // print its binding a second time, in another format). Where some nodes are bound, the
+  // agents keep it from their bound ranks.
+  if (plan.placement.report_bindings &&
+      (bindings_->policy == "none" || !bindings_->dropped.empty()))
     spec.env.emplace_back("OMPI_MCA_hwloc_base_report_bindings=1");
   {
     // Open MPI's transport default (docs/transport.md), from every agent's report.
@@ -365,6 +367,7 @@ bool Supervisor::place_ranks() {
     // timestamped as its output, and in its --output-filename file.
     std::string text;
     for (std::size_t rank = 0; rank < lines.size(); ++rank) {
+      if (lines[rank].empty()) continue;  // its node's binding was dropped: it reports itself
       if (output_.formats())
         output_.write(static_cast<std::uint32_t>(rank), protocol::Stream::Stderr,
                       std::as_bytes(std::span(lines[rank].data(), lines[rank].size())));
@@ -386,7 +389,9 @@ bool Supervisor::place_ranks() {
       nlohmann::json entry = {
           {"rank", rank},
           {"cpus", os_cpu_list(inputs[static_cast<std::size_t>(n)].topology, node_pus[i])}};
-      if (bindings_->policy != "none")
+      const bool dropped = static_cast<std::size_t>(n) < bindings_->dropped.size() &&
+                           bindings_->dropped[static_cast<std::size_t>(n)];
+      if (bindings_->policy != "none" && !dropped)
         entry["report"] = report_binding_line(
             rank, inputs[static_cast<std::size_t>(n)].topology, node_pus[i],
             bindings_->available.empty() ? std::vector<std::uint32_t>()

@@ -1521,6 +1521,38 @@ std::vector<Case> table() {
   vnode({.name = "vn-npersocket-no-np",
          .args = {"-H", "node1:2,node2:2", "--npersocket", "1", "@probe"},
          .source = "mpirun(1): --npersocket without -np on every node"});
+  // mpirun 4.1.4 binds node by node (its daemon per node), and drops a default binding only on
+  // a node it would overload (measured in session 11). Its daemon reports each rank it bound,
+  // "not bound (or bound to all available processors)" for the NUMA node of this machine; the
+  // ranks of a node left unbound get no line from it (an MPI rank prints its own): a program
+  // that is not MPI shows the difference.
+  vnode({.name = "vn-report-bindings-not-mpi",
+         .args = {"-H", "node1:2,node2:2", "-n", "4", "--report-bindings", "/bin/true"},
+         .checks = Stdout | Stderr,
+         .source = "issue 21: --report-bindings of a program that is not MPI on virtual nodes"});
+  vnode({.name = "vn-report-bindings-not-mpi-node-dropped",
+         .args = {"-H", "node1:3,node2:1", "-n", "4", "--tag-output", "--report-bindings",
+                  "/bin/true"},
+         .checks = Stdout | Stderr,
+         .source = "issue 21: a default binding dropped on one node only"});
+  vnode({.name = "vn-report-bindings-not-mpi-map-by-core",
+         .args = {"-H", "node1:3,node2:1", "-n", "4", "--map-by", "core", "--report-bindings",
+                  "/bin/true"},
+         .checks = Stdout | Stderr,
+         .source = "issue 21: --map-by core's binding dropped on one node only"});
+  vnode({.name = "vn-report-bindings-not-mpi-bind-none",
+         .args = {"-H", "node1:2,node2:2", "-n", "4", "--bind-to", "none", "--report-bindings",
+                  "/bin/true"},
+         .checks = Stdout | Stderr,
+         .source = "issue 21: --report-bindings, --bind-to none, a program that is not MPI"});
+  vnode({.name = "vn-binding-per-node",
+         .args = {"-H", "node1:1,node2:3,node3:1", "-n", "5", "--report-bindings", "@probe"},
+         .env = {"PROBE_ENV=OMPI_MCA_hwloc_base_report_bindings"},
+         .source = "issue 21: the default binding decided node by node"});
+  vnode({.name = "vn-bind-to-core-per-node",
+         .args = {"-H", "node1:2,node2:2", "-n", "4", "--bind-to", "core", "--report-bindings",
+                  "@probe"},
+         .source = "issue 21: --bind-to core on virtual nodes, cores 0 and 1 on each"});
   vnode({.name = "vn-report-bindings",
          .args = {"-H", "node1:1,node2:1", "--report-bindings", "-n", "2", "@probe"},
          .pending = kBinding,

@@ -210,11 +210,22 @@ TEST_CASE("placement: virtual nodes of one machine do not all start at its first
   // Separate machines each start at their first core.
   b = bind_ranks(two, {{1, vm}, {1, vm}}, policy({}), false);
   CHECK(cpus(*b, vm, 1) == Strings{"0"});
-  // Two ranks per virtual node on 2 cores: would overload, so the default leaves them unbound.
+  // Two ranks per virtual node on 2 cores overload the shared NUMA node: each node is bound on
+  // its own then, as mpirun's daemon per node binds it (measured: -H node1:2,node2:2 -n 4, every
+  // rank bound to its node's NUMA node, "not bound (or bound to all available processors)").
   const JobMap four({"node1", "node2"}, {0, 0, 1, 1});
   b = bind_ranks(four, {{2, vm}, {2, vm}}, policy({}), true);
   REQUIRE(b.has_value());
-  CHECK_FALSE(b->bound);
+  CHECK(b->bound);
+  CHECK(b->policy == "numa");
+  CHECK(b->dropped.empty());
+  CHECK(cpus(*b, vm, 0) == Strings{"0-1", "0-1"});
+  CHECK(cpus(*b, vm, 1) == Strings{"0-1", "0-1"});
+  // An explicit binding likewise (measured: --bind-to core gives each node cores 0 and 1).
+  b = bind_ranks(four, {{2, vm}, {2, vm}}, policy({.bind_to = "core"}), true);
+  REQUIRE(b.has_value());
+  CHECK(cpus(*b, vm, 0) == Strings{"0", "1"});
+  CHECK(cpus(*b, vm, 1) == Strings{"0", "1"});
   // A node whose agent reported nothing stays unbound.
   b = bind_ranks(one_node(1), {{2, NodeTopology{}}}, policy({}), false);
   REQUIRE(b.has_value());
@@ -279,6 +290,59 @@ TEST_CASE("placement: ':' and ',' both separate a policy's words, empty words sk
     CAPTURE(bad.bind_to);
     CHECK_FALSE(parse_placement(bad).has_value());
   }
+}
+
+// mpirun 4.1.4 drops a default binding node by node (measured on virtual nodes, session 11).
+TEST_CASE("placement: a default binding that overloads a node is dropped on that node only") {
+  const NodeTopology vm = shape(1, 1, 2, 1);
+  // -H node1:3,node2:1 -n 4: node1's three ranks unbound, node2's rank bound to its NUMA node.
+  const JobMap three_one({"node1", "node2"}, {0, 0, 0, 1});
+  for (const bool shared : {true, false}) {
+    auto b = bind_ranks(three_one, {{3, vm}, {1, vm}}, policy({}), shared);
+    REQUIRE(b.has_value());
+    CHECK(b->policy == "numa");
+    CHECK(b->bound);
+    CHECK(b->dropped == std::vector<bool>{true, false});
+    CHECK(cpus(*b, vm, 0) == Strings{"", "", ""});
+    CHECK(cpus(*b, vm, 1) == Strings{"0-1"});
+    CHECK(b->why_unbound.find("node1") != std::string::npos);
+    const std::vector<ReportNode> nodes = {{"node1", 11, 3, 0, &vm, true},
+                                           {"node2", 22, 1, 0, &vm, true}};
+    // mpirun's daemon reports node2's rank only; node1's ranks report themselves.
+    CHECK(report_bindings_lines(three_one, nodes, *b) ==
+          Strings{"", "", "",
+                  "[node2:00022] MCW rank 3 is not bound (or bound to all available "
+                  "processors)\n"});
+  }
+  // --map-by core: node2's rank on core 0 (measured).
+  auto b = bind_ranks(three_one, {{3, vm}, {1, vm}}, policy({.map_by = "core"}), true);
+  REQUIRE(b.has_value());
+  CHECK(cpus(*b, vm, 1) == Strings{"0"});
+  // Every node overloaded: the job is unbound, as before (-H node1:3,node2:3 -n 6).
+  const JobMap six({"node1", "node2"}, {0, 0, 0, 1, 1, 1});
+  b = bind_ranks(six, {{3, vm}, {3, vm}}, policy({}), true);
+  REQUIRE(b.has_value());
+  CHECK(b->policy == "none");
+  CHECK_FALSE(b->bound);
+  CHECK(b->dropped.empty());
+  // With --oversubscribe the overload is allowed, every node keeps its binding (measured).
+  PlacementPolicy overload = policy({});
+  overload.default_overload = true;
+  b = bind_ranks(three_one, {{3, vm}, {1, vm}}, overload, true);
+  REQUIRE(b.has_value());
+  CHECK(b->dropped.empty());
+  CHECK(cpus(*b, vm, 0) == Strings{"0-1", "0-1", "0-1"});
+  // An explicit binding that overloads a node is refused (mpirun's daemon there fails).
+  CHECK_FALSE(bind_ranks(three_one, {{3, vm}, {1, vm}}, policy({.bind_to = "core"}), true));
+  // The launcher's own node dropped: its ranks "N/A" in the map, no locality (measured with
+  // -H vm:3,node2:1).
+  const std::vector<ReportNode> local = {{"vm", 11, 3, 0, &vm, false},
+                                         {"node2", 22, 1, 0, &vm, true}};
+  b = bind_ranks(three_one, {{3, vm}, {1, vm}}, policy({}), false);
+  REQUIRE(b.has_value());
+  CHECK(display_map_text("77", 4, three_one, local, *b).find("Process rank: 0 Bound: N/A\n") !=
+        std::string::npos);
+  CHECK(display_diffable_map_text(three_one, local, *b).ends_with("\t</host>\n"));
 }
 
 TEST_CASE("placement: mpirun's --report-bindings and --display-map text") {
