@@ -101,6 +101,74 @@ std::vector<int> rank_places(std::vector<int> node_of_place, RankBy rank_by) {
   return out;
 }
 
+Result<std::vector<int>> map_ppr(const std::vector<NodeSlots>& hosts, std::vector<int>& used,
+                                 const MapRequest& request) {
+  const int per = request.per_node.value_or(1);
+  if (per < 1)
+    return Error{.kind = ErrorKind::BadOption,
+                 .detail = mpilaunch::format("ppr:{}:{}: processes per {} must be at least 1", per,
+                                             request.object, request.object)};
+  const auto objects_of = [&](std::size_t h) {
+    return request.objects.empty() ? 1 : std::max(1, request.objects[h]);
+  };
+  long np = 0;
+  if (request.np) {
+    np = *request.np;
+  } else {
+    for (std::size_t h = 0; h < hosts.size(); ++h) np += static_cast<long>(per) * objects_of(h);
+  }
+  if (np > 1'000'000)
+    return Error{.kind = ErrorKind::BadOption,
+                 .detail = mpilaunch::format("ppr:{}:{}: {} processes is too many", per,
+                                             request.object, np)};
+  std::vector<int> out;
+  int targets = 0;
+  for (std::size_t h = 0; h < hosts.size() && static_cast<long>(out.size()) < np; ++h) {
+    const NodeSlots& host = hosts[h];
+    if (used[h] >= host.slots && !request.oversubscribe) continue;  // full: not a target
+    ++targets;
+    const long room = static_cast<long>(per) * objects_of(h);
+    const long take = std::min(room, np - static_cast<long>(out.size()));
+    used[h] += static_cast<int>(take);
+    out.insert(out.end(), static_cast<std::size_t>(take), static_cast<int>(h));
+    if (used[h] > host.slots && !request.oversubscribe)
+      return Error{
+          .kind = ErrorKind::NotEnoughSlots,
+          .exit_code = std::nullopt,
+          .detail = mpilaunch::format(
+              "ppr:{}:{} puts {} processes on {}, which has {} slot{}{}; ask for fewer, add "
+              "slots (host:N, slots=N) or pass --oversubscribe (mpirun 4.1.4: \"not enough "
+              "slots available in the system to satisfy the {} slots\")",
+              per, request.object, used[h], host.name, host.slots, host.slots == 1 ? "" : "s",
+              used[h] > take
+                  ? mpilaunch::format(" ({} of them of the contexts before)", used[h] - take)
+                  : "",
+              used[h])};
+  }
+  if (targets == 0)
+    return Error{.kind = ErrorKind::NotEnoughSlots,
+                 .exit_code = std::nullopt,
+                 .detail =
+                     "all nodes which are allocated for this job are already filled (the "
+                     "application contexts before this one took every slot); add slots "
+                     "or pass --oversubscribe"};
+  if (static_cast<long>(out.size()) < np)
+    return Error{
+        .kind = ErrorKind::BadOption,
+        .detail = mpilaunch::format(
+            "{} is more than ppr:{}:{} places on {} (room for {}); ask for fewer "
+            "processes or give more hosts (mpirun 4.1.4: \"more processes than the ppr "
+            "for this topology can support\", also with --oversubscribe)",
+            request.np ? mpilaunch::format("-n {}", np)
+                       : mpilaunch::format("{} processes ({} per {} of every host)", np, per,
+                                           request.object),
+            per, request.object,
+            mpilaunch::format("{} host{}{}", targets, targets == 1 ? "" : "s",
+                              targets < static_cast<int>(hosts.size()) ? " with a free slot" : ""),
+            out.size())};
+  return out;
+}
+
 Result<JobMap> map_job(const std::vector<NodeSlots>& hosts, const MapRequest& request) {
   if (hosts.empty()) return Error{.kind = ErrorKind::BadOption, .detail = "no hosts to run on"};
   if (request.np && *request.np < 1)
@@ -118,20 +186,10 @@ Result<JobMap> map_job(const std::vector<NodeSlots>& hosts, const MapRequest& re
   std::vector<int> node_of_rank;
 
   if (request.per_node) {
-    const int ppn = *request.per_node;
-    const long np = request.np ? *request.np : static_cast<long>(ppn) * n_hosts;
-    if (np > static_cast<long>(ppn) * n_hosts)
-      return Error{
-          .kind = ErrorKind::BadOption,
-          .detail = mpilaunch::format("-n {} is more than -N {} on {} nodes", np, ppn, n_hosts)};
-    for (int h = 0; h < n_hosts; ++h) {
-      if (ppn > capacity(hosts[static_cast<std::size_t>(h)], request.oversubscribe))
-        return not_enough(ppn, hosts[static_cast<std::size_t>(h)].slots,
-                          mpilaunch::format("slots are available on {}; give it more slots or pass "
-                                            "--oversubscribe",
-                                            hosts[static_cast<std::size_t>(h)].name));
-    }
-    for (long r = 0; r < np; ++r) node_of_rank.push_back(static_cast<int>(r / ppn));
+    std::vector<int> used(hosts.size(), 0);
+    auto placed = map_ppr(hosts, used, request);
+    if (!placed) return placed.error();
+    node_of_rank = std::move(placed).value();
   } else {
     const long np = request.np ? *request.np : total_slots;
     if (np > 1'000'000)

@@ -23,11 +23,14 @@ enum class MapBy { Slot, Node };
 enum class RankBy { Mapping, Slot, Node };
 
 struct MapRequest {
-  std::optional<int> np;        // -n; default: every slot (or per_node x nodes)
-  std::optional<int> per_node;  // -N
+  std::optional<int> np;        // -n; default: every slot (or per_node x objects)
+  std::optional<int> per_node;  // -N, --npernode, ppr:N:OBJECT: N per node, or per object
   MapBy map_by = MapBy::Slot;
   bool oversubscribe = false;
   RankBy rank_by = RankBy::Mapping;
+  /// ppr:N:OBJECT below the node: each host's count of OBJECT (as `hosts`); empty: N per node.
+  std::vector<int> objects;
+  std::string object = "node";  // OBJECT's name, for errors
 };
 
 /// The placement of one job. Only nodes that received ranks are kept, in host order, so node
@@ -69,6 +72,18 @@ class JobMap {
 /// node order (-H a:2,b:2 -n 3: a,b,a; -H a:1,b:2,c:2 -n 4: a,b,c,b). Mapping returns them as
 /// placed. Returns the node of each rank.
 std::vector<int> rank_places(std::vector<int> node_of_place, RankBy rank_by);
+
+/// mpirun 4.1.4's ppr mapper (-N, --npernode, --npersocket, --map-by ppr:N:OBJECT) for one
+/// application context, measured on virtual nodes: its hosts are those of `hosts` with a free
+/// slot (`used`: each host's processes of the contexts before; every host with
+/// --oversubscribe); from the first, each gets N per object (per node without `objects`) of this
+/// context's processes until `np` are placed (without np: N per object on every one of `hosts`,
+/// as mpirun counts them before mapping). Errors, as mpirun refuses: NotEnoughSlots when every
+/// host is full or a host would hold more processes than its slots (without --oversubscribe);
+/// BadOption when the hosts cannot hold np at N per object (also with --oversubscribe). Returns
+/// the host of each process in the order placed; `used` grows by them.
+Result<std::vector<int>> map_ppr(const std::vector<NodeSlots>& hosts, std::vector<int>& used,
+                                 const MapRequest& request);
 
 /// Places ranks on `hosts`. Errors: BadOption for impossible requests (np < 1, -N < 1, no
 /// hosts), NotEnoughSlots (detail says how many were asked and available, and how to fix it).

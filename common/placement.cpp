@@ -229,15 +229,17 @@ bool intersects(const std::vector<std::uint32_t>& a, const std::vector<std::uint
 // mpirun 4.1.4's mapper on one node (measured on tests/data/topologies): the j-th process it
 // places goes to which of `objects` (-1: the whole node, by slot). Over objects it deals one
 // process to each in turn (BYNUMA, BYSOCKET, ...: rank 1 on the second socket), ppr:N fills each
-// object with N; `first` continues an earlier virtual node's dealing on the same machine.
-std::vector<int> map_node(const std::vector<std::vector<std::uint32_t>>& objects, int count,
-                          int first, const PlacementPolicy& policy) {
-  std::vector<int> out(static_cast<std::size_t>(count), -1);
+// object with N. `index[j]` is the j-th process's place in the dealing: j, after an earlier
+// virtual node's processes on the same machine; with ppr counted within its application
+// context, which mpirun maps on its own from the first object.
+std::vector<int> map_node(const std::vector<std::vector<std::uint32_t>>& objects,
+                          const std::vector<int>& index, const PlacementPolicy& policy) {
+  std::vector<int> out(index.size(), -1);
   if (objects.empty()) return out;
   const int n = static_cast<int>(objects.size());
-  for (int j = 0; j < count; ++j) {
-    const int k = first + j;
-    out[static_cast<std::size_t>(j)] = (policy.ppr > 0 ? k / policy.ppr : k) % n;
+  for (std::size_t j = 0; j < index.size(); ++j) {
+    const int k = index[j];
+    out[j] = (policy.ppr > 0 ? k / policy.ppr : k) % n;
   }
   return out;
 }
@@ -303,7 +305,13 @@ Result<Placed> place_nodes(const JobMap& map, const std::vector<NodePlacementInp
   const std::optional<HwLevel> bind = bind_level;
   const HwLevel cpu = policy.use_hwthreads ? HwLevel::HwThread : HwLevel::Core;
   Usage shared_usage;
-  int placed_before = 0;  // ranks of the earlier virtual nodes of a shared machine
+  // The processes of the earlier virtual nodes of a shared machine, per application context.
+  std::map<int, int> shared_of_context;
+  const auto context_of = [&](int rank) {
+    return static_cast<int>(
+        std::upper_bound(policy.context_starts.begin(), policy.context_starts.end(), rank) -
+        policy.context_starts.begin());
+  };
   for (int n = 0; n < map.node_count(); ++n) {
     const NodePlacementInput& node = nodes[static_cast<std::size_t>(n)];
     const NodeTopology& topo = node.topology;
@@ -338,18 +346,30 @@ Result<Placed> place_nodes(const JobMap& map, const std::vector<NodePlacementInp
       if (locale_objects.empty()) locale_objects = topo.objects(HwLevel::Socket);
     }
     const int local_count = static_cast<int>(map.ranks_on(n).size());
-    if (policy.ppr > 0 && !locale_objects.empty() &&
-        local_count > policy.ppr * static_cast<int>(locale_objects.size()))
-      return bad(mpilaunch::format(
-          "--map-by ppr:{}:{}: node {} has {} {} object{}, room for {} processes, but {} were "
-          "placed there; ask for fewer processes (-n) or give the node fewer slots",
-          policy.ppr, level_name(*policy.map_level), map.node_name(n), locale_objects.size(),
-          level_name(*policy.map_level), locale_objects.size() == 1 ? "" : "s",
-          policy.ppr * static_cast<int>(locale_objects.size()), local_count));
-    // Virtual nodes of one machine continue its mapping where the previous node's ended.
-    const int first = share ? placed_before : 0;
-    placed_before += local_count;
-    const std::vector<int> mapped = map_node(locale_objects, local_count, first, policy);
+    // ppr: each application context's ranks on this node, N per object.
+    std::map<int, int> per_context;
+    for (const int rank : map.ranks_on(n)) ++per_context[context_of(rank)];
+    for (const auto& [context, count] : per_context)
+      if (policy.ppr > 0 && !locale_objects.empty() &&
+          count > policy.ppr * static_cast<int>(locale_objects.size()))
+        return bad(mpilaunch::format(
+            "--map-by ppr:{}:{}: node {} has {} {} object{}, room for {} processes{}, but {} "
+            "were placed there; ask for fewer processes (-n) or give the node fewer slots",
+            policy.ppr, level_name(*policy.map_level), map.node_name(n), locale_objects.size(),
+            level_name(*policy.map_level), locale_objects.size() == 1 ? "" : "s",
+            policy.ppr * static_cast<int>(locale_objects.size()),
+            per_context.size() > 1 ? mpilaunch::format(" of application context {}", context + 1)
+                                   : "",
+            count));
+    // Virtual nodes of one machine continue its mapping where the previous node's ended (each
+    // application context's own with ppr; there is one context otherwise).
+    std::map<int, int> placed_of_context;  // this node's processes of each context so far
+    std::vector<int> index;
+    for (const int rank : map.ranks_on(n)) {
+      const int context = context_of(rank);
+      index.push_back((share ? shared_of_context[context] : 0) + placed_of_context[context]++);
+    }
+    const std::vector<int> mapped = map_node(locale_objects, index, policy);
     const std::vector<int> order = rank_node(topo, locale_objects, mapped, policy);
     out.mapped_order.resize(static_cast<std::size_t>(map.node_count()));
     out.mapped_order[static_cast<std::size_t>(n)].assign(order.size(), 0);
@@ -420,6 +440,7 @@ Result<Placed> place_nodes(const JobMap& map, const std::vector<NodePlacementInp
       std::optional<Overload>& first_overload = placed.overload[static_cast<std::size_t>(n)];
       if (ranks > cpus && !first_overload) first_overload = Overload{ranks, cpus};
     }
+    for (const auto& [context, count] : placed_of_context) shared_of_context[context] += count;
   }
   return placed;
 }

@@ -93,6 +93,10 @@ struct PlacementPolicy {
   /// refused: "at least one node does NOT support binding processes to cpus"). Empty: this
   /// machine's own (or HWLOC_THISSYSTEM=1 vouches for the file).
   std::string topology_file;
+  /// ppr with several application contexts: the first rank of each context after the first.
+  /// mpirun 4.1.4 maps each context N per object on its own (measured), so a node's objects
+  /// are filled, and checked, context by context.
+  std::vector<int> context_starts;
 };
 
 /// Errors: BadOption naming the option, the value and what is accepted.

@@ -34,18 +34,23 @@ Result<std::vector<std::string>> host_names_of(const AppOptions& context) {
 // MPMD: each context is mapped in turn by map_job, over its hosts (its -H, else all) with the
 // slots the contexts before it left, and its ranks follow theirs: mpirun's order. A context
 // without -n asks for every slot of its hosts, as under mpirun (so after another context it
-// fits only with --oversubscribe).
+// fits only with --oversubscribe). With ppr (-N, --npernode, ppr:N:OBJECT: request.per_node)
+// each context is placed by map_ppr over its hosts with a free slot, N per node (per object
+// with request.objects, one count per host) for that context alone, as mpirun 4.1.4 (measured on
+// virtual nodes). Each context's np becomes the ranks it got.
 Result<JobMap> map_contexts(const std::vector<NodeSlots>& hosts, const MapRequest& request,
-                            std::vector<AppOptions>& contexts) {
+                            std::vector<MapContext>& contexts) {
   std::vector<int> used(hosts.size(), 0);
   std::vector<int> host_of_rank;
   for (std::size_t c = 0; c < contexts.size(); ++c) {
-    AppOptions& context = contexts[c];
-    auto named = host_names_of(context);
-    if (!named) return named.error();
-    const std::vector<std::string>& names = named.value();
+    MapContext& context = contexts[c];
+    const std::vector<std::string>& names = context.hosts;
     std::vector<std::size_t> eligible;
-    std::vector<NodeSlots> free;
+    std::vector<NodeSlots> free, mine;
+    std::vector<int> mine_used;
+    MapRequest context_request = request;
+    context_request.np = context.np;
+    context_request.objects.clear();
     int all_slots = 0;
     for (std::size_t h = 0; h < hosts.size(); ++h) {
       if (!names.empty() && std::find(names.begin(), names.end(), hosts[h].name) == names.end())
@@ -55,36 +60,47 @@ Result<JobMap> map_contexts(const std::vector<NodeSlots>& hosts, const MapReques
       free.push_back({host.name, std::max(0, host.slots - used[h]),
                       host.max_slots ? std::optional<int>(std::max(0, *host.max_slots - used[h]))
                                      : std::nullopt});
+      mine.push_back(host);
+      mine_used.push_back(used[h]);
+      if (!request.objects.empty()) context_request.objects.push_back(request.objects[h]);
       all_slots += host.slots;
     }
     if (eligible.empty())
       return Error{.kind = ErrorKind::BadOption,
-                   .executable = context.program.empty() ? "" : context.program[0],
+                   .executable = context.program,
                    .detail = mpilaunch::format(
                        "application context {}: none of its hosts ({}) is among the job's hosts",
                        c + 1, fmt::join(names, ","))};
-    MapRequest context_request = request;
-    context_request.np = context.np;
     if (!context.np && !request.per_node) context_request.np = std::max(1, all_slots);
-    auto map = map_job(free, context_request);
-    if (!map) {
-      Error e = map.error();
-      e.executable = context.program.empty() ? "" : context.program[0];
+    Result<std::vector<int>> placed = std::vector<int>{};
+    if (request.per_node) {
+      placed = map_ppr(mine, mine_used, context_request);
+      if (placed) *placed = rank_places(std::move(placed).value(), request.rank_by);
+    } else if (auto map = map_job(free, context_request); map) {
+      // map_job keeps the hosts with ranks only: back to indexes into `free`.
+      for (int r = 0; r < map->size(); ++r)
+        for (std::size_t i = 0; i < free.size(); ++i)
+          if (free[i].name == map->node_name(map->node_of(r))) {
+            placed->push_back(static_cast<int>(i));
+            break;
+          }
+    } else {
+      placed = map.error();
+    }
+    if (!placed) {
+      Error e = placed.error();
+      e.executable = context.program;
       if (contexts.size() > 1)
         e.detail =
             mpilaunch::format("application context {} ({}): {}", c + 1, e.executable, e.detail);
       return e;
     }
-    for (int r = 0; r < map.value().size(); ++r) {
-      const std::string& node = map.value().node_name(map.value().node_of(r));
-      for (const std::size_t h : eligible)
-        if (hosts[h].name == node) {
-          host_of_rank.push_back(static_cast<int>(h));
-          ++used[h];
-          break;
-        }
+    for (const int i : placed.value()) {
+      const std::size_t h = eligible[static_cast<std::size_t>(i)];
+      host_of_rank.push_back(static_cast<int>(h));
+      ++used[h];
     }
-    context.np = map.value().size();
+    context.np = static_cast<int>(placed->size());
   }
   std::vector<std::string> nodes;
   std::vector<int> node_of_host(hosts.size(), -1);
@@ -97,6 +113,18 @@ Result<JobMap> map_contexts(const std::vector<NodeSlots>& hosts, const MapReques
   for (const int h : host_of_rank)
     node_of_rank.push_back(node_of_host[static_cast<std::size_t>(h)]);
   return JobMap(std::move(nodes), std::move(node_of_rank));
+}
+
+// Each context's -n, hosts (its -H values' names) and program, for map_contexts.
+Result<std::vector<MapContext>> map_contexts_of(const std::vector<AppOptions>& contexts) {
+  std::vector<MapContext> out;
+  for (const AppOptions& context : contexts) {
+    auto named = host_names_of(context);
+    if (!named) return named.error();
+    out.push_back(
+        {context.np, std::move(named).value(), context.program.empty() ? "" : context.program[0]});
+  }
+  return out;
 }
 
 // MPMD with host files (mpirun 4.1.4, measured): a context with a file runs only on the job's
@@ -512,23 +540,36 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
   // each node's objects once its agent has reported them (common/placement.hpp).
   if (plan.placement.ppr > 0 && plan.placement.map_level == HwLevel::Board && !o.per_node)
     request.per_node = plan.placement.ppr;
-  // mpirun 4.1.4 (measured): ppr:N:socket without -n starts N per socket on every node (more
-  // than a node's slots needs --oversubscribe); ppr over a smaller object asks for every slot.
-  // A node's sockets are known once its agent has reported them.
-  if (plan.placement.ppr > 0 && plan.placement.map_level == HwLevel::Socket && !request.np &&
-      !request.per_node && hosts.rankfile.empty() && !plan.placement.seq) {
+  // ppr over an object below the node (--npersocket N is ppr:N:socket) gives each node N per
+  // object of its own (mpirun 4.1.4, measured on virtual nodes: -H a:2,b:2 -n 2 --map-by
+  // ppr:1:socket runs one rank on each), so with several hosts the map waits for every agent's
+  // report of its node's objects. So does ppr:N:socket without -n, which starts N per socket on
+  // every node (more than a node's slots needs --oversubscribe); below the socket, without -n it
+  // asks for every slot. On one host, filling the slots and checking each node's objects once
+  // its agent has reported (common/placement.hpp) is the same map.
+  if (plan.placement.ppr > 0 && plan.placement.map_level &&
+      plan.placement.map_level != HwLevel::Board && !request.per_node && hosts.rankfile.empty() &&
+      !plan.placement.seq &&
+      (entries.size() > 1 || (plan.placement.map_level == HwLevel::Socket && !request.np))) {
     if (o.contexts.size() > 1)
-      return refuse(ErrorKind::BadOption,
-                    mpilaunch::format("--map-by ppr:{}:socket without -n with several application "
-                                      "contexts (':' or --app): not supported; give each "
-                                      "context -n",
-                                      plan.placement.ppr));
-    plan.ppr_per_socket = plan.placement.ppr;
+      for (std::size_t c = 0; c < o.contexts.size(); ++c)
+        if (!o.contexts[c].np)
+          return refuse(ErrorKind::BadOption,
+                        mpilaunch::format(
+                            "--map-by ppr:{}:{} with several application contexts (':' or --app): "
+                            "context {} has no -n, which is not supported (how many processes "
+                            "mpirun 4.1.4 starts there is not measured); give each context -n",
+                            plan.placement.ppr, level_name(*plan.placement.map_level), c + 1));
+    plan.ppr_object = plan.placement.map_level;
+    request.per_node = plan.placement.ppr;
+    request.object = std::string(level_name(*plan.placement.map_level));
     plan.slots_from_agents = true;
   }
   // mpirun 4.1.4 (measured): --nolocal without -n still asks for every slot of the allocation,
   // this machine's included, so it fits only with --oversubscribe.
-  plan.np_is_allocation = nolocal && !request.np && !request.per_node && !plan.ppr_per_socket;
+  const bool counted_by_ppr =
+      request.per_node && (!plan.ppr_object || *plan.ppr_object == HwLevel::Socket);
+  plan.np_is_allocation = nolocal && !request.np && !counted_by_ppr;
   if (plan.np_is_allocation && !plan.slots_from_agents) request.np = plan.universe_size;
   plan.request = request;
   std::vector<AppOptions> contexts = o.contexts;
@@ -545,7 +586,7 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
     Status narrowed = narrow_to_hostfiles(hosts, entries, contexts);
     if (!narrowed) return named(narrowed.error());
   }
-  if (plan.slots_from_agents && contexts.size() > 1 && hosts.rankfile.empty() &&
+  if (plan.slots_from_agents && !plan.ppr_object && contexts.size() > 1 && hosts.rankfile.empty() &&
       !plan.placement.seq) {
     // Each context is mapped over the slots the ones before it left, so every host's slots are
     // needed before the agents start; a line without slots= is known only once its agent has
@@ -592,9 +633,19 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
     for (const HostEntry& h : entries) names.push_back(h.name);
     plan.nodes = entries;
     plan.map = JobMap(std::move(names), {});
+    auto mapped = map_contexts_of(contexts);
+    if (!mapped) return named(mapped.error());
+    plan.contexts = std::move(mapped).value();
   } else {
-    auto map =
-        contexts.size() == 1 ? map_job(slots, request) : map_contexts(slots, request, contexts);
+    Result<JobMap> map = Error{};
+    if (contexts.size() == 1) {
+      map = map_job(slots, request);
+    } else if (auto mapped = map_contexts_of(contexts); mapped) {
+      map = map_contexts(slots, request, mapped.value());
+      for (std::size_t c = 0; c < contexts.size(); ++c) contexts[c].np = mapped.value()[c].np;
+    } else {
+      map = mapped.error();
+    }
     if (!map) return named(map.error());
     plan.map = std::move(map).value();
     for (const std::string& name : plan.map.nodes())
@@ -614,6 +665,12 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
   } else {
     for (std::size_t c = 0; c < contexts.size(); ++c)
       ranks_of_context[c] = contexts[c].np.value_or(0);
+    // ppr counts each context's ranks on a node on their own (map_contexts), so does the binder.
+    if (plan.placement.ppr > 0)
+      for (std::size_t c = 0, first = 0; c + 1 < contexts.size(); ++c) {
+        first += static_cast<std::size_t>(ranks_of_context[c]);
+        plan.placement.context_starts.push_back(static_cast<int>(first));
+      }
   }
   for (const std::string& mca : o.ignored_mca)
     plan.warnings.push_back(mpilaunch::format(
@@ -706,41 +763,8 @@ const PlanApp& app_of_rank(const LaunchPlan& plan, int rank) {
   return plan.apps[static_cast<std::size_t>(app_index_of_rank(plan, rank))];
 }
 
-namespace {
-
-// ppr:N:socket without -n (LaunchPlan::ppr_per_socket): N per socket of every node, node after
-// node; a node given more than its slots needs --oversubscribe, as with -n.
-Result<JobMap> map_per_socket(const LaunchPlan& plan, const std::vector<NodeSlots>& slots,
-                              const std::vector<int>& sockets) {
-  if (sockets.size() != slots.size())
-    return Error{
-        .kind = ErrorKind::Unknown,
-        .detail = mpilaunch::format("{} hosts but {} socket counts", slots.size(), sockets.size())};
-  std::vector<std::string> names;
-  std::vector<int> node_of_rank;
-  for (std::size_t i = 0; i < slots.size(); ++i) {
-    const int wanted = plan.ppr_per_socket * std::max(1, sockets[i]);
-    if (wanted > slots[i].slots && !plan.request.oversubscribe)
-      return Error{.kind = ErrorKind::NotEnoughSlots,
-                   .detail = mpilaunch::format(
-                       "--map-by ppr:{}:socket without -n asks for {} processes on {} ({} "
-                       "socket{}), which has {} slot{}; give -n, or --oversubscribe",
-                       plan.ppr_per_socket, wanted, slots[i].name, std::max(1, sockets[i]),
-                       sockets[i] > 1 ? "s" : "", slots[i].slots, slots[i].slots == 1 ? "" : "s")};
-    if (static_cast<long>(node_of_rank.size()) + wanted > kMaxRanks)
-      return Error{.kind = ErrorKind::BadOption,
-                   .detail = mpilaunch::format("--map-by ppr:{}:socket: more than {} processes",
-                                               plan.ppr_per_socket, kMaxRanks)};
-    names.push_back(slots[i].name);
-    node_of_rank.insert(node_of_rank.end(), static_cast<std::size_t>(wanted), static_cast<int>(i));
-  }
-  return JobMap(std::move(names), rank_places(std::move(node_of_rank), plan.request.rank_by));
-}
-
-}  // namespace
-
 Status map_on_reported_slots(LaunchPlan& plan, const std::vector<int>& cores,
-                             const std::vector<int>& sockets) {
+                             const std::vector<int>& objects) {
   if (!plan.slots_from_agents) return {};
   if (cores.size() != plan.nodes.size())
     return Error{.kind = ErrorKind::Unknown,
@@ -771,16 +795,34 @@ Status map_on_reported_slots(LaunchPlan& plan, const std::vector<int>& cores,
       *request.np += counted;
     }
   }
-  auto map =
-      plan.ppr_per_socket > 0
-          ? map_per_socket(plan, slots,
-                           std::vector<int>(sockets.begin(),
-                                            sockets.begin() + static_cast<std::ptrdiff_t>(std::min(
-                                                                  sockets.size(), slots.size()))))
-          : map_job(slots, request);
+  Result<JobMap> map = Error{};
+  if (plan.ppr_object) {
+    // N per object of each node (map_ppr), each application context in turn.
+    if (objects.size() < slots.size())
+      return Error{.kind = ErrorKind::Unknown,
+                   .detail = mpilaunch::format("{} hosts but {} object counts", slots.size(),
+                                               objects.size())};
+    request.objects.assign(objects.begin(),
+                           objects.begin() + static_cast<std::ptrdiff_t>(slots.size()));
+    // Below the socket, mpirun 4.1.4 without -n asks for every slot (measured).
+    if (plan.contexts.size() == 1 && !plan.contexts[0].np && !request.np &&
+        *plan.ppr_object != HwLevel::Socket) {
+      request.np = 0;
+      for (const NodeSlots& s : slots) *request.np += s.slots;
+    }
+    std::vector<MapContext> contexts = plan.contexts;
+    if (contexts.size() == 1 && request.np) contexts[0].np = request.np;
+    map = map_contexts(slots, request, contexts);
+    if (map)
+      for (std::size_t c = 0; c < contexts.size() && c < plan.apps.size(); ++c)
+        plan.apps[c].num_procs = contexts[c].np.value_or(0);
+  } else {
+    map = map_job(slots, request);
+  }
   if (!map) {
     Error e = map.error();
-    if (!plan.apps.empty() && !plan.apps[0].argv.empty()) e.executable = plan.apps[0].argv[0];
+    if (e.executable.empty() && !plan.apps.empty() && !plan.apps[0].argv.empty())
+      e.executable = plan.apps[0].argv[0];
     return e;
   }
   // Slot and node mapping fill hosts in order, so the hosts with ranks come first: each keeps
@@ -801,8 +843,9 @@ Status map_on_reported_slots(LaunchPlan& plan, const std::vector<int>& cores,
   plan.nodes = std::move(nodes);
   plan.universe_size = universe;
   plan.map = std::move(map).value();
-  // One application context (make_plan refuses several with such hosts): all ranks are its.
-  if (!plan.apps.empty()) plan.apps[0].num_procs = plan.map.size();
+  // One application context (make_plan refuses several with such hosts unless ppr_object):
+  // all ranks are its.
+  if (!plan.ppr_object && !plan.apps.empty()) plan.apps[0].num_procs = plan.map.size();
   plan.slots_from_agents = false;
   return {};
 }
@@ -852,11 +895,13 @@ std::string render_plan(const LaunchPlan& plan, const std::string& agent_command
     }
   }
   out += mpilaunch::format("interface:  {} ({})\n", pmi_label(plan.pmi), plan.pmi.reason);
-  if (plan.ppr_per_socket > 0)
+  if (plan.ppr_object)
     out += mpilaunch::format(
-        "processes:  {} per socket on up to {} nodes, placed once each agent has reported its "
-        "node's sockets\n",
-        plan.ppr_per_socket, plan.map.node_count());
+        "processes:  {}{} per {} on up to {} nodes, placed once each agent has reported its "
+        "node's {}s\n",
+        plan.request.np ? mpilaunch::format("{}, ", *plan.request.np) : "",
+        plan.request.per_node.value_or(0), level_name(*plan.ppr_object), plan.map.node_count(),
+        level_name(*plan.ppr_object));
   else if (plan.slots_from_agents)
     out += mpilaunch::format(
         "processes:  {} on up to {} nodes, placed once each agent has counted its node's cores\n",

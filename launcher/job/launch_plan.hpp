@@ -33,6 +33,14 @@ struct PlanApp {
   std::string exec_path;  // --path: searched for argv[0] before PATH, on the ranks' node
 };
 
+/// What the mapper needs of one application context: its -n and its hosts (its -H, after a host
+/// file narrowed them; empty: every host of the job).
+struct MapContext {
+  std::optional<int> np;
+  std::vector<std::string> hosts;
+  std::string program;  // for errors
+};
+
 /// One line of a rankfile (-rf), with the node its host is in the plan.
 struct RankfilePlace {
   int rank = 0;
@@ -54,7 +62,7 @@ struct LaunchPlan {
   /// A host's slots are its cores (a host file line without slots=, HostEntry::count_cores),
   /// known once its agent has reported: until map_on_reported_slots(), `nodes` holds every host,
   /// `map` has no ranks and apps[0].num_procs is 0; every host gets an agent. One application
-  /// context only: make_plan refuses MPMD with such hosts.
+  /// context only, unless ppr_object: make_plan refuses MPMD with such hosts.
   bool slots_from_agents = false;
   /// --nolocal without -n: every slot of the allocation is asked for, this machine's too.
   bool np_is_allocation = false;
@@ -62,10 +70,14 @@ struct LaunchPlan {
   /// gets no rank but an agent (started here whatever the launcher, as mpirun's own node needs
   /// no ssh), because mpirun 4.1.4 places spawned children there (measured).
   bool idle_local_node = false;
-  /// --map-by ppr:N:socket (or --npersocket N) without -n: each node runs N per socket, as
-  /// mpirun 4.1.4 does; the sockets are known once its agent has reported (slots_from_agents
-  /// is set too). 0: not so.
-  int ppr_per_socket = 0;
+  /// --map-by ppr:N:OBJECT below the node (--npersocket N is ppr:N:socket) on several hosts, or
+  /// ppr:N:socket without -n: each node takes N per OBJECT of its own, as mpirun 4.1.4 maps them
+  /// (common/job_map.hpp map_ppr), so the map waits for every agent's report of its node
+  /// (slots_from_agents is set too; `request.per_node` is N). Unset: not so.
+  std::optional<HwLevel> ppr_object;
+  /// Every application context's -n and hosts, for the map made once the agents have reported
+  /// (ppr_object).
+  std::vector<MapContext> contexts;
   /// -rf/--rankfile: every line of the file, those past the job's ranks too (empty: no
   /// rankfile). mpirun 4.1.4 places spawned processes through the same file
   /// (spawn_placement.hpp's place_spawn_by_rankfile()).
@@ -102,9 +114,9 @@ Result<LaunchPlan> make_plan(const Options& options, const HostList& hosts,
 /// and keeps in `nodes` only the hosts that received ranks, which are always the first ones
 /// (mapping by slot or by node fills hosts in order). Errors: as make_plan's (NotEnoughSlots,
 /// BadOption).
-/// `sockets[i]` (needed with ppr_per_socket) is host i's sockets.
+/// `objects[i]` (needed with ppr_object) is how many of that object host i's agent reports.
 Status map_on_reported_slots(LaunchPlan& plan, const std::vector<int>& cores,
-                             const std::vector<int>& sockets = {});
+                             const std::vector<int>& objects = {});
 
 /// True when `name` denotes this machine (localhost, 127.x, its hostname).
 bool is_local_name(const std::string& name, const std::string& hostname);

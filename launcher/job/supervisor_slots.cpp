@@ -1,6 +1,6 @@
 // Supervisor: slots counted by the agents (a host file line without slots= is the node's
-// cores, as mpirun 4.1.4 counts them), and the map made from them (also ppr:N:socket without
-// -n, N per socket each agent reports).
+// cores, as mpirun 4.1.4 counts them), and the map made from them (also ppr:N:OBJECT, N per
+// object each agent reports).
 
 #include "common/text_format.hpp"
 
@@ -14,12 +14,13 @@ bool Supervisor::map_on_agent_slots() {
   // mpirun's slots are cores, or hwthreads with --use-hwthread-cpus; only those the node lets
   // us use (a cgroup's allowed CPUs) are in the agent's report.
   const HwLevel unit = plan.placement.use_hwthreads ? HwLevel::HwThread : HwLevel::Core;
-  std::vector<int> cores, sockets;
+  const HwLevel object = plan.ppr_object.value_or(HwLevel::Socket);
+  std::vector<int> cores, objects;
   for (const auto& link : links_) {
     cores.push_back(std::max(1, link->topology.count(unit)));
-    sockets.push_back(std::max(1, link->topology.count(HwLevel::Socket)));
+    objects.push_back(std::max(1, link->topology.count(object)));
   }
-  if (Status st = map_on_reported_slots(plan, cores, sockets); !st) {
+  if (Status st = map_on_reported_slots(plan, cores, objects); !st) {
     fail(st.error(), JobEvent::AgentFailed);
     return false;
   }

@@ -20,10 +20,6 @@ constexpr const char* kFramed = "issue 20 item 7: errors framed as Open MPI's he
 constexpr const char* kSpelling = "issue 20 item 9: single-dash spellings";
 constexpr const char* kOptions = "issue 20: every other mpirun(1) option";
 constexpr const char* kBinding = "issue 21: mapping, ranking and binding";
-// mpirun 4.1.4 maps ppr (--npernode, --map-by ppr:N:node) per application context, N per node
-// over the nodes that still have a free slot; mpilaunch counts N per node over the whole job
-// ("0 slots are available on node1", "ppr:1:board ... 2 were placed there").
-constexpr const char* kPprContexts = "issue 21: ppr per application context";
 // mpirun 4.1.4 gives OMPI_MCA_mpi_oversubscribe=1 only on its own node: ranks its orteds start
 // on an oversubscribed node get 0. mpilaunch gives 1 on every such node (yield, not busy-poll).
 constexpr const char* kOversubscribedRemote =
@@ -1444,13 +1440,11 @@ std::vector<Case> table() {
   // (measured: a middle line's --npernode 1 puts the first line's ranks on two nodes).
   vnode({.name = "vn-appfile-npernode-middle-line",
          .args = {"--default-hostfile", "hf", "--app", "appfile"},
-         .pending = kPprContexts,
          .files = {{"appfile", "-n 2 @probe\n-n 1 --npernode 1 @probe\n-n 1 @probe\n"},
                    {"hf", "node1 slots=2\nnode2 slots=2\n"}},
          .source = "issue 20: --npernode on an appfile's middle line"});
   vnode({.name = "vn-appfile-npersocket-lines",
          .args = {"--default-hostfile", "hf", "--npersocket", "2", "--app", "appfile"},
-         .pending = kPprContexts,
          .files = {{"appfile", "-n 2 --npersocket 1 @probe\n-n 2 @probe\n"},
                    {"hf", "node1 slots=2\nnode2 slots=2\n"}},
          .source = "issue 20: --npersocket on the command line and an appfile line"});
@@ -1463,7 +1457,6 @@ std::vector<Case> table() {
          .source = "issue 20: --ppr on an appfile's last line"});
   vnode({.name = "vn-appfile-map-by-ppr-last-line",
          .args = {"--default-hostfile", "hf", "--app", "appfile"},
-         .pending = kPprContexts,
          .files = {{"appfile", "-n 2 @probe\n-n 2 --map-by ppr:1:node @probe\n"},
                    {"hf", "node1 slots=2\nnode2 slots=2\n"}},
          .source = "issue 20: --map-by ppr:1:node on an appfile's last line"});
@@ -1553,6 +1546,30 @@ std::vector<Case> table() {
          .args = {"-H", "node1:2,node2:2", "-n", "4", "--bind-to", "core", "--report-bindings",
                   "@probe"},
          .source = "issue 21: --bind-to core on virtual nodes, cores 0 and 1 on each"});
+  // ppr is N per object of each node, per application context, over the nodes with a free slot
+  // (mpirun 4.1.4, measured; mpilaunch filled node1's slots first, then refused or ran).
+  vnode({.name = "vn-ppr-socket-caps-node",
+         .args = {"-H", "node1:2,node2:2", "-n", "2", "--map-by", "ppr:1:socket", "@probe"},
+         .source = "issue 21: --map-by ppr:1:socket with -n caps each node"});
+  vnode({.name = "vn-npersocket-caps-node-machinefile",
+         .args = {"-n", "2", "--npersocket", "1", "-machinefile", "nodeinf", "@probe"},
+         .files = {{"nodeinf", "node1\nnode2\n"}},
+         .source = "issue 21: --npersocket with -n, host file lines without slots="});
+  vnode({.name = "vn-ppr-node-fewer-than-n",
+         .args = {"-H", "node1:2,node2:2", "-n", "2", "--map-by", "ppr:3:node", "@probe"},
+         .source = "issue 21: ppr:3:node -n 2: the first node takes the 2 asked for"});
+  vnode({.name = "vn-ppr-socket-over-slots",
+         .args = {"-H", "node1:1,node2:3", "-n", "2", "--map-by", "ppr:2:socket", "@probe"},
+         .checks = kRefusal,
+         .source = "issue 21: ppr:2:socket puts 2 on a node of 1 slot (mpilaunch ran it)"});
+  vnode({.name = "vn-mpmd-ppr-socket-each-context",
+         .args = {"-H", "node1:2,node2:2", "--map-by", "ppr:1:socket", "-n", "2", "@probe", ":",
+                  "-n", "2", "@probe"},
+         .source = "issue 21: ppr:1:socket counts each MPMD context's ranks on their own"});
+  vnode({.name = "vn-mpmd-npernode-later-context-free-node",
+         .args = {"-H", "node1:2,node2:2", "-n", "3", "--npernode", "2", "@probe", ":", "-n", "1",
+                  "@probe"},
+         .source = "issue 21: a later context's ranks go to the nodes with a free slot"});
   vnode({.name = "vn-report-bindings",
          .args = {"-H", "node1:1,node2:1", "--report-bindings", "-n", "2", "@probe"},
          .pending = kBinding,

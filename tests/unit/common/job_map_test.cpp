@@ -42,6 +42,80 @@ TEST_CASE("-N places a fixed count per node") {
   CHECK(map_job({{"a", 2}}, {.np = 3, .per_node = 2}).error().kind == ErrorKind::BadOption);
 }
 
+// mpirun 4.1.4's ppr mapper, measured on virtual nodes (mpirun-facts "ppr (s11)"): N per object
+// of each host in turn, until -n are placed; the contexts before (`used`) leave only the hosts
+// with a free slot.
+TEST_CASE("map_ppr: N per node or per object of each host, over the hosts with a free slot") {
+  struct Row {
+    std::vector<NodeSlots> hosts;
+    std::vector<int> used;  // processes of the contexts before
+    MapRequest request;
+    std::vector<int> placed;  // host of each process; empty: refused with `kind`
+    ErrorKind kind = ErrorKind::Unknown;
+    std::vector<int> used_after = {};
+  };
+  const std::vector<NodeSlots> ab22 = {{"a", 2}, {"b", 2}};
+  const std::vector<Row> rows = {
+      {ab22, {0, 0}, {.np = 2, .per_node = 1}, {0, 1}},
+      {ab22, {0, 0}, {.np = 1, .per_node = 1}, {0}},
+      {ab22, {0, 0}, {.per_node = 1}, {0, 1}},
+      {ab22, {0, 0}, {.np = 3, .per_node = 2}, {0, 0, 1}},
+      // ppr:3:node -n 2 on 2 slots runs: the first host takes only the 2 asked for.
+      {ab22, {0, 0}, {.np = 2, .per_node = 3}, {0, 0}},
+      {ab22, {0, 0}, {.np = 4, .per_node = 3}, {}, ErrorKind::NotEnoughSlots},
+      {ab22, {0, 0}, {.np = 3, .per_node = 1}, {}, ErrorKind::BadOption},
+      {ab22, {0, 0}, {.np = 3, .per_node = 1, .oversubscribe = true}, {}, ErrorKind::BadOption},
+      {{{"a", 1}, {"b", 1}}, {0, 0}, {.np = 3, .per_node = 2, .oversubscribe = true}, {0, 0, 1}},
+      {{{"a", 1}, {"b", 3}}, {0, 0}, {.np = 2, .per_node = 2}, {}, ErrorKind::NotEnoughSlots},
+      // ppr:N:socket: N per socket of each host.
+      {ab22, {0, 0}, {.np = 2, .per_node = 1, .objects = {1, 1}, .object = "socket"}, {0, 1}},
+      {ab22,
+       {0, 0},
+       {.np = 4, .per_node = 1, .objects = {2, 1}, .object = "socket"},
+       {},
+       ErrorKind::BadOption},
+      {{{"a", 4}, {"b", 4}}, {0, 0}, {.np = 3, .per_node = 1, .objects = {2, 2}}, {0, 0, 1}},
+      {ab22, {0, 0}, {.per_node = 1, .objects = {2, 2}}, {0, 0, 1, 1}},
+      // A later context: a is full, so its ranks start on b ...
+      {ab22, {2, 0}, {.np = 1, .per_node = 1}, {1}, ErrorKind::Unknown, {2, 1}},
+      {ab22, {2, 1}, {.np = 1, .per_node = 2}, {1}, ErrorKind::Unknown, {2, 2}},
+      // ... N counts this context's own ranks, a host's slots all of them ...
+      {ab22, {1, 0}, {.np = 2, .per_node = 1}, {0, 1}, ErrorKind::Unknown, {2, 1}},
+      {ab22, {1, 1}, {.np = 2, .per_node = 2}, {}, ErrorKind::NotEnoughSlots},
+      // ... without -n N per host of the context, full or not ...
+      {ab22, {2, 0}, {.per_node = 1}, {}, ErrorKind::BadOption},
+      // ... and with every host full, nothing can start.
+      {{{"a", 1}, {"b", 1}}, {1, 1}, {.np = 1, .per_node = 1}, {}, ErrorKind::NotEnoughSlots},
+      {{{"a", 1}, {"b", 1}}, {1, 1}, {.np = 2, .per_node = 1, .oversubscribe = true}, {0, 1}},
+  };
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Row& row = rows[i];
+    CAPTURE(i);
+    std::vector<int> used = row.used;
+    const auto placed = map_ppr(row.hosts, used, row.request);
+    if (row.placed.empty()) {
+      REQUIRE_FALSE(placed.has_value());
+      CHECK(placed.error().kind == row.kind);
+    } else {
+      REQUIRE_MESSAGE(placed.has_value(), placed.error().detail);
+      CHECK(placed.value() == row.placed);
+      if (!row.used_after.empty()) CHECK(used == row.used_after);
+    }
+  }
+  const std::vector<int> none = {0, 0};
+  std::vector<int> full = {1, 1};
+  const auto filled = map_ppr({{"a", 1}, {"b", 1}}, full, {.np = 1, .per_node = 1});
+  CHECK(filled.error().detail.find("already filled") != std::string::npos);
+  std::vector<int> used = none;
+  const auto over =
+      map_ppr(ab22, used, {.np = 2, .per_node = 2, .objects = {1, 1}, .object = "socket"});
+  CHECK(over.value() == std::vector<int>{0, 0});
+  used = {1, 1};
+  const auto refused = map_ppr(ab22, used, {.np = 2, .per_node = 2});
+  CHECK(refused.error().detail.find("puts 3 processes on a, which has 2 slots") !=
+        std::string::npos);
+}
+
 TEST_CASE("too many ranks need --oversubscribe; max_slots limits nothing (mpirun 4.1.4)") {
   const auto refused = map_job({{"a", 2}}, {.np = 3});
   REQUIRE_FALSE(refused.has_value());

@@ -198,6 +198,19 @@ TEST_CASE("placement: four NUMA nodes") {
   CHECK(cpus(*b, numa4) == Strings{"0", "4", "8", "12"});
   // More ranks than ppr allows on the node: refused, naming the node's objects.
   CHECK_FALSE(bind_ranks(one_node(5), {{16, numa4}}, policy({.map_by = "ppr:1:numa"}), false));
+  // Several application contexts: each maps N per object on its own, from the first object, as
+  // mpirun 4.1.4 maps them (launch_plan.cpp map_contexts), so 3 + 2 fit where 5 would not.
+  PlacementPolicy two_contexts = policy({.map_by = "ppr:1:numa"});
+  two_contexts.context_starts = {3};
+  b = bind_ranks(one_node(5), {{16, numa4}}, two_contexts, false);
+  REQUIRE_MESSAGE(b.has_value(), b.error().detail);
+  CHECK(cpus(*b, numa4) == Strings{"0-3", "4-7", "8-11", "0-3", "4-7"});
+  two_contexts.context_starts = {1};  // 1 + 4
+  CHECK(bind_ranks(one_node(5), {{16, numa4}}, two_contexts, false));
+  two_contexts.context_starts = {4};  // 4 + 1, but 6 ranks: the second context has 2
+  CHECK(bind_ranks(one_node(6), {{16, numa4}}, two_contexts, false));
+  two_contexts.context_starts = {1};  // 1 + 5: too many for the second
+  CHECK_FALSE(bind_ranks(one_node(6), {{16, numa4}}, two_contexts, false));
 }
 
 TEST_CASE("placement: virtual nodes of one machine do not all start at its first core") {

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "common/exit_codes.hpp"
+#include "common/text_format.hpp"
 #include "launcher/job/launch_plan.hpp"
 
 using namespace mpilaunch;
@@ -363,6 +364,69 @@ TEST_CASE("slots counted by the agents: too few is the usual not-enough-slots er
   const std::string text = render_plan(plan.value(), "agent");
   CHECK(text.find("placed once each agent has counted its node's cores") != std::string::npos);
   CHECK(text.find("node 1 n2 (slots: its cores)") != std::string::npos);
+}
+
+// mpirun 4.1.4 (measured on virtual nodes): ppr is job-wide, wherever given, but N per node counts
+// each context's own ranks, over the hosts the contexts before left a free slot.
+TEST_CASE("mpmd: ppr places each context N per node over the hosts with a free slot") {
+  const HostList ab22{{{.name = "a", .slots = 2}, {.name = "b", .slots = 2}}, "-H"};
+  const auto where = [](const LaunchPlan& plan) {
+    std::vector<int> out;
+    for (int r = 0; r < plan.map.size(); ++r) out.push_back(plan.map.node_of(r));
+    return out;
+  };
+  struct Row {
+    std::vector<std::string> args;
+    std::vector<int> nodes;  // empty: refused
+    ErrorKind kind = ErrorKind::Unknown;
+    std::string refused = "./b";  // the context refused
+  };
+  const std::vector<Row> rows = {
+      {{"-n", "2", "./a", ":", "-n", "2", "--npernode", "1", "./b"}, {0, 1, 0, 1}},
+      {{"-n", "2", "./a", ":", "-n", "1", "--npernode", "1", "./b"}, {0, 1, 0}},
+      // ./a fills a; ./b's one per node goes to b, the only host with a free slot.
+      {{"-n", "3", "./a", ":", "-n", "1", "--npernode", "2", "./b"}, {0, 0, 1, 1}},
+      {{"--npernode", "1", "-n", "1", "./a", ":", "-n", "2", "./b"}, {0, 0, 1}},
+      {{"-n", "1", "./a", ":", "-n", "2", "--map-by", "ppr:1:node", "./b"}, {0, 0, 1}},
+      // --npernode holds for ./a too: 3 is more than 1 per node on 2 hosts.
+      {{"-n", "3", "./a", ":", "--npernode", "1", "./b"}, {}, ErrorKind::BadOption, "./a"},
+      // ./b without -n: 2 per host it has, but only b has room, and only for 1 more.
+      {{"-n", "3", "./a", ":", "--npernode", "2", "./b"}, {}, ErrorKind::NotEnoughSlots},
+      {{"-n", "2", "./a", ":", "--npernode", "1", "./b"}, {0, 1, 0, 1}},
+      {{"-n", "1", "./a", ":", "--map-by", "ppr:1:node", "./b"}, {0, 0, 1}},
+  };
+  for (const Row& row : rows) {
+    std::vector<std::string> args = {"--launcher=local"};
+    args.insert(args.end(), row.args.begin(), row.args.end());
+    const std::string line = mpilaunch::format("{}", fmt::join(row.args, " "));
+    CAPTURE(line);
+    const auto plan = make_plan(opts(args), ab22, kMachine, env);
+    if (row.nodes.empty()) {
+      REQUIRE_FALSE(plan.has_value());
+      CHECK(plan.error().kind == row.kind);
+      CHECK(plan.error().executable == row.refused);
+    } else {
+      REQUIRE_MESSAGE(plan.has_value(), plan.error().detail);
+      CHECK(where(*plan) == row.nodes);
+    }
+  }
+  // Every host full: "all nodes which are allocated for this job are already filled".
+  const HostList ab11{{{.name = "a", .slots = 1}, {.name = "b", .slots = 1}}, "-H"};
+  const auto filled = make_plan(opts({"-n", "2", "./a", ":", "-n", "1", "--npernode", "1", "./b"}),
+                                ab11, kMachine, env);
+  REQUIRE_FALSE(filled.has_value());
+  CHECK(filled.error().kind == ErrorKind::NotEnoughSlots);
+  CHECK(filled.error().detail.find("already filled") != std::string::npos);
+  // ppr over an object waits for the agents' counts; each context needs -n.
+  auto plan = make_plan(opts({"--npersocket", "1", "-n", "2", "./a", ":", "-n", "2", "./b"}), ab22,
+                        kMachine, env);
+  REQUIRE(plan.has_value());
+  CHECK(plan->ppr_object == HwLevel::Socket);
+  REQUIRE(map_on_reported_slots(*plan, {2, 2}, {1, 1}));
+  CHECK(where(*plan) == std::vector<int>{0, 1, 0, 1});
+  CHECK(plan->apps[0].num_procs == 2);
+  CHECK(plan->apps[1].num_procs == 2);
+  CHECK(app_index_of_rank(*plan, 2) == 1);
 }
 
 TEST_CASE("slots counted by the agents: several application contexts are refused by name") {
@@ -745,7 +809,8 @@ TEST_CASE("ppr:N:socket without -n: N per socket of every node, once the agents 
                        "-H"};
   auto plan = make_plan(opts({"--npersocket", "2", "./a"}), hosts, kMachine, env);
   REQUIRE_MESSAGE(plan.has_value(), plan.error().detail);
-  CHECK(plan->ppr_per_socket == 2);
+  CHECK(plan->ppr_object == HwLevel::Socket);
+  CHECK(plan->request.per_node == 2);
   CHECK(plan->slots_from_agents);
   REQUIRE(map_on_reported_slots(*plan, {4, 8}, {1, 2}));
   CHECK(plan->map.size() == 6);
@@ -764,14 +829,32 @@ TEST_CASE("ppr:N:socket without -n: N per socket of every node, once the agents 
   REQUIRE(plan.has_value());
   REQUIRE(map_on_reported_slots(*plan, {4, 8}, {1, 1}));
   CHECK(plan->map.size() == 10);
-  // With -n, or ppr over another object, the job is mapped at once as before.
-  plan = make_plan(opts({"--npersocket", "1", "-n", "1", "./a"}), hosts, kMachine, env);
+  // On one host with -n the job is mapped at once (each node's objects are checked when its
+  // agent reports, common/placement.hpp); on several, N per socket of each node.
+  const HostList one{{{.name = "a", .slots = 4, .slots_given = true}}, "-H"};
+  plan = make_plan(opts({"--npersocket", "1", "-n", "1", "./a"}), one, kMachine, env);
   REQUIRE(plan.has_value());
   CHECK_FALSE(plan->slots_from_agents);
-  CHECK(plan->ppr_per_socket == 0);
+  CHECK_FALSE(plan->ppr_object);
+  plan = make_plan(opts({"--npersocket", "1", "-n", "2", "./a"}), hosts, kMachine, env);
+  REQUIRE(plan.has_value());
+  CHECK(plan->ppr_object == HwLevel::Socket);
+  REQUIRE(map_on_reported_slots(*plan, {4, 8}, {1, 1}));
+  CHECK(plan->map.ranks_on(0) == std::vector<int>{0});
+  CHECK(plan->map.ranks_on(1) == std::vector<int>{1});
+  CHECK(plan->apps[0].num_procs == 2);
+  // Below the socket, without -n every slot is asked for: 1 per core fills a's 4 and b's 8.
   plan = make_plan(opts({"--map-by", "ppr:1:core", "./a"}), hosts, kMachine, env);
   REQUIRE(plan.has_value());
-  CHECK(plan->ppr_per_socket == 0);
+  CHECK(plan->ppr_object == HwLevel::Core);
+  REQUIRE(map_on_reported_slots(*plan, {4, 8}, {4, 8}));
+  CHECK(plan->map.size() == 12);
+  // ... and more than N per object of every node is refused, as mpirun refuses it.
+  plan = make_plan(opts({"--map-by", "ppr:1:core", "./a"}), hosts, kMachine, env);
+  REQUIRE(plan.has_value());
+  const Status too_many = map_on_reported_slots(*plan, {4, 8}, {2, 8});
+  REQUIRE_FALSE(too_many);
+  CHECK(too_many.error().kind == ErrorKind::BadOption);
   // Several application contexts without -n: refused by name.
   const auto mpmd = make_plan(opts({"--npersocket", "1", "./a", ":", "./b"}), hosts, kMachine, env);
   REQUIRE_FALSE(mpmd.has_value());
