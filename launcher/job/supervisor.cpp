@@ -234,6 +234,13 @@ void Supervisor::spawn_ranks() {
     spec.apps.push_back(
         {app.argv, app.env, app.wdir, static_cast<std::uint32_t>(app.num_procs), app.exec_path});
   spec.env = plan.env;
+  // The job's own report_bindings parameter (an appfile's first line's --report-bindings, a
+  // --mca) reaches every rank, bound or not (mpirun 4.1.4, measured: `--app` with "-n 1
+  // --report-bindings P" and "-n 1 P" gives both ranks 1): it goes with each context, since the
+  // agents keep the job-wide one below from their bound ranks.
+  const std::string report_parameter = "OMPI_MCA_hwloc_base_report_bindings=1";
+  if (std::erase(spec.env, report_parameter) > 0)
+    for (auto& app : spec.apps) app.env.push_back(report_parameter);
   spec.env.push_back(mpilaunch::format("MPILAUNCH_MAX_RESTARTS={}", config_.restart.max_restarts));
   // --report-bindings of unbound ranks: mpirun 4.1.4 leaves the line to each rank's Open MPI,
   // giving it OMPI_MCA_hwloc_base_report_bindings=1 only then (measured; a bound rank would

@@ -522,14 +522,11 @@ std::vector<Case> project_cases() {
          .files = {{"hostlist.local", "node1 slots=2\nnode2 slots=2\n"}},
          .source = "an ML-systems launch script: mpirun --hostfile hostlist.local -np 16 -N 1 "
                    "--bind-to none -x MADDR=$MADDR ... --mca btl tcp,self --tag-output mrun.sh"});
-  // mpirun 4.1.4's ppr mapper puts 1 per socket on each node (rank 1 on node2); mpilaunch fills
-  // node1's slots first and refuses the second rank there.
+  // mpirun 4.1.4's ppr mapper puts 1 per socket on each node (rank 1 on node2), each bound to
+  // its node's cores 0-1 by the node's daemon (mpilaunch filled node1 and refused the second).
   vnode({.name = "vn-proj-falm-ppr-pe",
          .args = {"-n", "2", "--map-by", "ppr:1:socket:PE=2", "--bind-to", "core",
                   "--report-bindings", "-machinefile", "nodeinf", "@probe"},
-         // The map is mpirun's now (a rank per node); PE=2 --bind-to core on two virtual
-         // nodes of this 2-core machine is refused, as they share its CPUs (docs/placement.md).
-         .pending = "issue 21: mapping, ranking and binding (virtual nodes share the CPUs)",
          .files = {{"nodeinf", "node1\nnode2\n"}},
          .source = "ki2098/falm app/turbine-json/run.sh"});
   vnode({.name = "vn-proj-sgd-hostfile",
