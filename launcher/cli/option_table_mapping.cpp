@@ -135,6 +135,7 @@ void add_mapping_options(std::vector<OptionSpec>& t) {
   t.push_back(passes("rmaps_base_oversubscribe",
                      {{"--oversubscribe", "-oversubscribe"}, 0, [](Options& o, const Values&) {
                         o.oversubscribe_option = true;
+                        o.oversubscribe_given = true;
                         return set_flag(o.oversubscribe);
                       }}));
   t.push_back(passes(
@@ -142,6 +143,7 @@ void add_mapping_options(std::vector<OptionSpec>& t) {
       {{"--nooversubscribe", "-nooversubscribe"}, 0, [](Options& o, const Values&) -> Status {
          o.oversubscribe = false;
          o.oversubscribe_option = false;
+         o.nooversubscribe_option = true;
          return {};
        }}));
   t.push_back(passes("rmaps_base_no_schedule_local",

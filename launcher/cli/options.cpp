@@ -1,5 +1,6 @@
 #include "launcher/cli/options.hpp"
 
+#include "common/mca_params.hpp"
 #include "common/text.hpp"
 #include "common/text_format.hpp"
 
@@ -397,23 +398,49 @@ void finish(Options& o) {
 // --map-by, --rank-by and --bind-to as mpirun 4.1.4 has them with several contexts (measured
 // with MPMD and appfiles): each later context starts again from the values given before the
 // first program (with --app: on the command line), so the last context's count and a middle
-// one's change nothing.
+// one's change nothing; so does --map-by's :(NO)OVERSUBSCRIBE (measured: `-n 1 P : -n 1
+// --map-by slot:OVERSUBSCRIBE P : -n 1 P` on 2 slots is refused), while --oversubscribe itself
+// counts wherever it is given (parse_options).
 struct LastContextCounts {
   MapBy map_by = MapBy::Slot;
   std::string map_by_text;
   std::string rank_by;
   std::string bind_to;
+  bool oversubscribe = false;
 
   static LastContextCounts of(const Options& o) {
-    return {o.map_by, o.map_by_text, o.rank_by, o.bind_to};
+    return {o.map_by, o.map_by_text, o.rank_by, o.bind_to, o.oversubscribe};
   }
   void restore(Options& o) const {
     o.map_by = map_by;
     o.map_by_text = map_by_text;
     o.rank_by = rank_by;
     o.bind_to = bind_to;
+    o.oversubscribe = oversubscribe;
   }
 };
+
+// mpirun 4.1.4 refuses an oversubscribe directive with a no-oversubscribe one before the first
+// program, whatever -n (measured: --oversubscribe or --mca rmaps_base_oversubscribe 1 with
+// --map-by X:NOOVERSUBSCRIBE or --nooversubscribe: "Conflicting directives for mapping policy
+// are causing the policy to be redefined", exit 1).
+Status refuse_conflicting_oversubscribe(const Options& o) {
+  std::string map_by = o.map_by_text;
+  std::transform(map_by.begin(), map_by.end(), map_by.begin(), ::tolower);
+  const auto colon = map_by.find(':');
+  const bool no_modifier =
+      colon != std::string::npos && map_by.find("nooversubscribe", colon) != std::string::npos;
+  bool mca_yes = false;
+  for (const auto& [name, value] : o.mca)
+    if (name == "rmaps_base_oversubscribe") mca_yes = mca_bool(value).value_or(false);
+  const bool yes = o.oversubscribe_given || mca_yes;
+  if (!yes || !(no_modifier || o.nooversubscribe_option)) return {};
+  return bad_option(mpilaunch::format(
+      "conflicting directives for the mapping policy: {} and {} (mpirun 4.1.4 refuses them: "
+      "\"Conflicting directives for mapping policy\"); give one of them",
+      o.oversubscribe_given ? "--oversubscribe" : "--mca rmaps_base_oversubscribe 1",
+      no_modifier ? "--map-by " + o.map_by_text : std::string("--nooversubscribe")));
+}
 
 Result<Options> parse_options(const std::vector<std::string>& args) {
   Options o;
@@ -430,6 +457,7 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
     if (!start) return start.error();
     if (o.help) return o;
     if (contexts.empty()) {
+      if (Status conflict = refuse_conflicting_oversubscribe(o); !conflict) return conflict.error();
       before_first = LastContextCounts::of(o);
       job_mca = o.mca.size();
     }
@@ -451,6 +479,7 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
     i = static_cast<std::size_t>(colon - args.begin()) + 1;
   }
   set_first_context(o, std::move(contexts));
+  if (o.oversubscribe_option) o.oversubscribe = true;
   if (o.version) return o;
   if (!o.appfile.empty()) {
     finish(o);

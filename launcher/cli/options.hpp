@@ -58,7 +58,9 @@ struct Options {
   std::optional<int> per_node;
   MapBy map_by = MapBy::Slot;
   bool oversubscribe = false;
-  bool oversubscribe_option = false;  // --oversubscribe itself, not --map-by's :OVERSUBSCRIBE
+  bool oversubscribe_option = false;    // --oversubscribe itself, not --map-by's :OVERSUBSCRIBE
+  bool oversubscribe_given = false;     // --oversubscribe given (a later --nooversubscribe too)
+  bool nooversubscribe_option = false;  // --nooversubscribe given
   // Mapping, ranking and binding as mpirun spells them, recognised so that the rest of the
   // line parses; unsupported_options() refuses what the launcher does not implement yet.
   std::string map_by_text;        // --map-by as given (also set by --bynode, --byslot, --bycore)

@@ -1461,6 +1461,32 @@ std::vector<Case> table() {
                    {"hf", "node1 slots=2\nnode2 slots=2\n"}},
          .source = "issue 20: --map-by ppr:1:node on an appfile's last line"});
   // MPMD: a middle context's --map-by changes nothing, the last one's maps the job (measured).
+  // A middle context's :OVERSUBSCRIBE changes nothing, --oversubscribe counts anywhere; an
+  // oversubscribe directive with a no-oversubscribe one before the first program is refused
+  // (mpirun 4.1.4, measured; mpilaunch ran all three refused ones).
+  add({.name = "mpmd-oversubscribe-modifier-middle-context",
+       .args = {"-H", "localhost:2", "-n", "1", "@probe", ":", "-n", "1", "--map-by",
+                "slot:OVERSUBSCRIBE", "@probe", ":", "-n", "1", "@probe"},
+       .checks = kRefusal,
+       .source = "issue 21: :OVERSUBSCRIBE in a middle MPMD context"});
+  add({.name = "mpmd-oversubscribe-flag-middle-context",
+       .args = {"-H", "localhost:2", "-n", "1", "@probe", ":", "-n", "1", "--oversubscribe",
+                "@probe", ":", "-n", "1", "@probe"},
+       .source = "issue 21: --oversubscribe in a middle MPMD context"});
+  add({.name = "oversubscribe-conflicts-nooversubscribe-modifier",
+       .args = {"-H", "localhost:2", "--oversubscribe", "--map-by", "slot:NOOVERSUBSCRIBE", "-n",
+                "2", "@probe"},
+       .checks = kRefusal,
+       .source = "issue 21: --oversubscribe with --map-by slot:NOOVERSUBSCRIBE"});
+  add({.name = "oversubscribe-conflicts-nooversubscribe",
+       .args = {"-H", "localhost:2", "--oversubscribe", "--nooversubscribe", "-n", "2", "@probe"},
+       .checks = kRefusal,
+       .source = "issue 21: --oversubscribe with --nooversubscribe"});
+  add({.name = "mca-oversubscribe-conflicts-nooversubscribe",
+       .args = {"-H", "localhost:2", "--mca", "rmaps_base_oversubscribe", "1", "--nooversubscribe",
+                "-n", "2", "@probe"},
+       .checks = kRefusal,
+       .source = "issue 21: --mca rmaps_base_oversubscribe 1 with --nooversubscribe"});
   vnode({.name = "vn-mpmd-map-by-middle-context",
          .args = {"--default-hostfile", "hf", "-n", "2", "@probe", ":", "-n", "1", "--map-by",
                   "node", "@probe", ":", "-n", "1", "@probe"},

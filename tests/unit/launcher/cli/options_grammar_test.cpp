@@ -291,9 +291,20 @@ TEST_CASE("grammar: mpirun spellings that act") {
   CHECK(o->map_by == MapBy::Slot);
   o = parse_options({"--map-by", "slot:OVERSUBSCRIBE", "p"});
   CHECK(o->oversubscribe);
+  // mpirun 4.1.4 refuses the two directives together ("Conflicting directives for mapping
+  // policy"), whatever their order.
   o = parse_options({"--oversubscribe", "--map-by", "node:NOOVERSUBSCRIBE", "p"});
+  REQUIRE_FALSE(o);
+  CHECK(o.error().detail.find("conflicting directives") != std::string::npos);
+  o = parse_options({"--nooversubscribe", "--oversubscribe", "p"});
+  REQUIRE_FALSE(o);
+  // A middle context's :OVERSUBSCRIBE changes nothing; --oversubscribe counts anywhere.
+  o = parse_options({"-n", "1", "p", ":", "--map-by", "slot:OVERSUBSCRIBE", "q", ":", "r"});
+  REQUIRE(o);
   CHECK_FALSE(o->oversubscribe);
-  CHECK(o->map_by == MapBy::Node);
+  o = parse_options({"-n", "1", "p", ":", "--oversubscribe", "q", ":", "r"});
+  REQUIRE(o);
+  CHECK(o->oversubscribe);
   o = parse_options({"--max-restarts", "3", "--disable-recovery", "p"});
   CHECK(o->max_restarts == 0);
   o = parse_options({"--do-not-launch", "p"});
