@@ -79,14 +79,17 @@ void add_mapping_options(std::vector<OptionSpec>& t) {
                       }}));
   t.push_back(passes("rmaps_base_byslot",
                      {{"--byslot", "-byslot"}, 0, [](Options& o, const Values&) -> Status {
+                        o.by_options.emplace_back("--byslot");
                         return map_by(o, "slot");
                       }}));
   t.push_back(passes("rmaps_base_bycore",
                      {{"--bycore", "-bycore"}, 0, [](Options& o, const Values&) -> Status {
+                        o.by_options.emplace_back("--bycore");
                         return map_by(o, "core");
                       }}));
   t.push_back(passes("rmaps_base_bynode",
                      {{"--bynode", "-bynode"}, 0, [](Options& o, const Values&) -> Status {
+                        o.by_options.emplace_back("--bynode");
                         return map_by(o, "node");
                       }}));
   t.push_back(passes("rmaps_base_ranking_policy",

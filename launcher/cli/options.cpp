@@ -425,6 +425,13 @@ struct LastContextCounts {
 // --map-by X:NOOVERSUBSCRIBE or --nooversubscribe: "Conflicting directives for mapping policy
 // are causing the policy to be redefined", exit 1).
 Status refuse_conflicting_oversubscribe(const Options& o) {
+  // Two of --byslot, --bycore and --bynode likewise (measured: --bynode --byslot, exit 1).
+  for (const std::string& by : o.by_options)
+    if (by != o.by_options.front())
+      return bad_option(mpilaunch::format(
+          "conflicting directives for the mapping policy: {} and {} (mpirun 4.1.4 refuses them: "
+          "\"Conflicting directives for mapping policy\"); give one of them (--map-by)",
+          o.by_options.front(), by));
   std::string map_by = o.map_by_text;
   std::transform(map_by.begin(), map_by.end(), map_by.begin(), ::tolower);
   const auto colon = map_by.find(':');

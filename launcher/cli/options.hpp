@@ -61,6 +61,7 @@ struct Options {
   bool oversubscribe_option = false;    // --oversubscribe itself, not --map-by's :OVERSUBSCRIBE
   bool oversubscribe_given = false;     // --oversubscribe given (a later --nooversubscribe too)
   bool nooversubscribe_option = false;  // --nooversubscribe given
+  std::vector<std::string> by_options;  // --byslot, --bycore, --bynode as given, in order
   // Mapping, ranking and binding as mpirun spells them, recognised so that the rest of the
   // line parses; unsupported_options() refuses what the launcher does not implement yet.
   std::string map_by_text;        // --map-by as given (also set by --bynode, --byslot, --bycore)

@@ -1482,6 +1482,10 @@ std::vector<Case> table() {
        .args = {"-H", "localhost:2", "--oversubscribe", "--nooversubscribe", "-n", "2", "@probe"},
        .checks = kRefusal,
        .source = "issue 21: --oversubscribe with --nooversubscribe"});
+  add({.name = "bynode-conflicts-byslot",
+       .args = {"--bynode", "--byslot", "-n", "1", "@probe"},
+       .checks = kRefusal,
+       .source = "mpirun 4.1.4: two of --bycore, --byslot and --bynode"});
   add({.name = "mca-oversubscribe-conflicts-nooversubscribe",
        .args = {"-H", "localhost:2", "--mca", "rmaps_base_oversubscribe", "1", "--nooversubscribe",
                 "-n", "2", "@probe"},
