@@ -1,5 +1,7 @@
 #include "launcher/hosts/host_entry.hpp"
 
+#include <arpa/inet.h>
+
 #include "common/text.hpp"
 #include "common/text_format.hpp"
 
@@ -162,6 +164,21 @@ std::string_view trim_blanks(std::string_view text) {
   if (first == std::string_view::npos) return {};
   const auto last = text.find_last_not_of(" \t\r");
   return text.substr(first, last - first + 1);
+}
+
+bool is_ip_address(const std::string& name) {
+  unsigned char buffer[sizeof(in6_addr)];
+  return ::inet_pton(AF_INET, name.c_str(), buffer) == 1 ||
+         ::inet_pton(AF_INET6, name.c_str(), buffer) == 1;
+}
+
+std::string short_host_name(const std::string& name) {
+  return is_ip_address(name) ? name : name.substr(0, name.find('.'));
+}
+
+bool is_local_name(const std::string& name, const std::string& hostname) {
+  return name == "localhost" || name == "127.0.0.1" || name == "::1" ||
+         (!hostname.empty() && short_host_name(name) == short_host_name(hostname));
 }
 
 }  // namespace mpilaunch::launcher

@@ -105,4 +105,15 @@ std::string_view trim_blanks(std::string_view text);
 /// `text` cut to 64 characters with unprintable bytes as '?': safe to quote in an error.
 std::string printable(std::string_view text);
 
+/// An IPv4 or IPv6 address (whose dots are no domain).
+bool is_ip_address(const std::string& name);
+
+/// The host part of a name as mpirun compares nodes (its default strips the domain): "vm" for
+/// "vm.example.org"; an address unchanged.
+std::string short_host_name(const std::string& name);
+
+/// True when `name` denotes this machine, whose hostname is `hostname`: localhost, 127.0.0.1,
+/// ::1, or the same short name ("vm" and "vm.example.org" are one node, as for mpirun).
+bool is_local_name(const std::string& name, const std::string& hostname);
+
 }  // namespace mpilaunch::launcher

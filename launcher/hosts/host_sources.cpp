@@ -143,15 +143,9 @@ HostRequest host_request(const Options& o) {
 
 Result<HostList> narrow_allocation(HostList given, HostList allocation, bool slots_from_given,
                                    const std::string& this_host) {
-  const auto short_name = [](const std::string& name) {
-    return is_ip_address(name) ? name : name.substr(0, name.find('.'));
-  };
-  const auto local = [&](const std::string& name) {
-    return name == "localhost" || name == "127.0.0.1" || name == "::1" ||
-           (!this_host.empty() && short_name(name) == short_name(this_host));
-  };
   const auto same_node = [&](const std::string& a, const std::string& b) {
-    return short_name(a) == short_name(b) || (local(a) && local(b));
+    return short_host_name(a) == short_host_name(b) ||
+           (is_local_name(a, this_host) && is_local_name(b, this_host));
   };
   HostList out;
   out.source = mpilaunch::format("{}, narrowed by {}", allocation.source, given.source);
@@ -209,7 +203,7 @@ Result<HostList> select_hosts(const HostRequest& given_request, const EnvLookup&
                      !request.context_hostfiles.empty();
   if (!named) {
     if (allocation.value()) return std::move(*allocation.value());
-    auto found = hosts_from_environment(env, read);
+    auto found = hosts_from_default_hostfile(env, read);
     if (!found) return found.error();
     if (found.value()) return std::move(*found.value());
     return HostList{};

@@ -59,10 +59,11 @@ HostRequest host_request(const Options& o);
 Result<HostList> select_hosts(const HostRequest& request, const EnvLookup& env,
                               const FileReader& read);
 
-/// Just the environment's part of select_hosts (a resource manager, else a default host file):
-/// nullopt when none is found.
-Result<std::optional<HostList>> hosts_from_environment(const EnvLookup& env,
-                                                       const FileReader& read);
+/// An Open MPI default host file (--default-hostfile, OMPI_MCA_orte_default_hostfile,
+/// /etc/mpi/hostfile, Open MPI's own when it names a host): select_hosts' last resort, nullopt
+/// when none is found.
+Result<std::optional<HostList>> hosts_from_default_hostfile(const EnvLookup& env,
+                                                            const FileReader& read);
 
 /// A resource manager's allocation only (Grid Engine, Slurm, PBS/Torque, LSF, HTCondor), no
 /// default host file: nullopt outside one.
@@ -77,8 +78,5 @@ Result<std::optional<HostList>> hosts_from_resource_manager(const EnvLookup& env
 /// The result's `allocation` is the allocation's hosts, for MPI_UNIVERSE_SIZE.
 Result<HostList> narrow_allocation(HostList given, HostList allocation, bool slots_from_given,
                                    const std::string& this_host);
-
-/// An IPv4 or IPv6 address (whose dots are no domain).
-bool is_ip_address(const std::string& name);
 
 }  // namespace mpilaunch::launcher

@@ -1,8 +1,6 @@
 // The resource-manager half of host_sources.hpp: each function reads one manager's variables
 // and answers nullopt when that manager did not start this job.
 
-#include <arpa/inet.h>
-
 #include "common/text.hpp"
 #include "common/text_format.hpp"
 #include "common/text_split.hpp"
@@ -115,7 +113,7 @@ Found from_gridengine(const EnvLookup& env, const FileReader& read) {
       return env_error(mpilaunch::format("{}: '{}' after {} is not a slot count", where,
                                          printable(fields[1]), printable(fields[0])));
     std::string name(fields[0]);
-    if (!is_ip_address(name)) name = name.substr(0, name.find('.'));
+    name = short_host_name(name);
     HostEntry entry{.slots = *slots, .slots_given = true};
     if (auto why = read_user_and_name(name, entry))
       return env_error(mpilaunch::format("{}: {}", where, *why));
@@ -259,12 +257,6 @@ Found from_default_hostfile(const EnvLookup& env, const FileReader& read) {
 
 }  // namespace
 
-bool is_ip_address(const std::string& name) {
-  unsigned char buffer[sizeof(in6_addr)];
-  return ::inet_pton(AF_INET, name.c_str(), buffer) == 1 ||
-         ::inet_pton(AF_INET6, name.c_str(), buffer) == 1;
-}
-
 Result<std::optional<HostList>> hosts_from_resource_manager(const EnvLookup& env,
                                                             const FileReader& read) {
   for (const auto& source : {
@@ -280,10 +272,8 @@ Result<std::optional<HostList>> hosts_from_resource_manager(const EnvLookup& env
   return std::optional<HostList>();
 }
 
-Result<std::optional<HostList>> hosts_from_environment(const EnvLookup& env,
-                                                       const FileReader& read) {
-  Found found = hosts_from_resource_manager(env, read);
-  if (!found || found.value()) return found;
+Result<std::optional<HostList>> hosts_from_default_hostfile(const EnvLookup& env,
+                                                            const FileReader& read) {
   return from_default_hostfile(env, read);
 }
 

@@ -13,11 +13,6 @@
 
 namespace mpilaunch::launcher {
 
-bool is_local_name(const std::string& name, const std::string& hostname) {
-  return name == "localhost" || name == "127.0.0.1" || name == "::1" || name == hostname ||
-         (!hostname.empty() && name.starts_with(hostname + "."));
-}
-
 namespace {
 
 // The host names a context's -H values give, in order (none without -H).
@@ -861,9 +856,8 @@ std::string allocation_text(const LaunchPlan& plan, const std::vector<int>& in_u
     const HostEntry& h = plan.allocation[i];
     const bool local = plan.isolated || is_local_name(h.name, hostname);
     out += mpilaunch::format("\t{}: flags=0x{} slots={} max_slots={} slots_inuse={} state={}\n",
-                             local ? hostname.substr(0, hostname.find('.')) : h.name,
-                             local ? "11" : "13", h.slots, h.max_slots.value_or(0),
-                             i < in_use.size() ? in_use[i] : 0,
+                             local ? short_host_name(hostname) : h.name, local ? "11" : "13",
+                             h.slots, h.max_slots.value_or(0), i < in_use.size() ? in_use[i] : 0,
                              local || !from_hostfile ? "UP" : "UNKNOWN");
   }
   out += "=================================================================\n";

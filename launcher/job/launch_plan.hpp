@@ -118,9 +118,6 @@ Result<LaunchPlan> make_plan(const Options& options, const HostList& hosts,
 Status map_on_reported_slots(LaunchPlan& plan, const std::vector<int>& cores,
                              const std::vector<int>& objects = {});
 
-/// True when `name` denotes this machine (localhost, 127.x, its hostname).
-bool is_local_name(const std::string& name, const std::string& hostname);
-
 /// mpirun 4.1.4's --display-allocation block for `plan.allocation`: a blank line, the
 /// "ALLOCATED NODES" banner, one line per host and a closing rule. A host that is this machine
 /// (`plan.hostname`) is named by the short hostname, as mpirun names its own node.

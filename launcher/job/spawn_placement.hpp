@@ -27,7 +27,7 @@ struct SpawnNode {
   std::string name;
   int slots = 0;  // 0: unknown (counts as 1)
   int used = 0;   // processes of the run that are still there
-  /// The node is this machine (launch_plan.hpp's is_local_name): the info key "host" may also
+  /// The node is this machine (host_entry.hpp's is_local_name): the info key "host" may also
   /// name it localhost, 127.0.0.1, ::1 or the machine's hostname, as under mpirun 4.1.4.
   bool this_machine = false;
 };

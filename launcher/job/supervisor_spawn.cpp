@@ -52,7 +52,7 @@ std::string Supervisor::report_host(int node) const {
   const std::string& name = host_name(node);
   const std::string& os_hostname = links_.at(static_cast<std::size_t>(node))->os_hostname;
   const bool loopback = name == "localhost" || name.starts_with("127.") || name == "::1";
-  return loopback && !os_hostname.empty() ? os_hostname.substr(0, os_hostname.find('.')) : name;
+  return loopback && !os_hostname.empty() ? short_host_name(os_hostname) : name;
 }
 
 std::vector<std::uint32_t> Supervisor::processes_on(int node) const {

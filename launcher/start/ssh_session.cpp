@@ -19,7 +19,7 @@
 #include <libssh/libssh.h>
 #include "common/text_format.hpp"
 
-#include "common/file_text.hpp"
+#include "common/bounded_file.hpp"
 #include "launcher/start/fd_wait.hpp"
 #include "launcher/start/libssh_loader.hpp"
 
@@ -27,6 +27,9 @@ namespace mpilaunch::launcher {
 namespace {
 
 constexpr auto kPollSlice = std::chrono::milliseconds(100);
+// A known_hosts file of a large site (a line per host and key type) stays far below this; a
+// device or a runaway file named by UserKnownHostsFile is refused rather than read whole.
+constexpr std::size_t kMaxKnownHostsBytes = std::size_t{64} << 20;
 
 // Owns a char* that libssh allocated.
 struct SshChars {
@@ -263,7 +266,12 @@ Status SshSession::check_host_key() {
     const std::string file =
         ssh_options_get(session_, option, &path.p) == SSH_OK && path.p != nullptr ? path.str()
                                                                                   : fallback;
-    if (const auto line = revoked_line(file_text(file), key_type, key_base64))
+    const BoundedFile known_hosts = read_bounded_file(file, kMaxKnownHostsBytes);
+    // One that cannot be opened is libssh's to judge, as before; one too large is not read.
+    if (known_hosts.outcome == BoundedFile::Outcome::TooLarge)
+      return failure("hostkey", mpilaunch::format("cannot check {} against known_hosts: {}", entry,
+                                                  known_hosts.problem));
+    if (const auto line = revoked_line(known_hosts.text, key_type, key_base64))
       return hostkey_error(host_.name, HostKeyState::Revoked, fingerprint,
                            mpilaunch::format("{}:{}", file, *line));
   }

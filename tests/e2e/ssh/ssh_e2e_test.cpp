@@ -393,6 +393,20 @@ TEST_CASE("ssh: a host key marked @revoked is refused with its fingerprint and t
   }
 }
 
+// The file is read for @revoked lines within a bound: a device named as known_hosts is one
+// clear error, not a launcher reading until memory runs out.
+TEST_CASE("ssh: UserKnownHostsFile /dev/zero -> phase hostkey, it is too large") {
+  const std::string mark = new_mark();
+  const Run run = run_launcher(ssh_args(mark, {"-H", "devzerokh", env_path("HELLO_BIN")}));
+  INFO("stderr: " << run.err);
+  CHECK(run.exit_code == 69);
+  REQUIRE(run.failure);
+  CHECK(run.failure->value("phase", "") == "hostkey");
+  CHECK(run.failure->value("detail", "").find("/dev/zero: larger than") != std::string::npos);
+  CHECK(run.out.empty());
+  CHECK(wait_until_gone(mark, 3s).empty());
+}
+
 TEST_CASE("ssh: a host key known only as @cert-authority fails closed -> phase hostkey") {
   check_start_failure("cakey", "agent-start-failed", "hostkey");
 }

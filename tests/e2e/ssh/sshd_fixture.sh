@@ -182,6 +182,12 @@ Host revokedglobal
   IdentityFile $dir/user_key
   UserKnownHostsFile $dir/known_hosts
   GlobalKnownHostsFile $dir/known_hosts_global_revoked
+Host devzerokh
+  HostName 127.0.0.4
+  Port $port
+  User root
+  IdentityFile $dir/user_key
+  UserKnownHostsFile /dev/zero
 Host cakey
   HostName 127.0.0.5
   Port $port

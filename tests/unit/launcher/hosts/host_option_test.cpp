@@ -109,3 +109,31 @@ TEST_CASE("-H: names longer than 255 characters are refused") {
   REQUIRE_FALSE(r.has_value());
   CHECK(r.error().detail.find("longer than 255 characters") != std::string::npos);
 }
+
+TEST_CASE("this machine's names: loopback, and its short name with any domain") {
+  struct Case {
+    const char* name;
+    const char* hostname;
+    bool local;
+  };
+  const Case cases[] = {
+      {"localhost", "vm", true},
+      {"127.0.0.1", "vm", true},
+      {"::1", "vm", true},
+      {"vm", "vm", true},
+      {"vm.example.org", "vm", true},
+      {"vm", "vm.example.org", true},  // mpirun compares nodes without their domain
+      {"vm2", "vm", false},
+      {"vmx.example.org", "vm", false},
+      {"10.0.0.1", "10", false},  // an address keeps its dots
+      {"vm", "", false},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.name);
+    CAPTURE(c.hostname);
+    CHECK(is_local_name(c.name, c.hostname) == c.local);
+  }
+  CHECK(short_host_name("node1.cluster.local") == "node1");
+  CHECK(short_host_name("192.168.1.5") == "192.168.1.5");
+  CHECK(short_host_name("fe80::1") == "fe80::1");
+}
