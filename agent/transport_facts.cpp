@@ -23,22 +23,32 @@ void entries(const fs::path& dir, std::string_view prefix, std::vector<std::stri
   }
 }
 
-// "FILE: pml = VALUE" when the MCA parameter file `file` selects a pml or an mtl (its last
-// line for each counts, as in Open MPI). Exclusions ("mtl = ^ofi", "pml = ^ucx", as Debian
-// ships) leave ob1 possible and are not reported, unless they exclude ob1 itself. A file that
-// cannot be read says nothing, as it says nothing to Open MPI.
-void mca_choice(const fs::path& file, std::vector<std::string>& out) {
-  const BoundedFile text = read_bounded_file(file.string(), kMaxMcaParamFileBytes);
-  if (text.outcome != BoundedFile::Outcome::Read) return;
+// The parameters Open MPI's parameter file `file` sets; none when it cannot be read (it says
+// nothing to Open MPI then either).
+McaParams file_params(const fs::path& file) {
   McaParams params;
-  add_mca_param_file(text.text, params);
-  for (const char* key : {"pml", "mtl"}) {
-    const std::string* value = mca_param_value(params, key);
-    if (value == nullptr) continue;
-    const bool excludes = value->starts_with('^');
-    if (excludes && value->find("ob1") == std::string::npos) continue;
-    out.push_back(mpilaunch::format("{}: {} = {}", file.string(), key, *value));
-  }
+  const BoundedFile text = read_bounded_file(file.string(), kMaxMcaParamFileBytes);
+  if (text.outcome == BoundedFile::Outcome::Read) add_mca_param_file(text.text, params);
+  return params;
+}
+
+// "FILE: pml = VALUE" when the parameter files select a pml or an mtl: for each, the user's
+// file's last line when it has one (it overrides the system's, as in Open MPI), else the system
+// file's. Exclusions ("mtl = ^ofi", "pml = ^ucx", as Debian ships) leave ob1 possible and are
+// not reported, unless they exclude ob1 itself: a system "pml = ucx" that the user's "pml = ^ucx"
+// overrides is no choice.
+void mca_choices(const std::vector<fs::path>& files, std::vector<std::string>& out) {
+  std::vector<McaParams> params;
+  for (const fs::path& file : files) params.push_back(file_params(file));
+  for (const char* key : {"pml", "mtl"})
+    for (std::size_t i = files.size(); i-- > 0;) {
+      const std::string* value = mca_param_value(params[i], key);
+      if (value == nullptr) continue;
+      const bool excludes = value->starts_with('^');
+      if (!excludes || value->find("ob1") != std::string::npos)
+        out.push_back(mpilaunch::format("{}: {} = {}", files[i].string(), key, *value));
+      break;
+    }
 }
 
 }  // namespace
@@ -51,9 +61,10 @@ std::vector<std::string> transport_facts() {
   entries(root / "sys/class/cxi", "", out);
   entries(root / "dev", "hfi1", out);
   entries(root / "dev", "ipath", out);
-  mca_choice(root / fs::path(kSystemMcaParamFile).relative_path(), out);
+  std::vector<fs::path> files = {root / fs::path(kSystemMcaParamFile).relative_path()};
   if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0')
-    mca_choice(fs::path(home) / kUserMcaParamFile, out);
+    files.push_back(fs::path(home) / kUserMcaParamFile);
+  mca_choices(files, out);
   return out;
 }
 

@@ -1,6 +1,7 @@
 // What the ranks see: -x variables (with a value, or the launcher's own), --mca as OMPI_MCA_*,
 // and --wdir/--wd as their working directory, read back through env_dump on every rank.
 #include <doctest/doctest.h>
+#include <fstream>
 
 #include <algorithm>
 #include <filesystem>
@@ -146,6 +147,35 @@ TEST_CASE("transport: a fabric device on the node leaves the pml to Open MPI") {
     check_each_rank_printed(out, "OMPI_MCA_pml unset");
     const std::string pml = transport_pml(job);
     CHECK_MESSAGE(pml.find(device.substr(device.rfind('/') + 1)) != std::string::npos, pml);
+  }
+}
+
+// Open MPI reads the system's parameter file, then the user's, whose value wins: a system
+// "pml = ucx" that the user's "pml = ^ucx" overrides selects nothing (ob1 stays possible).
+TEST_CASE("transport: the user's parameter file overrides the system's pml choice") {
+  struct Case {
+    const char* system;
+    const char* user;
+    const char* pml;  // what the transport event starts with
+  };
+  const Case cases[] = {
+      {"pml = ucx\n", nullptr, "open-mpi-chooses / "},
+      {"pml = ucx\n", "pml = ^ucx\n", "ob1 / no fabric device"},
+      {"pml = ^ucx\n", "pml = ob1\n", "open-mpi-chooses / "},   // Open MPI reads it too
+      {"mtl = psm2\n", "pml = ^ucx\n", "open-mpi-chooses / "},  // another key stays
+  };
+  for (const Case& c : cases) {
+    const std::string system = c.system, user = c.user ? c.user : "(no user file)";
+    CAPTURE(system);
+    CAPTURE(user);
+    Job job;
+    const std::string root = fabric_root(job, {"etc/openmpi", "home/.openmpi"});
+    std::ofstream(root + "/etc/openmpi/openmpi-mca-params.conf") << c.system;
+    if (c.user != nullptr) std::ofstream(root + "/home/.openmpi/mca-params.conf") << c.user;
+    job.extra_env = {"MPILAUNCH_FABRIC_ROOT=" + root, "HOME=" + root + "/home"};
+    dump_env(job, {}, {"OMPI_MCA_pml"});
+    const std::string pml = transport_pml(job);
+    CHECK_MESSAGE(pml.starts_with(c.pml), pml);
   }
 }
 
