@@ -26,6 +26,7 @@
 #include "common/mca_params.hpp"
 #include "common/os_hostname.hpp"
 #include "common/protocol.hpp"
+#include "launcher/cli/deprecation.hpp"
 #include "launcher/cli/option_manual.hpp"
 #include "launcher/cli/options.hpp"
 #include "launcher/cli/settings.hpp"
@@ -210,6 +211,8 @@ int run(const std::vector<std::string>& args) {
     return exit_codes::kSuccess;
   }
   if (Status st = events.open(o.events_file); !st) return early_failure(st.error(), events);
+  // The options before the first program (an appfile line's are not deprecated forms there).
+  const auto command_line_option_mca = o.option_mca;
   if (!o.appfile.empty()) {
     // --app FILE: the application contexts are the file's lines (mpirun's appfile).
     const BoundedFile file = read_bounded_file(o.appfile, kMaxAppfileBytes);
@@ -317,6 +320,17 @@ int run(const std::vector<std::string>& args) {
             events);
     }
   }
+  // mpirun 4.1.4's deprecation blocks, before anything else it prints, -q or not (measured).
+  const DeprecationNotice deprecated = deprecation_notice(
+      command_line_option_mca, o.mca, [&](const std::string& key) -> std::optional<std::string> {
+        if (auto v = env_value("OMPI_MCA_" + key)) return v;
+        for (const auto& kv : o.tune_mca)
+          if (kv.first == key) return kv.second;
+        if (const std::string* v = mca_param_value(o.param_file_mca, key)) return *v;
+        return std::nullopt;
+      });
+  std::fputs(deprecated.blocks.c_str(), stderr);
+  std::fflush(stderr);
   const MachineFacts machine = this_machine();
   auto hosts = gather_hosts(o);
   if (!hosts) return early_failure(hosts.error(), events);
@@ -528,7 +542,12 @@ int run(const std::vector<std::string>& args) {
   auto job_dir = JobDirHold::take(config.tmpdir);
   if (!job_dir) return early_failure(job_dir.error(), events);
   Supervisor supervisor(io, std::move(config), *starter, events, output);
-  return supervisor.run();
+  const int code = supervisor.run();
+  // As the job ends, the mapping blocks Open MPI's help aggregation held back (mpirun 4.1.4
+  // prints these lines at its end, or after 5 s of a longer job).
+  const std::string host = machine.hostname.substr(0, machine.hostname.find('.'));
+  std::fputs(aggregation_lines(deprecated.held_back, host, ::getpid()).c_str(), stderr);
+  return code;
 }
 
 }  // namespace mpilaunch::launcher

@@ -453,9 +453,7 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
                     mpilaunch::format("--ppr {} and --map-by {}: give one (--ppr is the old "
                                       "spelling of --map-by ppr:{}; mpirun 4.1.4 refuses both)",
                                       o.ppr, placement_options.map_by, o.ppr));
-    placement_options.map_by = "ppr:" + o.ppr;
-    plan.warnings.push_back(mpilaunch::format(
-        "--ppr is deprecated (as in mpirun 4.1.4): it means --map-by ppr:{}", o.ppr));
+    placement_options.map_by = "ppr:" + o.ppr;  // run() prints mpirun's deprecation block
   }
   // --npersocket N is mpirun 4.1.4's ppr:N:socket, unless --map-by says otherwise.
   if (placement_options.map_by.empty() && o.per_socket)

@@ -591,8 +591,34 @@ std::vector<Case> table() {
   // --ppr X: mpirun 4.1.4 prints a deprecation block on stderr and maps as --map-by ppr:X.
   add({.name = "ppr-deprecated",
        .args = {"--ppr", "2:node", "@probe"},
-       .checks = Report | Stdout,
        .source = "mpirun(1): --ppr, the old spelling of --map-by ppr"});
+  // The other deprecated spellings and their MCA parameters print their blocks too (given
+  // before the first program only); a second mapping block is held back by Open MPI's help
+  // aggregation and counted on two "[host:PID]" lines at the end (mpirun-facts.md "deprec").
+  add({.name = "deprecated-bind-to-socket",
+       .args = {"--bind-to-socket", "-n", "2", "@probe"},
+       .source = "mpirun(1): --bind-to-socket, the old spelling of --bind-to socket"});
+  add({.name = "deprecated-cpus-per-proc-bynode",
+       .args = {"--cpus-per-proc", "1", "-bynode", "-n", "2", "@probe"},
+       .source = "mpirun(1): --cpus-per-proc and -bynode, two deprecated mapping forms"});
+  add({.name = "deprecated-mca-and-env",
+       .args = {"--mca", "hwloc_base_bind_to_core", "1", "-n", "1", "@probe"},
+       .env = {"OMPI_MCA_rmaps_base_byslot=1"},
+       .source = "mpirun(1): the deprecated forms' MCA parameters, on the command line and in "
+                 "the environment"});
+  add({.name = "deprecated-mca-zero",
+       .args = {"--bind-to-core", "--mca", "hwloc_base_bind_to_core", "0", "-n", "1", "@probe"},
+       .checks = Stdout | Stderr,
+       .source = "mpirun 4.1.4: --mca hwloc_base_bind_to_core 0 after --bind-to-core, no block"});
+  add({.name = "deprecated-later-context",
+       .args = {"-n", "1", "@probe", ":", "--bind-to-core", "-n", "1", "@probe"},
+       .checks = Stdout | Stderr,
+       .source = "mpirun(1): MPMD, a later context's --bind-to-core prints no block"});
+  add({.name = "deprecated-appfile",
+       .args = {"--bind-to-socket", "--app", "@W/apps"},
+       .checks = Stdout | Stderr,
+       .files = {{"apps", "-n 1 --bynode @probe\n-n 1 @probe\n"}},
+       .source = "mpirun(1): --app, the command line's deprecated form only"});
   add({.name = "ppr-core",
        .args = {"-ppr", "1:core", "@probe"},
        .checks = Report | Stdout,

@@ -376,7 +376,6 @@ std::vector<Case> project_cases() {
   add({.name = "proj-rankfile-bind-to-socket",
        .args = {"-n", "1", "--bind-to-socket", "--rankfile", "1rank.rankfile", "@probe", "-t",
                 "16"},
-       .checks = Report | Stdout,  // mpirun also prints a block: --bind-to-socket is deprecated
        .files = {{"1rank.rankfile", "rank 0=localhost slot=0:0-1\n"}},
        .source = "an MPI+OpenMP demo: mpiexec.openmpi -n 1 --bind-to-socket --rankfile "
                  "1rank_2socket.rankfile ./main_mpi_omp -t 16"});
