@@ -10,6 +10,7 @@
 #include <system_error>
 #include <utility>
 
+#include "common/mca_params.hpp"
 #include "common/text_format.hpp"
 
 #include "agent/namespace_info.hpp"
@@ -449,17 +450,28 @@ std::optional<SpawnRequest> Agent::prepare_rank(const protocol::JobSpec& job, st
   const std::string argv0 = job.index_argv_by_rank && !app.argv.empty()
                                 ? mpilaunch::format("{}-{}", app.argv.front(), rank)
                                 : std::string();
-  return SpawnRequest{index,
-                      app.argv,
-                      argv0,
-                      build_rank_env(input),
-                      app.wdir,
-                      app.exec_path,
-                      input.pmi_fd,
-                      cgroup_.procs_fd(),
-                      bind,
-                      current && reads_stdin(rank) && !stdin_eof_,
-                      job.rank_stdout_pty};
+  std::vector<std::string> env = build_rank_env(input);
+  // Open MPI's iof_base_redirect_app_stderr_to_stdout, as the rank's environment gives it (a
+  // --mca, the launcher's OMPI_MCA_*, or the launcher's reading of the parameter files): the
+  // rank's stderr is its stdout, as mpirun 4.1.4's daemons start it (measured: fd 2 is fd 1's
+  // pty).
+  constexpr std::string_view kRedirect = "OMPI_MCA_iof_base_redirect_app_stderr_to_stdout=";
+  const auto redirect = std::find_if(
+      env.rbegin(), env.rend(), [&](const std::string& e) { return e.starts_with(kRedirect); });
+  const bool stderr_to_stdout =
+      redirect != env.rend() && mca_bool(redirect->substr(kRedirect.size())).value_or(false);
+  return SpawnRequest{.rank = index,
+                      .argv = app.argv,
+                      .argv0 = argv0,
+                      .env = std::move(env),
+                      .wdir = app.wdir,
+                      .exec_path = app.exec_path,
+                      .inherit_fd = input.pmi_fd,
+                      .cgroup_procs_fd = cgroup_.procs_fd(),
+                      .cpus = bind,
+                      .stdin_pipe = current && reads_stdin(rank) && !stdin_eof_,
+                      .stdout_pty = job.rank_stdout_pty,
+                      .stderr_to_stdout = stderr_to_stdout};
 }
 
 std::optional<SpawnedChild> Agent::fork_rank(const SpawnRequest& request, const std::string& nspace,

@@ -302,7 +302,7 @@ Result<SpawnedChild> ChildSet::spawn(const SpawnRequest& request) {
   const ChildStart start{::getpid(),
                          devnull,
                          out[1],
-                         err[1],
+                         request.stderr_to_stdout ? out[1] : err[1],
                          status_pipe[1],
                          request.inherit_fd,
                          request.cgroup_procs_fd,

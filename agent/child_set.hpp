@@ -36,6 +36,10 @@ struct SpawnRequest {
   /// terminal; the caller reads the master. When no pty can be had, a pipe instead
   /// (SpawnedChild::pty_refusal says why).
   bool stdout_pty = false;
+  /// The rank's descriptor 2 is its stdout (pipe or pty) too, as Open MPI's
+  /// iof_base_redirect_app_stderr_to_stdout makes it under mpirun; the stderr pipe then only
+  /// ends.
+  bool stderr_to_stdout = false;
 };
 
 struct SpawnedChild {

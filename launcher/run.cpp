@@ -291,8 +291,18 @@ int run(const std::vector<std::string>& args) {
   // is skipped, as mpirun 4.1.4 skips it, but said; a directory stops mpirun 4.1.4 ("input in
   // flex scanner failed", exit 2, measured) and stops the run here too, as does a file larger
   // than any parameter file (docs/mpirun-compat.md).
+  // A file named by mca_param_files (--mca or the environment) is read first, so that the
+  // default files win over it: mpirun 4.1.4 (measured) applies one such file's parameters
+  // unless the user's file sets them too, and nothing from a colon-separated list of several.
+  std::string named_file;
+  for (const auto& [name, value] : o.mca)
+    if (name == "mca_param_files") named_file = value;
+  if (const char* env = std::getenv("OMPI_MCA_mca_param_files");
+      named_file.empty() && env != nullptr)
+    named_file = env;
+  if (named_file.find(':') != std::string::npos) named_file.clear();
   for (const std::string& path :
-       {std::string(kSystemMcaParamFile),
+       {named_file, std::string(kSystemMcaParamFile),
         std::getenv("HOME") != nullptr && *std::getenv("HOME") != '\0'
             ? mpilaunch::format("{}/{}", std::getenv("HOME"), kUserMcaParamFile)
             : std::string()}) {
@@ -336,7 +346,7 @@ int run(const std::vector<std::string>& args) {
   if (!hosts) return early_failure(hosts.error(), events);
   auto plan = make_plan(o, hosts.value(), machine, env_value);
   if (!plan) return early_failure(plan.error(), events);
-  if (!o.quiet)
+  if (!plan->quiet)
     for (const std::string& w : plan->warnings)
       std::fprintf(stderr, "mpilaunch: warning: %s\n", w.c_str());
 
@@ -431,7 +441,7 @@ int run(const std::vector<std::string>& args) {
                                  .exit_code = exit_codes::kRootRefused,
                                  .detail = "--refuse-root was given and mpilaunch runs as root"},
                            events);
-    if (!o.allow_run_as_root && !o.quiet && !o.do_not_launch &&
+    if (!o.allow_run_as_root && !plan->quiet && !o.do_not_launch &&
         !(env_is_one("OMPI_ALLOW_RUN_AS_ROOT") && env_is_one("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM")))
       std::fputs(
           "mpilaunch: warning: running the ranks as root; silence this with --allow-run-as-root "
@@ -448,8 +458,8 @@ int run(const std::vector<std::string>& args) {
 
   JobConfig config;
   config.job_id = random_hex(4);
-  OutputForwarder output(OutputConfig{.tag = o.tag_output,
-                                      .timestamp = o.timestamp_output,
+  OutputForwarder output(OutputConfig{.tag = plan->tag_output,
+                                      .timestamp = plan->timestamp_output,
                                       .directory = o.output_filename,
                                       .merge_stderr = o.merge_stderr_to_stdout});
   if (Status st = output.open(); !st) return early_failure(st.error(), events);

@@ -360,7 +360,9 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
        {"rmaps_base_no_schedule_local", "hwloc_base_report_bindings", "rmaps_base_display_map",
         "rmaps_base_display_diffable_map", "orte_display_alloc", "ras_base_display_alloc",
         "orte_display_devel_alloc", "ras_base_display_devel_alloc",
-        "hwloc_base_use_hwthreads_as_cpus", "rmaps_base_oversubscribe"})
+        "hwloc_base_use_hwthreads_as_cpus", "rmaps_base_oversubscribe", "orte_tag_output",
+        "orte_timestamp_output", "orte_execute_quiet", "orte_xml_output",
+        "iof_base_redirect_app_stderr_to_stdout"})
     if (const auto v = mca(key); v && !mca_bool(*v))
       plan.warnings.push_back(mpilaunch::format(
           "MCA parameter {} = '{}' is not a boolean Open MPI reads (a number, true/false, "
@@ -486,6 +488,24 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
                             truthy(mca("ras_base_display_devel_alloc"));
   placement_options.use_hwthread_cpus =
       placement_options.use_hwthread_cpus || truthy(mca("hwloc_base_use_hwthreads_as_cpus"));
+  // The output parameters steer mpirun 4.1.4's forwarding from --mca, the environment, a --tune
+  // file and the parameter files alike (measured: OMPI_MCA_orte_tag_output=1 tags, a parameter
+  // file's orte_timestamp_output = 1 stamps); a --mca of one wins over its option in either
+  // order (`--mca orte_tag_output 0 --tag-output` tags nothing), the environment does not.
+  const auto output_switch = [&](bool option, const char* key) {
+    const auto given =
+        std::find_if(o.mca.rbegin(), o.mca.rend(), [&](const auto& kv) { return kv.first == key; });
+    if (given != o.mca.rend()) return mca_bool(given->second).value_or(false);
+    return option || truthy(mca(key));
+  };
+  plan.tag_output = output_switch(o.tag_output, "orte_tag_output");
+  plan.timestamp_output = output_switch(o.timestamp_output, "orte_timestamp_output");
+  plan.quiet = output_switch(o.quiet, "orte_execute_quiet");
+  if (truthy(mca("orte_xml_output")))
+    return refuse(ErrorKind::BadOption,
+                  "the MCA parameter orte_xml_output asks for mpirun's XML output, which "
+                  "mpilaunch does not write (nor --xml); --events FILE writes the job's events "
+                  "as JSON Lines");
   // Open MPI's mappers: round_robin and ppr are what --map-by selects; seq, rank_file, mindist
   // and resilient are not here yet, and are refused by name rather than ignored.
   const std::optional<std::string> rmaps = mca("rmaps");
@@ -736,6 +756,13 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
         break;
       }
   }
+  // Open MPI's stderr-into-stdout at the source (iof_base_redirect_app_stderr_to_stdout) is the
+  // agents' to do, which read it from each rank's environment: a --mca or the launcher's
+  // OMPI_MCA_* put it there already, a --tune or parameter file's line here.
+  constexpr const char* kRedirect = "iof_base_redirect_app_stderr_to_stdout";
+  if (const auto redirect = mca(kRedirect);
+      truthy(redirect) && !given(kRedirect) && !getenv(mpilaunch::format("OMPI_MCA_{}", kRedirect)))
+    plan.env.push_back(mpilaunch::format("OMPI_MCA_{}={}", kRedirect, *redirect));
   plan.prefix = o.prefix;
   plan.index_argv_by_rank = o.index_argv_by_rank;
   if (!plan.slots_from_agents) add_idle_hosts(plan, entries);

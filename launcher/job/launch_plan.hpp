@@ -93,9 +93,15 @@ struct LaunchPlan {
   std::vector<HostEntry> allocation;
   bool display_diffable_map = false;  // --display-diffable-map (or its MCA parameter)
   bool display_allocation = false;    // --display-allocation (or OMPI_MCA_orte_display_alloc)
-  std::string hostname;               // this machine's (MachineFacts)
-  std::vector<PlanApp> apps;          // every application context, in rank order; at least one
-  PmiChoice pmi;                      // filled in by run() from --pmi and the program's libraries
+  /// --tag-output, --timestamp-output, -q, or their parameters (orte_tag_output, ...) from the
+  /// environment, a --tune file or Open MPI's parameter files, as they steer mpirun 4.1.4; a
+  /// --mca of the parameter wins over the option.
+  bool tag_output = false;
+  bool timestamp_output = false;
+  bool quiet = false;
+  std::string hostname;       // this machine's (MachineFacts)
+  std::vector<PlanApp> apps;  // every application context, in rank order; at least one
+  PmiChoice pmi;              // filled in by run() from --pmi and the program's libraries
   std::vector<std::string> warnings;
 };
 

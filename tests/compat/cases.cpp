@@ -15,7 +15,6 @@ namespace {
 // MPI_UNIVERSE_SIZE: mpirun also counts its own node's cores when the hosts leave it out
 // (virtual nodes); mpilaunch counts the hosts given. docs/mpirun-compat.md.
 constexpr const char* kUniverse = "deliberate: universe (docs/mpirun-compat.md)";
-constexpr const char* kMca = "issue 20 item 6: OMPI_MCA_* in the launcher's environment";
 constexpr const char* kFramed = "issue 20 item 7: errors framed as Open MPI's help blocks";
 constexpr const char* kSpelling = "issue 20 item 9: single-dash spellings";
 constexpr const char* kOptions = "issue 20: every other mpirun(1) option";
@@ -908,14 +907,42 @@ std::vector<Case> table() {
        .source = "a rank killed by SIGKILL (the OOM killer)"});
   add({.name = "mca-env-tag-output",
        .args = {"-n", "2", "@probe"},
-       .pending = kMca,
        .env = {"OMPI_MCA_orte_tag_output=1"},
        .source = "issue 20 item 6: OMPI_MCA_orte_tag_output=1 in the environment"});
   add({.name = "mca-env-timestamp-output",
        .args = {"-n", "1", "@probe"},
-       .pending = kMca,
        .env = {"OMPI_MCA_orte_timestamp_output=1"},
        .source = "issue 20 item 6: OMPI_MCA_orte_timestamp_output=1 in the environment"});
+  add({.name = "mca-tag-output",
+       .args = {"--mca", "orte_tag_output", "1", "-n", "2", "@probe"},
+       .source = "--mca orte_tag_output 1 tags as --tag-output does"});
+  add({.name = "mca-tag-output-0-wins-over-option",
+       .args = {"--mca", "orte_tag_output", "0", "--tag-output", "-n", "2", "@probe"},
+       .source = "measured: a --mca of the parameter wins over its option"});
+  add({.name = "mca-env-tag-output-0-option-wins",
+       .args = {"--tag-output", "-n", "2", "@probe"},
+       .env = {"OMPI_MCA_orte_tag_output=0"},
+       .source = "measured: the option wins over the environment's parameter"});
+  add({.name = "tune-tag-output",
+       .args = {"--tune", "t.conf", "-n", "2", "@probe"},
+       .files = {{"t.conf", "--mca orte_tag_output 1\n"}},
+       .source = "a --tune file's orte_tag_output steers mpirun's output"});
+  add({.name = "mca-param-files-one-file",
+       .args = {"--mca", "mca_param_files", "@W/p.conf", "-n", "2", "@probe"},
+       .files = {{"p.conf", "orte_tag_output = 1\n"}},
+       .source = "measured: a file named by mca_param_files steers mpirun"});
+  add({.name = "mca-env-param-files-two-files",
+       .args = {"-n", "2", "@probe"},
+       .env = {"OMPI_MCA_mca_param_files=@W/p.conf:@W/q.conf"},
+       .files = {{"p.conf", "orte_tag_output = 1\n"}, {"q.conf", "orte_timestamp_output = 1\n"}},
+       .source = "measured: mpirun 4.1.4 applies nothing from a list of two files"});
+  add({.name = "mca-redirect-stderr-to-stdout",
+       .args = {"--mca", "iof_base_redirect_app_stderr_to_stdout", "1", "-n", "2", "@probe"},
+       .source = "measured: the ranks' stderr is their stdout (fd 2 is fd 1's pty)"});
+  add({.name = "mca-env-redirect-stderr-tagged",
+       .args = {"--tag-output", "-n", "2", "@probe"},
+       .env = {"OMPI_MCA_iof_base_redirect_app_stderr_to_stdout=1"},
+       .source = "measured: merged at the source, stderr lines tagged <stdout>"});
   add({.name = "hostfile-comments",
        .args = {"--hostfile", "hf", "-n", "2", "@probe"},
        .files = {{"hf", "# the nodes\nlocalhost slots=2 # both cores\n\n"}},

@@ -126,7 +126,7 @@ Ran run_side(const Case& c, bool under_mpirun, const fs::path& case_dir,
     if (const std::size_t at = e.find("@apps"); at != std::string::npos) e.replace(at, 5, apps_dir);
     if (const std::size_t at = e.find("@data"); at != std::string::npos)
       e.replace(at, 5, MPILAUNCH_TEST_DATA_DIR);
-    if (const std::size_t at = e.find("@W"); at != std::string::npos)
+    for (std::size_t at = e.find("@W"); at != std::string::npos; at = e.find("@W", at))
       e.replace(at, 2, dir.string());
   }
   job.extra_env.push_back("PROBE_OUT=" + (dir / "report").string());

@@ -952,3 +952,74 @@ TEST_CASE("boolean MCA parameters: Open MPI's words; others false, with a warnin
       plan->warnings[0].starts_with("MCA parameter rmaps_base_oversubscribe = 'on' is not a "
                                     "boolean Open MPI reads"));
 }
+
+// mpirun 4.1.4 (measured): its output parameters steer it from --mca, the environment, a --tune
+// file and the parameter files; a --mca of one wins over its option, the environment does not.
+TEST_CASE("output parameters: tag, timestamp and quiet from every source; XML refused") {
+  const auto env_of = [](std::map<std::string, std::string> vars) {
+    return [vars](const std::string& name) -> std::optional<std::string> {
+      const auto it = vars.find(name);
+      return it == vars.end() ? std::nullopt : std::optional<std::string>(it->second);
+    };
+  };
+  const auto none = env_of({});
+  struct Case {
+    std::vector<std::string> args;
+    std::map<std::string, std::string> env;
+    bool tag, timestamp, quiet;
+  };
+  const Case cases[] = {
+      {{"-n", "1", "./a"}, {}, false, false, false},
+      {{"--tag-output", "-n", "1", "./a"}, {}, true, false, false},
+      {{"--mca", "orte_tag_output", "1", "-n", "1", "./a"}, {}, true, false, false},
+      {{"--mca", "orte_tag_output", "0", "--tag-output", "-n", "1", "./a"},
+       {},
+       false,
+       false,
+       false},
+      {{"--tag-output", "--mca", "orte_tag_output", "no", "-n", "1", "./a"},
+       {},
+       false,
+       false,
+       false},
+      {{"--tag-output", "-n", "1", "./a"}, {{"OMPI_MCA_orte_tag_output", "0"}}, true, false, false},
+      {{"-n", "1", "./a"}, {{"OMPI_MCA_orte_timestamp_output", "yes"}}, false, true, false},
+      {{"-n", "1", "./a"}, {{"OMPI_MCA_orte_execute_quiet", "1"}}, false, false, true},
+      {{"-q", "-n", "1", "./a"}, {}, false, false, true},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(fmt::format("{}", fmt::join(c.args, " ")));
+    auto plan = make_plan(opts(c.args), HostList{}, kMachine, env_of(c.env));
+    REQUIRE_MESSAGE(plan.has_value(), plan.error().detail);
+    CHECK(plan->tag_output == c.tag);
+    CHECK(plan->timestamp_output == c.timestamp);
+    CHECK(plan->quiet == c.quiet);
+  }
+  Options o = opts({"-n", "1", "./a"});
+  o.param_file_mca = {{"orte_tag_output", "1"}};
+  auto plan = make_plan(o, HostList{}, kMachine, none);
+  REQUIRE(plan.has_value());
+  CHECK(plan->tag_output);
+  // stderr into stdout at the source: a file's line reaches the agents through the ranks'
+  // environment; a --mca is there already.
+  o.param_file_mca = {{"iof_base_redirect_app_stderr_to_stdout", "true"}};
+  plan = make_plan(o, HostList{}, kMachine, none);
+  REQUIRE(plan.has_value());
+  CHECK(std::count(plan->env.begin(), plan->env.end(),
+                   "OMPI_MCA_iof_base_redirect_app_stderr_to_stdout=true") == 1);
+  plan = make_plan(opts({"--mca", "iof_base_redirect_app_stderr_to_stdout", "1", "-n", "1", "./a"}),
+                   HostList{}, kMachine, none);
+  REQUIRE(plan.has_value());
+  CHECK(std::count_if(plan->env.begin(), plan->env.end(), [](const std::string& e) {
+          return e.starts_with("OMPI_MCA_iof_base_redirect_app_stderr_to_stdout=");
+        }) == 1);
+  for (const auto& env : {env_of({{"OMPI_MCA_orte_xml_output", "1"}}), none}) {
+    plan = make_plan(env("OMPI_MCA_orte_xml_output")
+                         ? opts({"-n", "1", "./a"})
+                         : opts({"--mca", "orte_xml_output", "true", "-n", "1", "./a"}),
+                     HostList{}, kMachine, env);
+    REQUIRE_FALSE(plan.has_value());
+    CHECK(plan.error().kind == ErrorKind::BadOption);
+    CHECK(plan.error().detail.find("orte_xml_output") != std::string::npos);
+  }
+}
