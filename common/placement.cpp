@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <numeric>
 #include <utility>
 
 namespace mpilaunch {
@@ -117,7 +118,7 @@ Status parse_rank_by(const std::string& value, PlacementPolicy& p) {
   }
   for (std::size_t i = 1; i < words.size(); ++i)
     if (words[i] == "span")
-      p.span = true;
+      p.rank_span = true;
     else if (!words[i].empty())
       return bad(
           mpilaunch::format("--rank-by {}: unknown modifier '{}'; use SPAN", value, words[i]));
@@ -254,9 +255,8 @@ std::vector<int> rank_node(const NodeTopology& topo,
                            const std::vector<int>& mapped, const PlacementPolicy& policy) {
   std::vector<int> order;
   const int count = static_cast<int>(mapped.size());
-  const auto rank_objects = policy.rank_level && !policy.span
-                                ? topo.objects(*policy.rank_level)
-                                : std::vector<std::vector<std::uint32_t>>{};
+  const auto rank_objects = policy.rank_level ? topo.objects(*policy.rank_level)
+                                              : std::vector<std::vector<std::uint32_t>>{};
   std::vector<std::uint32_t> node;
   for (std::uint32_t p = 0; p < topo.pus.size(); ++p) node.push_back(p);
   std::vector<bool> numbered(mapped.size(), false);
@@ -279,6 +279,46 @@ std::vector<int> rank_node(const NodeTopology& topo,
   for (int j = 0; j < count; ++j)
     if (!numbered[static_cast<std::size_t>(j)]) order.push_back(j);
   return order;
+}
+
+// mpirun 4.1.4's byobj_span (--map-by OBJECT:SPAN): where each node's j-th placed process was
+// placed, as an index into that node's OBJECT objects, before its locations are reassigned.
+// The job's np processes are divided over every object of every node in order: navg = np /
+// objects (at least 1) each, the first np - navg * objects objects one more, each object's
+// share placed together (socket:SPAN -n 6 over 2 sockets: 0 0 0 1 1 1). A node whose count in
+// `map` is not its share (the job was placed over the nodes otherwise) divides its own processes
+// over its own objects the same way.
+std::vector<std::vector<int>> span_blocks(const JobMap& map,
+                                          const std::vector<NodePlacementInput>& nodes,
+                                          HwLevel level) {
+  const auto divide = [](int np, const std::vector<int>& objects_of_node) {
+    const int objects = std::accumulate(objects_of_node.begin(), objects_of_node.end(), 0);
+    std::vector<std::vector<int>> out(objects_of_node.size());
+    if (objects == 0) return out;
+    const int navg = std::max(1, np / objects);
+    int extra = std::max(0, np - navg * objects);
+    int left = np;
+    for (std::size_t n = 0; n < objects_of_node.size(); ++n)
+      for (int o = 0; o < objects_of_node[n] && left > 0; ++o) {
+        const int take = std::min(left, navg + (extra > 0 ? 1 : 0));
+        if (extra > 0) --extra;
+        out[n].insert(out[n].end(), static_cast<std::size_t>(take), o);
+        left -= take;
+      }
+    return out;
+  };
+  std::vector<int> objects_of_node;
+  for (int n = 0; n < map.node_count(); ++n)
+    objects_of_node.push_back(
+        static_cast<int>(nodes[static_cast<std::size_t>(n)].topology.objects(level).size()));
+  std::vector<std::vector<int>> blocks = divide(map.size(), objects_of_node);
+  for (int n = 0; n < map.node_count(); ++n) {
+    const int count = static_cast<int>(map.ranks_on(n).size());
+    auto& block = blocks[static_cast<std::size_t>(n)];
+    if (static_cast<int>(block.size()) != count)
+      block = divide(count, {objects_of_node[static_cast<std::size_t>(n)]}).front();
+  }
+  return blocks;
 }
 
 }  // namespace
@@ -312,6 +352,10 @@ Result<Placed> place_nodes(const JobMap& map, const std::vector<NodePlacementInp
         std::upper_bound(policy.context_starts.begin(), policy.context_starts.end(), rank) -
         policy.context_starts.begin());
   };
+  const std::vector<std::vector<int>> spans =
+      policy.span && policy.map_level && policy.ppr == 0 && policy.context_starts.empty()
+          ? span_blocks(map, nodes, *policy.map_level)
+          : std::vector<std::vector<int>>{};
   for (int n = 0; n < map.node_count(); ++n) {
     const NodePlacementInput& node = nodes[static_cast<std::size_t>(n)];
     const NodeTopology& topo = node.topology;
@@ -370,7 +414,16 @@ Result<Placed> place_nodes(const JobMap& map, const std::vector<NodePlacementInp
       index.push_back((share ? shared_of_context[context] : 0) + placed_of_context[context]++);
     }
     const std::vector<int> mapped = map_node(locale_objects, index, policy);
-    const std::vector<int> order = rank_node(topo, locale_objects, mapped, policy);
+    // :SPAN numbers the processes where byobj_span placed them, by default going round the
+    // objects it mapped to (mpirun's default ranking follows --map-by OBJECT); the mapping
+    // above is where they end up (assign_locations: the j-th to object j % objects).
+    const bool span = !spans.empty() && !locale_objects.empty() &&
+                      spans[static_cast<std::size_t>(n)].size() == index.size();
+    PlacementPolicy span_ranking = policy;
+    if (span && !policy.rank_given) span_ranking.rank_level = policy.map_level;
+    const std::vector<int> order =
+        rank_node(topo, locale_objects, span ? spans[static_cast<std::size_t>(n)] : mapped,
+                  span ? span_ranking : policy);
     out.mapped_order.resize(static_cast<std::size_t>(map.node_count()));
     out.mapped_order[static_cast<std::size_t>(n)].assign(order.size(), 0);
     for (std::size_t i = 0; i < order.size(); ++i)

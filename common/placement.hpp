@@ -55,12 +55,20 @@ struct PlacementPolicy {
   std::optional<HwLevel> map_level;  // --map-by OBJECT, or ppr's object
   int ppr = 0;                       // ppr:N:OBJECT: N ranks per object (0: not ppr)
   int pe = 1;                        // CPUs per rank (:PE=n, --cpus-per-proc)
+  /// --map-by OBJECT:SPAN: mpirun 4.1.4's byobj_span. The job's processes are divided evenly
+  /// over every OBJECT of every node (navg = np / objects, at least 1; the first np - navg *
+  /// objects objects one more), each object's share placed together, object by object; they
+  /// are numbered going round the objects (--rank-by OBJECT, or slot/node as given), and then
+  /// the node's j-th placed process is moved to its object j % objects, as mpirun 4.1.4's
+  /// assign_locations does (measured: -n 6 over 2 sockets lists ranks 0 2 4 1 3 5, bound to
+  /// socket 0, 1, 0, 1, 0, 1).
   bool span = false;
   bool display = false;               // :DISPLAY, --display-map
   std::optional<bool> oversubscribe;  // :OVERSUBSCRIBE / :NOOVERSUBSCRIBE
   std::optional<HwLevel> rank_level;  // --rank-by OBJECT (nullopt: slot, node or default)
   bool rank_given = false;            // --rank-by given
   bool rank_by_node = false;          // --rank-by node
+  bool rank_span = false;             // --rank-by OBJECT:SPAN (mpirun's rank_span)
   bool bind_given = false;            // --bind-to given
   bool bind_none = false;             // --bind-to none
   std::optional<HwLevel> bind_level;  // --bind-to OBJECT

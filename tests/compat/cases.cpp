@@ -1009,6 +1009,10 @@ std::vector<Case> table() {
       {"n4-ppr2socket-rank-socket", {"-n", "4", "--map-by", "ppr:2:socket", "--rank-by", "socket"}},
       {"n3-rank-hwthread", {"-n", "3", "--rank-by", "hwthread"}},
       {"n4-core-rank-socket", {"-n", "4", "--map-by", "core", "--rank-by", "socket"}},
+      // :SPAN: each object's share placed together, numbered round the objects, then moved to
+      // object j % objects (session 12): rank 2 on socket 1 (mpilaunch had it on socket 0).
+      {"n3-socket-span", {"-n", "3", "--map-by", "socket:SPAN"}},
+      {"n4-socket-span-bind-core", {"-n", "4", "--map-by", "socket:SPAN", "--bind-to", "core"}},
   };
   // Two NUMA-heavy lines only where the cgroup's 4 cores hold them (there mpirun refuses).
   const std::vector<std::pair<std::string, std::vector<std::string>>> kBigMachineLines = {
@@ -1016,6 +1020,11 @@ std::vector<Case> table() {
       {"n8-socket-bind-core-rank-core",
        {"-n", "8", "--map-by", "socket", "--bind-to", "core", "--rank-by", "core"}},
       {"n2-cpus-per-proc-2", {"-n", "2", "--cpus-per-proc", "2"}},
+      {"n6-socket-span", {"-n", "6", "--map-by", "socket:SPAN"}},
+      {"n6-numa-span-bind-core", {"-n", "6", "--map-by", "numa:SPAN", "--bind-to", "core"}},
+      {"n6-socket-span-rank-numa", {"-n", "6", "--map-by", "socket:SPAN", "--rank-by", "numa"}},
+      {"n6-socket-span-bind-hwthread",
+       {"-n", "6", "--map-by", "socket:SPAN", "--bind-to", "hwthread"}},
   };
   for (const std::string machine :
        {"2pack-8core-ht", "2pack-4numa-4core", "2pack-8core-ht-cgroup"}) {

@@ -180,6 +180,25 @@ const MeasuredRow kMeasured[] = {
     {"2pack-8core-ht-cgroup", 4, {.bind_to = "hwthread"}, "0 1 2 3", {"4", "16", "5", "17"}},
     {"2pack-8core-ht-cgroup", 4, {.map_by = "ppr:2:socket", .bind_to = "core"}, "0 1 2 3", {"4-5", "6-7", "16-17", "18-19"}},
     {"2pack-8core-ht-cgroup", 2, {.cpus_per_proc = 2}, "0 1", {"4-7", "16-19"}},
+    // :SPAN (session 12, mpirun-facts.md "span"): byobj_span places each object's share together
+    // (-n 6 over 2 sockets: 3 and 3), numbers them going round the objects, then moves the j-th
+    // placed process to object j % objects.
+    {"2pack-8core-ht", 6, {.map_by = "socket:SPAN"}, "0 2 4 1 3 5", {"0-15", "16-31", "16-31", "0-15", "0-15", "16-31"}},
+    {"2pack-8core-ht", 4, {.map_by = "socket:SPAN"}, "0 2 1 3", {"0-15", "0-15", "16-31", "16-31"}},
+    {"2pack-8core-ht", 5, {.map_by = "socket:SPAN"}, "0 2 4 1 3", {"0-15", "16-31", "16-31", "0-15", "0-15"}},
+    {"2pack-8core-ht", 3, {.map_by = "socket:SPAN"}, "0 2 1", {"0-15", "0-15", "16-31"}},
+    {"2pack-8core-ht", 6, {.map_by = "socket:SPAN", .bind_to = "core"}, "0 2 4 1 3 5", {"0-1", "18-19", "16-17", "4-5", "2-3", "20-21"}},
+    {"2pack-8core-ht", 6, {.map_by = "socket:SPAN", .bind_to = "hwthread"}, "0 2 4 1 3 5", {"0", "17", "16", "2", "1", "18"}},
+    {"2pack-8core-ht", 6, {.map_by = "socket:SPAN", .rank_by = "slot"}, "0 1 2 3 4 5", {"0-15", "16-31", "0-15", "16-31", "0-15", "16-31"}},
+    {"2pack-8core-ht", 6, {.map_by = "socket:SPAN", .rank_by = "node"}, "0 1 2 3 4 5", {"0-15", "16-31", "0-15", "16-31", "0-15", "16-31"}},
+    {"2pack-8core-ht", 6, {.map_by = "socket:SPAN", .rank_by = "core"}, "0 1 2 3 4 5", {"0-15", "16-31", "0-15", "16-31", "0-15", "16-31"}},
+    {"2pack-8core-ht", 6, {.map_by = "core:SPAN"}, "0 1 2 3 4 5", {"0-1", "2-3", "4-5", "6-7", "8-9", "10-11"}},
+    {"2pack-4numa-4core", 6, {.map_by = "numa:SPAN"}, "0 4 1 5 2 3", {"0-3", "8-11", "0-3", "4-7", "4-7", "12-15"}},
+    {"2pack-4numa-4core", 6, {.map_by = "numa:SPAN", .bind_to = "core"}, "0 4 1 5 2 3", {"0", "8", "1", "5", "4", "12"}},
+    {"2pack-4numa-4core", 6, {.map_by = "socket:SPAN", .rank_by = "numa"}, "0 1 4 2 3 5", {"0-7", "8-15", "8-15", "0-7", "0-7", "8-15"}},
+    {"2pack-4numa-4core", 7, {.map_by = "numa:SPAN", .rank_by = "slot", .bind_to = "core"}, "0 1 2 3 4 5 6", {"0", "4", "8", "12", "1", "5", "9"}},
+    {"2pack-4numa-4core", 10, {.map_by = "l3cache:SPAN"}, "0 4 8 1 5 9 2 6 3 7", {"0-3", "12-15", "8-11", "0-3", "4-7", "0-3", "12-15", "4-7", "8-11", "4-7"}},
+    {"2pack-8core-ht-cgroup", 4, {.map_by = "socket:SPAN", .bind_to = "core"}, "0 2 1 3", {"4-5", "6-7", "16-17", "18-19"}},
     // clang-format on
 };
 
