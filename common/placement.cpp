@@ -500,6 +500,21 @@ Result<Placed> place_nodes(const JobMap& map, const std::vector<NodePlacementInp
 
 }  // namespace
 
+namespace {
+
+// mpirun 4.1.4 maps the processes over the objects also when it binds none of them, and its JOB
+// MAP lists them in that order (measured: --map-by socket --rank-by core -n 4 with --bind-to
+// none, or oversubscribed, lists 0 2 1 3): each node's order as place_nodes() finds it (empty:
+// by rank, when it cannot).
+std::vector<std::vector<int>> unbound_order(const JobMap& map,
+                                            const std::vector<NodePlacementInput>& nodes,
+                                            const PlacementPolicy& policy) {
+  auto placed = place_nodes(map, nodes, policy, HwLevel::HwThread, false, false);
+  return placed ? placed->out.mapped_order : std::vector<std::vector<int>>{};
+}
+
+}  // namespace
+
 Result<JobBindings> bind_ranks(const JobMap& map, const std::vector<NodePlacementInput>& nodes,
                                const PlacementPolicy& policy, bool shared_machine) {
   JobBindings out;
@@ -519,6 +534,7 @@ Result<JobBindings> bind_ranks(const JobMap& map, const std::vector<NodePlacemen
   }
   if (policy.bind_none) {
     out.policy = "none";
+    out.mapped_order = unbound_order(map, nodes, policy);
     return out;
   }
   if (!policy.topology_file.empty()) {
@@ -537,6 +553,7 @@ Result<JobBindings> bind_ranks(const JobMap& map, const std::vector<NodePlacemen
     out.why_unbound = mpilaunch::format(
         "the nodes' topology is read from {} (HWLOC_XMLFILE), not from this machine",
         policy.topology_file);
+    out.mapped_order = unbound_order(map, nodes, policy);
     return out;
   }
   if (!policy.rankfile.empty() || (policy.cpu_list && !policy.ordered))
@@ -557,6 +574,7 @@ Result<JobBindings> bind_ranks(const JobMap& map, const std::vector<NodePlacemen
         out.why_unbound =
             mpilaunch::format("{} is oversubscribed ({} processes on {} slots)", map.node_name(n),
                               map.ranks_on(n).size(), nodes[static_cast<std::size_t>(n)].slots);
+        out.mapped_order = unbound_order(map, nodes, policy);
         return out;
       }
   }

@@ -1013,6 +1013,11 @@ std::vector<Case> table() {
       // object j % objects (session 12): rank 2 on socket 1 (mpilaunch had it on socket 0).
       {"n3-socket-span", {"-n", "3", "--map-by", "socket:SPAN"}},
       {"n4-socket-span-bind-core", {"-n", "4", "--map-by", "socket:SPAN", "--bind-to", "core"}},
+      // Unbound, the JOB MAP still lists the processes in mapping order (session 12: 0 2 1 3;
+      // mpilaunch listed them by rank).
+      {"n4-socket-rank-core-bind-none",
+       {"-n", "4", "--map-by", "socket", "--rank-by", "core", "--bind-to", "none"}},
+      {"n3-socket-span-bind-none", {"-n", "3", "--map-by", "socket:SPAN", "--bind-to", "none"}},
   };
   // Two NUMA-heavy lines only where the cgroup's 4 cores hold them (there mpirun refuses).
   const std::vector<std::pair<std::string, std::vector<std::string>>> kBigMachineLines = {
@@ -1037,15 +1042,21 @@ std::vector<Case> table() {
       args.push_back("@probe");
       add({.name = "xml-map-" + machine.substr(6) + "-" + name,
            .args = args,
-           .checks = Stdout,
+           .checks = Stdout | StdoutOrder,
            .env = {"HWLOC_XMLFILE=@data/topologies/" + machine + ".xml"},
            .source = "mpirun 4.1.4: --do-not-launch on a saved topology"});
     }
   }
+  add({.name = "xml-map-8core-ht-oversubscribed-rank-core",
+       .args = {"--do-not-launch", "--display-map", "-H", "localhost:2", "-n", "4",
+                "--oversubscribe", "--map-by", "socket", "--rank-by", "core", "@probe"},
+       .checks = Stdout | StdoutOrder,
+       .env = {"HWLOC_XMLFILE=@data/topologies/2pack-8core-ht.xml"},
+       .source = "mpirun 4.1.4: an oversubscribed job's JOB MAP lists in mapping order"});
   add({.name = "xml-map-8core-ht-diffable",
        .args = {"--do-not-launch", "--display-diffable-map", "-H", "localhost:16", "-n", "4",
                 "--map-by", "socket", "--rank-by", "core", "@probe"},
-       .checks = Stdout,
+       .checks = Stdout | StdoutOrder,
        .env = {"HWLOC_XMLFILE=@data/topologies/2pack-8core-ht.xml"},
        .source = "mpirun 4.1.4: --do-not-launch --display-diffable-map on a saved topology"});
   // A saved topology (HWLOC_XMLFILE) is not this machine's: mpirun 4.1.4 binds nothing, and

@@ -41,7 +41,7 @@ std::string normalise(std::string text, const std::string& dir) {
 }
 
 // Lines, sorted; an unterminated last line is kept and marked.
-std::vector<std::string> sorted_lines(const std::string& text) {
+std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
   std::size_t start = 0;
   while (start < text.size()) {
@@ -53,6 +53,11 @@ std::vector<std::string> sorted_lines(const std::string& text) {
     lines.push_back(text.substr(start, end - start));
     start = end + 1;
   }
+  return lines;
+}
+
+std::vector<std::string> sorted_lines(const std::string& text) {
+  std::vector<std::string> lines = lines_of(text);
   std::sort(lines.begin(), lines.end());
   return lines;
 }
@@ -116,6 +121,7 @@ Side collect(const std::string& dir, int status, bool timed_out, const std::stri
   side.timed_out = timed_out;
   side.raw_out = out;
   side.raw_err = err;
+  side.out_in_order = lines_of(normalise(out, dir));
   side.out_lines = sorted_lines(normalise(out, dir));
   side.err_lines = sorted_lines(normalise(err, dir));
   // mpirun's rsh launcher warns when its child (our plm_rsh_agent script) has exec'd before
@@ -207,6 +213,16 @@ std::vector<Difference> differences(const Side& mpirun, const Side& mpilaunch, u
     }
   }
   if ((checks & Stdout) != 0) compare_lines(Stdout, mpirun.out_lines, mpilaunch.out_lines, diffs);
+  if ((checks & StdoutOrder) != 0 && mpirun.out_lines == mpilaunch.out_lines &&
+      mpirun.out_in_order != mpilaunch.out_in_order) {
+    // The same lines in another order: the first place they part.
+    std::size_t i = 0;
+    while (mpirun.out_in_order[i] == mpilaunch.out_in_order[i]) ++i;
+    diffs.push_back({Stdout, "",
+                     "stdout line " + std::to_string(i + 1) +
+                         " (same lines, another order): mpirun " + quoted(mpirun.out_in_order[i]) +
+                         ", mpilaunch " + quoted(mpilaunch.out_in_order[i])});
+  }
   if ((checks & Stderr) != 0) compare_lines(Stderr, mpirun.err_lines, mpilaunch.err_lines, diffs);
   if ((checks & Framed) != 0 && has_frame(mpirun.err_lines) != has_frame(mpilaunch.err_lines))
     diffs.push_back({Framed, "",

@@ -17,16 +17,18 @@ enum class Nodes { Local, Virtual };
 /// What a case compares (bits). The exit status is always compared, exactly or, with
 /// ExitNonzero, only as "both failed".
 enum Check : unsigned {
-  Report = 1,        // each rank's probe report (size, rank, appnum, universe, node, stdin, ...)
-  Stdout = 2,        // stdout lines, as a sorted list (ranks interleave in any order)
-  Stderr = 4,        // stderr lines, likewise (only where both print only the ranks' lines)
-  Files = 8,         // every file the run left in its working directory (--output-filename)
-  ExitNonzero = 16,  // both must fail; the codes may differ (refusals, documented codes)
-  Exit = 32,         // (a difference's kind only) the exit status or a deadline
-  Framed = 64,       // an error on stderr is framed by a line of dashes under both (Open MPI's
-                     // help blocks, which scrapers such as ipyparallel look for)
-  FileLines = 128,   // with Files: each file's lines as a sorted list (a file holding two
-                     // streams, --merge-stderr-to-stdout, has them in arrival order)
+  Report = 1,         // each rank's probe report (size, rank, appnum, universe, node, stdin, ...)
+  Stdout = 2,         // stdout lines, as a sorted list (ranks interleave in any order)
+  Stderr = 4,         // stderr lines, likewise (only where both print only the ranks' lines)
+  Files = 8,          // every file the run left in its working directory (--output-filename)
+  ExitNonzero = 16,   // both must fail; the codes may differ (refusals, documented codes)
+  Exit = 32,          // (a difference's kind only) the exit status or a deadline
+  Framed = 64,        // an error on stderr is framed by a line of dashes under both (Open MPI's
+                      // help blocks, which scrapers such as ipyparallel look for)
+  FileLines = 128,    // with Files: each file's lines as a sorted list (a file holding two
+                      // streams, --merge-stderr-to-stdout, has them in arrival order)
+  StdoutOrder = 256,  // with Stdout: the lines in the order printed too (only where the launcher
+                      // alone prints, e.g. --display-map --do-not-launch: the JOB MAP's order)
 };
 
 struct Case {
@@ -81,6 +83,7 @@ struct Side {
   bool timed_out = false;
   std::map<int, std::map<std::string, std::string>> reports;  // rank -> key -> value
   std::vector<std::string> out_lines, err_lines;              // sorted
+  std::vector<std::string> out_in_order;                      // stdout lines as printed
   std::map<std::string, std::string> files;                   // relative path -> content
   std::string raw_out, raw_err;                               // as printed, for -v
 };

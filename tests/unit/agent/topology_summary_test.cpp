@@ -230,6 +230,43 @@ TEST_CASE("placement on saved multi-socket machines: as mpirun 4.1.4 maps, ranks
   }
 }
 
+// mpirun 4.1.4 maps over the objects also when it binds nothing (--bind-to none, an oversubscribed
+// default), and its JOB MAP lists in that mapping order (session 12); mpilaunch listed by rank.
+TEST_CASE("placement: unbound processes are listed in mapping order, as mpirun 4.1.4 lists them") {
+  struct Row {
+    int ranks;
+    int slots;
+    PlacementOptions options;
+    const char* listed;
+  };
+  const Row rows[] = {
+      {4, 16, {.map_by = "socket", .rank_by = "core", .bind_to = "none"}, "0 2 1 3"},
+      {6, 16, {.map_by = "numa", .rank_by = "core", .bind_to = "none"}, "0 3 1 4 2 5"},
+      {6, 16, {.map_by = "socket:SPAN", .bind_to = "none"}, "0 2 4 1 3 5"},
+      {4, 2, {.map_by = "socket", .rank_by = "core"}, "0 2 1 3"},
+      {6, 2, {.map_by = "socket:SPAN"}, "0 2 4 1 3 5"},
+      {4, 16, {.rank_by = "socket", .bind_to = "none"}, "0 1 2 3"},
+  };
+  const NodeTopology t = saved("2pack-8core-ht.xml");
+  for (const Row& row : rows) {
+    CAPTURE(row.options.map_by);
+    CAPTURE(row.options.rank_by);
+    CAPTURE(row.slots);
+    const auto policy = parse_placement(row.options);
+    REQUIRE(policy.has_value());
+    const JobMap map({"n"}, std::vector<int>(static_cast<std::size_t>(row.ranks), 0));
+    const auto b = bind_ranks(map, {{row.slots, t}}, policy.value(), false);
+    REQUIRE(b.has_value());
+    CHECK_FALSE(b->bound);
+    REQUIRE(b->mapped_order.size() == 1);
+    std::string listed;
+    for (const int i : b->mapped_order[0])
+      listed += (listed.empty() ? "" : " ") +
+                std::to_string(map.ranks_on(0)[static_cast<std::size_t>(i)]);
+    CHECK(listed == row.listed);
+  }
+}
+
 // mpirun numbers cores across the node (its logical index), hwthreads within their core.
 TEST_CASE("binding text: cores numbered across the node's sockets") {
   const NodeTopology t = saved("2pack-8core-ht.xml");
