@@ -87,12 +87,16 @@ class Lexer {
         token_ = text_.substr(start, end - start);
         return Token::Word;
       }
-      ++pos_;  // any other character, alone
+      token_ = text_.substr(pos_++, 1);  // any other character, alone
       return Token::Error;
     }
   }
 
   std::string_view text() const { return token_; }
+  // The line Open MPI counts for the last token: 1 + the line ends read so far.
+  int line() const {
+    return 1 + static_cast<int>(std::count(text_.begin(), text_.begin() + pos_, '\n'));
+  }
 
  private:
   enum class State { Initial, Value, Comment, OptionValue };
@@ -126,6 +130,7 @@ class Lexer {
       state_ = State::OptionValue;
       return Token::McaVar;
     }
+    token_ = text_.substr(name, end - name);
     if (after < text_.size() && text_[after] == '=') {  // -x NAME=VALUE
       pos_ = whites(after + 1);
       state_ = State::OptionValue;
@@ -223,13 +228,18 @@ std::string_view unquote(std::string_view value, char quote) {
   return end > first ? value.substr(first, end - first) : std::string_view();
 }
 
-}  // namespace
-
-void add_mca_param_file(std::string_view text, McaParams& out) {
-  // Open MPI's keyval_parse.c: a line is a word, '=' and a value (or none), or a run of -mca
-  // and -x options; anything unexpected is reported and skipped, and the parse goes on with the
-  // token after it.
+// Reads `text` as Open MPI 4.1.4's keyval_parse.c does: a line is a word, '=' and a value (or
+// none), or a run of -mca and -x options; anything unexpected is reported and skipped, and the
+// parse goes on with the token after it. -x entries go to `exports` when given, what is skipped
+// to `skipped`.
+void read_keyval(std::string_view text, McaParams& out, std::vector<std::string>* exports,
+                 std::vector<KeyvalSkip>* skipped) {
   Lexer lexer(text);
+  auto skip = [&](Token t) {
+    if (skipped == nullptr || skipped->size() >= 20) return;
+    const bool has_text = t != Token::Newline && t != Token::Done && t != Token::Equal;
+    skipped->push_back({lexer.line(), has_text ? std::string(lexer.text()) : std::string()});
+  };
   for (Token t = lexer.next(); t != Token::Done; t = lexer.next()) {
     auto option = [](Token token) {
       return token == Token::McaVar || token == Token::EnvVar || token == Token::EnvEql;
@@ -237,20 +247,36 @@ void add_mca_param_file(std::string_view text, McaParams& out) {
     if (option(t)) {
       // The line ends at a Newline; anything else is Open MPI's "error 6", its token skipped.
       for (; option(t); t = lexer.next()) {
-        if (t == Token::EnvVar) continue;
         const std::string name(lexer.text());
-        if (lexer.next() != Token::Value) break;
-        if (t == Token::EnvEql) continue;  // the rank environment's, which only ranks read
+        if (t == Token::EnvVar) {
+          if (exports != nullptr) exports->push_back(name);
+          continue;
+        }
+        if (const Token v = lexer.next(); v != Token::Value) {
+          skip(v);
+          break;
+        }
+        if (t == Token::EnvEql) {  // the rank environment's, which only ranks read
+          if (exports != nullptr) exports->push_back(name + "=" + std::string(lexer.text()));
+          continue;
+        }
         std::string_view value = lexer.text();
         if (value.starts_with('\'') || value.starts_with('"'))
           value = unquote(unquote(value, '\''), '"');
         out.emplace_back(name, std::string(value));
       }
+      if (!option(t) && t != Token::Newline && t != Token::Done) skip(t);
       continue;
     }
-    if (t != Token::Word) continue;  // a blank line, or an error skipped
+    if (t != Token::Word) {  // a blank line, or an error skipped
+      if (t != Token::Newline) skip(t);
+      continue;
+    }
     const std::string name(lexer.text());
-    if (lexer.next() != Token::Equal) continue;
+    if (const Token e = lexer.next(); e != Token::Equal) {
+      skip(e);
+      continue;
+    }
     const Token value = lexer.next();
     if (value == Token::Value) {
       out.emplace_back(name, std::string(lexer.text()));
@@ -259,6 +285,18 @@ void add_mca_param_file(std::string_view text, McaParams& out) {
       out.emplace_back(name, std::string());
     }
   }
+}
+
+}  // namespace
+
+void add_mca_param_file(std::string_view text, McaParams& out) {
+  read_keyval(text, out, nullptr, nullptr);
+}
+
+TuneFileSettings read_tune_file(std::string_view text) {
+  TuneFileSettings settings;
+  read_keyval(text, settings.mca, &settings.exports, &settings.skipped);
+  return settings;
 }
 
 const std::string* mca_param_value(const McaParams& values, std::string_view name) {

@@ -42,6 +42,27 @@ using McaParams = std::vector<std::pair<std::string, std::string>>;
 ///    word at a time: in `a b c = v` "a b" is skipped and c is set, as it sets it.
 void add_mca_param_file(std::string_view text, McaParams& out);
 
+/// A piece of a file Open MPI 4.1.4's parser reports and skips ("keyval parser: error N reading
+/// file F at line L"): the line it counts (after a line's end: the next line) and the text
+/// skipped, empty for the end of a line.
+struct KeyvalSkip {
+  int line = 0;
+  std::string text;
+};
+
+/// What a --tune file sets, read as Open MPI 4.1.4 reads it: by the same parser as a parameter
+/// file (measured: `name = value` lines set parameters there too, `#` comments, a quoted -x or
+/// -mca value a blank follows is one value; what the parser cannot read is reported and
+/// skipped, and mpirun runs).
+struct TuneFileSettings {
+  McaParams mca;  // -mca NAME VALUE (or --mca) and name = value, in file order
+  /// -x NAME or -x NAME=VALUE, in file order, the value as it stands (quotes and, after a
+  /// quoted value, its blanks kept: `-x A="x y" ` gives the ranks A=`"x y" `, measured).
+  std::vector<std::string> exports;
+  std::vector<KeyvalSkip> skipped;  // the first 20
+};
+TuneFileSettings read_tune_file(std::string_view text);
+
 /// The value of parameter `name` in `values` (filled by add_mca_param_file with the system's
 /// file first, then the user's): the last one, so that the user's file and, within a file, the
 /// later line win.

@@ -373,8 +373,7 @@ void ignore_mca_of_later_context(Options& o, std::size_t first_new, std::string_
   o.mca.resize(first_new);
 }
 
-// A line's words, split at blanks with no quote processing, as mpirun 4.1.4 reads appfiles and
-// --tune files.
+// A line's words, split at blanks with no quote processing, as mpirun 4.1.4 reads appfiles.
 std::vector<std::string> blank_words(std::string_view line) {
   std::vector<std::string> words;
   std::size_t at = 0;
@@ -593,36 +592,23 @@ Result<Options> apply_tune(const Options& command_line, const std::vector<TuneFi
   std::vector<std::string> names;  // exported by an earlier file: the first file wins
   std::vector<std::string> exports;
   for (const TuneFile& file : files) {
-    for (const ContentLine& content : content_lines(file.text)) {
-      const std::vector<std::string> words = blank_words(content.text);
-      auto refuse = [&](std::string_view why) {
-        return bad_option(mpilaunch::format(
-            "--tune {}, line {}: {}; a --tune file holds -x NAME[=VALUE] and --mca NAME VALUE "
-            "only (mpirun 4.1.4 warns of such a line and runs)",
-            file.path, content.number, why));
-      };
-      for (std::size_t i = 0; i < words.size();) {
-        const std::string& word = words[i];
-        if (word == "-x") {
-          if (i + 1 >= words.size()) return refuse("-x without NAME");
-          const std::string& x = words[i + 1];
-          const std::string name = x.substr(0, x.find('='));
-          if (name.empty()) return refuse(mpilaunch::format("-x '{}' names no variable", x));
-          if (std::find(names.begin(), names.end(), name) == names.end()) {
-            names.push_back(name);
-            exports.push_back(x);
-          }
-          i += 2;
-        } else if (word == "--mca" || word == "-mca") {
-          if (i + 2 >= words.size())
-            return refuse(mpilaunch::format("{} without NAME VALUE", word));
-          o.tune_mca.emplace_back(words[i + 1], words[i + 2]);
-          i += 3;
-        } else {
-          return refuse(mpilaunch::format("'{}' is not -x or --mca", word));
-        }
+    TuneFileSettings settings = read_tune_file(file.text);
+    for (const std::string& x : settings.exports) {
+      const std::string name = x.substr(0, x.find('='));
+      if (std::find(names.begin(), names.end(), name) == names.end()) {
+        names.push_back(name);
+        exports.push_back(x);
       }
     }
+    o.tune_mca.insert(o.tune_mca.end(), settings.mca.begin(), settings.mca.end());
+    // mpirun 4.1.4 says "keyval parser: error N reading file F at line L" and runs (measured).
+    for (const KeyvalSkip& skip : settings.skipped)
+      o.ignored_options.push_back(mpilaunch::format(
+          "--tune {}, line {}: {} skipped, as mpirun 4.1.4's parser skips it (a --tune file "
+          "holds -x NAME[=VALUE], --mca NAME VALUE and NAME = VALUE)",
+          file.path, skip.line,
+          skip.text.empty() ? std::string("the end of a line")
+                            : mpilaunch::format("'{}'", skip.text)));
   }
   // A -x of the command line (or of the context) wins over the file's.
   auto add_to = [&](std::vector<std::string>& context_exports) {

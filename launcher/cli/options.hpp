@@ -188,10 +188,12 @@ struct TuneFile {
   std::string text;
 };
 
-/// mpirun 4.1.4's --tune files, in the order given: each line (split at blanks, `#` comments)
-/// holds `-x NAME[=VALUE]` and `--mca NAME VALUE` (or `-mca`), several to a line. Their -x go
-/// to every context that does not export the name itself (the first file wins among files);
-/// their --mca go to `tune_mca`. Anything else is a BadOption error naming the file and line.
+/// mpirun 4.1.4's --tune files, in the order given, read by Open MPI's parameter file parser
+/// (read_tune_file(), common/mca_params.hpp): `-x NAME[=VALUE]` and `--mca NAME VALUE` (or
+/// `-mca`), several to a line, and `NAME = VALUE` lines. Their -x go to every context that does
+/// not export the name itself (the first file wins among files); their parameters go to
+/// `tune_mca`. What the parser skips, mpirun 4.1.4 skips and runs: a warning each here
+/// (`ignored_options`).
 Result<Options> apply_tune(const Options& command_line, const std::vector<TuneFile>& files);
 
 /// Options the parser recognises (so the rest of the line is read right) whose meaning the

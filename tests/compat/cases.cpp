@@ -485,6 +485,29 @@ std::vector<Case> table() {
        .env = {"PROBE_ENV=FOO,BAZ,OMPI_MCA_mca_base_envar_file_prefix"},
        .files = {{"a.conf", "-x FOO=a -x BAZ=a\n"}, {"b.conf", "-x BAZ=b\n"}},
        .source = "mpirun(1): -tune, two files, a command-line -x of the same name, MPMD"});
+  // A --tune file is read by Open MPI's parameter file parser (mpirun-facts.md "deprec"): a
+  // quoted -x value a blank follows is one value, quotes and blank kept; `name = value` lines
+  // set parameters too (here mpirun's own oversubscription).
+  add({.name = "tune-quoted-and-name-value",
+       .args = {"--tune", "t.conf", "-n", "3", "@probe"},
+       .env = {"PROBE_ENV=T_A,T_B,T_C"},
+       .files = {{"t.conf",
+                  "# tuned\n-x T_B=\"x y\" -x T_A=1 # why\nrmaps_base_oversubscribe = 1\n"
+                  "-mca T_C \"a b\" \n"}},
+       .source = "mpirun(1): -tune <tune_file>, quoted values and a name = value line"});
+  // What the parser cannot read mpirun reports and skips ("keyval parser: error 2 reading file
+  // ... at line 1"), and it runs; mpilaunch warns in its own words.
+  add({.name = "tune-skips-unreadable",
+       .args = {"-tune", "t.conf", "-n", "1", "@probe"},
+       .checks = Report | Stdout,
+       .env = {"PROBE_ENV=T_A,T_D"},
+       .files = {{"t.conf", "-np 2\n-x T_A=1 -x T_D='p q'\n--bind-to core\n"}},
+       .source = "mpirun(1): -tune with lines that are not -x or -mca"});
+  add({.name = "tune-missing-file",
+       .args = {"--tune", "no-such.conf", "-n", "1", "@probe"},
+       .checks = Report | Stdout,
+       .env = {"PROBE_ENV=OMPI_MCA_mca_base_envar_file_prefix"},
+       .source = "mpirun(1): -tune with a file that is not there (mpirun warns and runs)"});
   // --display-diffable-map: mpirun 4.1.4's <map> text (no job id, no host name in it).
   add({.name = "display-diffable-map",
        .args = {"--display-diffable-map", "-n", "2", "@probe"},

@@ -1,9 +1,10 @@
 // libFuzzer target: Open MPI's parameter-file parser must never crash nor read past its text,
 // and every parameter it reads must have a name of Open MPI's characters and a value within one
-// line, whatever text arrives.
+// line, whatever text arrives; read as a --tune file, the same parameters.
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "common/mca_params.hpp"
@@ -21,5 +22,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (value.find('\n') != std::string_view::npos || value.size() > size) __builtin_trap();
   }
   if (params.size() > size) __builtin_trap();
+  // Read as a --tune file: the same parameters, and -x entries and skips within the text.
+  const TuneFileSettings tune = read_tune_file(text);
+  if (tune.mca != params) __builtin_trap();
+  for (const std::string& x : tune.exports)
+    if (x.empty() || x.find('\n') != std::string::npos || x.size() > size) __builtin_trap();
+  if (tune.skipped.size() > 20) __builtin_trap();
+  for (const KeyvalSkip& skip : tune.skipped)
+    if (skip.line < 1 || skip.text.size() > size || skip.text.find('\n') != std::string::npos)
+      __builtin_trap();
   return 0;
 }

@@ -115,6 +115,46 @@ TEST_CASE("mca param files: a --tune file's -mca lines, read there too") {
   }
 }
 
+// Measured with mpirun 4.1.4 --tune FILE -n 1 (the ranks' environment, mpirun's "keyval parser:
+// error N reading file F at line L:\n  TEXT" lines; it runs).
+TEST_CASE("tune files: -x, parameters and what the parser skips, as mpirun 4.1.4 reads them") {
+  const struct {
+    const char* text;
+    Values mca;
+    std::vector<std::string> exports;
+    std::vector<std::pair<int, std::string>> skipped;
+  } rows[] = {
+      {"-x T_A=1 -x T_B=\"x y\" -x T_C='p q'\n",
+       {},
+       {"T_A=1", "T_B=\"x y\" ", "T_C='p"},
+       {{1, "q"}, {1, "'"}}},
+      {"# -x T_C=1\n-x T_D=1 # trailing\n  -x T_E=2\n", {}, {"T_D=1", "T_E=2"}, {}},
+      {"-x\nT_F=1\n", {{"T_F", "1"}}, {}, {{2, ""}}},
+      {"T_G=1\n", {{"T_G", "1"}}, {}, {}},
+      {"rmaps_base_oversubscribe = 1\n", {{"rmaps_base_oversubscribe", "1"}}, {}, {}},
+      {"-x T_H\n", {}, {"T_H"}, {}},
+      {"-n 2\n", {}, {}, {{1, "2"}}},
+      {"--bind-to core\n", {}, {}, {{1, "core"}}},
+      {"foo\n", {}, {}, {{2, ""}}},
+      {"--mca mpi_show_handle_leaks 1 -mca tune_x \"a b\" -x T_I=1\n--gmca tune_y 2\n",
+       {{"mpi_show_handle_leaks", "1"}, {"tune_x", "a b"}},
+       {"T_I=1"},
+       {{2, "tune_y"}, {3, ""}}},
+  };
+  for (const auto& row : rows) {
+    INFO(std::string(row.text));
+    const TuneFileSettings settings = read_tune_file(row.text);
+    CHECK(settings.mca == row.mca);
+    CHECK(settings.exports == row.exports);
+    std::vector<std::pair<int, std::string>> skipped;
+    for (const KeyvalSkip& skip : settings.skipped) skipped.emplace_back(skip.line, skip.text);
+    CHECK(skipped == row.skipped);
+    Values as_param_file;  // a parameter file's reading is the same, -x aside
+    add_mca_param_file(row.text, as_param_file);
+    CHECK(as_param_file == row.mca);
+  }
+}
+
 TEST_CASE("mca param files: the user's file (read last) and a later line win") {
   // The system's file first, then $HOME's: mpirun 4.1.4 takes the user's value (measured).
   const Values values = read_files({
