@@ -556,19 +556,12 @@ void Agent::maybe_report(Rank& r) {
       r.drain->async_wait([this, rank = r.rank](const boost::system::error_code& ec) {
         if (ec) return;
         // Each pump takes what its stream holds now and stops: what is written to it later is
-        // not forwarded, which the user is told (mpirun 4.1.4 would wait for the stream).
+        // not forwarded, which the launcher tells the user, on stderr and in an output-held
+        // event (mpirun 4.1.4 would wait for the stream). Sent before the RankExited.
         Rank& late = ranks_[rank];
         late.cut = true;
         const bool out_held = !late.ended[0], err_held = !late.ended[1];
-        std::fprintf(stderr,
-                     "mpilaunch-agent: %s: warning: rank %u's %s still open %lld s after it "
-                     "ended (a process it started holds them); what is written to them from now "
-                     "on is not forwarded\n",
-                     hello_ ? hello_->node_name.c_str() : "?", rank,
-                     out_held && err_held ? "stdout and stderr were"
-                     : out_held           ? "stdout was"
-                                          : "stderr was",
-                     static_cast<long long>(kDrainGrace.count()));
+        frames_.send(protocol::OutputHeld{rank, out_held, err_held});
         boost::system::error_code ignored;
         if (out_held) late.out->cancel(ignored);
         if (err_held) late.err->cancel(ignored);

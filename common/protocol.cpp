@@ -207,6 +207,11 @@ void put(Writer& w, const StdinData& m) {
 void put(Writer& w, const StdinCredit& m) {
   w.u32(m.bytes);
 }
+void put(Writer& w, const OutputHeld& m) {
+  w.u32(m.rank);
+  w.boolean(m.stdout_held);
+  w.boolean(m.stderr_held);
+}
 void put(Writer& w, const CollectStacks& m) {
   w.u32(m.deadline_ms);
 }
@@ -439,6 +444,13 @@ Message get(Reader& r, MsgType type) {
     }
     case MsgType::StdinCredit:
       return StdinCredit{r.u32()};
+    case MsgType::OutputHeld: {
+      OutputHeld m;
+      m.rank = r.u32();
+      m.stdout_held = r.boolean();
+      m.stderr_held = r.boolean();
+      return m;
+    }
     case MsgType::CollectStacks:
       return CollectStacks{r.u32()};
     case MsgType::SpawnRequest: {

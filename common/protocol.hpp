@@ -19,7 +19,7 @@
 
 namespace mpilaunch::protocol {
 
-inline constexpr std::uint16_t kProtocolVersion = 19;
+inline constexpr std::uint16_t kProtocolVersion = 20;
 inline constexpr std::size_t kHeaderBytes = 16;  // version, type: u16; id, refers_to, size: u32
 inline constexpr std::uint32_t kMaxBodyBytes = 16u << 20;
 
@@ -53,6 +53,7 @@ enum class MsgType : std::uint16_t {
   NameLookup = 39,
   NameUnpublish = 40,
   NameReply = 41,
+  OutputHeld = 42,
 };
 
 /// JobSpec::stdin_rank: no rank reads the launcher's stdin (every rank gets /dev/null), or all.
@@ -269,6 +270,16 @@ struct StdinCredit {
   friend bool operator==(const StdinCredit&, const StdinCredit&) = default;
 };
 
+/// agent -> launcher: `rank` ended, but something it started still held these of its streams
+/// when the drain grace ran out; what they got until then is forwarded (before its RankExited),
+/// what is written to them later is not. The launcher warns and writes an output-held event.
+struct OutputHeld {
+  std::uint32_t rank = 0;
+  bool stdout_held = false;
+  bool stderr_held = false;
+  friend bool operator==(const OutputHeld&, const OutputHeld&) = default;
+};
+
 /// launcher -> agent, a request: the stack of every running rank of this node, with the tool
 /// found here (gdb, else eu-stack), all within `deadline_ms`. Answered by NodeStacks.
 struct CollectStacks {
@@ -431,7 +442,7 @@ using Message =
                  FenceContribute, FenceRelease, DmodexRequest, DmodexReply, RankExited, SpawnFailed,
                  Kill, Shutdown, AgentError, AgentBye, RankConnected, StdinData, StdinCredit,
                  CollectStacks, NodeStacks, SpawnRequest, SpawnReply, ChildJob, NamePublish,
-                 NameLookup, NameUnpublish, NameReply>;
+                 NameLookup, NameUnpublish, NameReply, OutputHeld>;
 
 /// Each alternative's MsgType, in the variant's order (the numbers have gaps: ranges are
 /// reserved for messages other branches add).
@@ -443,6 +454,7 @@ inline constexpr MsgType kMessageTypes[] = {
     MsgType::RankConnected, MsgType::StdinData,    MsgType::StdinCredit,     MsgType::CollectStacks,
     MsgType::NodeStacks,    MsgType::SpawnRequest, MsgType::SpawnReply,      MsgType::ChildJob,
     MsgType::NamePublish,   MsgType::NameLookup,   MsgType::NameUnpublish,   MsgType::NameReply,
+    MsgType::OutputHeld,
 };
 static_assert(std::size(kMessageTypes) == std::variant_size_v<Message>);
 

@@ -101,6 +101,7 @@ void Supervisor::on_link_message(Link& link, protocol::Envelope envelope) {
                  },
                  [&](const RankOutput& m) { on_rank_output(m.rank, m.stream, m.data); },
                  [&](const RankConnected& m) { on_rank_connected(m.rank); },
+                 [&](const OutputHeld& m) { on_output_held(m.rank, m.stdout_held, m.stderr_held); },
                  [&](const SpawnRequest& m) { on_spawn_request(link, id, m); },
                  [&](const StdinCredit& m) {
                    if (stdin_) stdin_->credit(link.node, m.bytes);

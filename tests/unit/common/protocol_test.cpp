@@ -140,6 +140,8 @@ TEST_CASE("every message type round-trips") {
       StdinData{bytes("line one\n"), false},
       StdinData{{}, true},
       StdinCredit{65536},
+      OutputHeld{3, true, false},
+      OutputHeld{7, true, true},
       CollectStacks{5000},
       NodeStacks{},
       NodeStacks{{{0, 17667, "gdb", "Thread 1 (LWP 17667):\n#0  main ()\n", ""},
