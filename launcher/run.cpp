@@ -343,6 +343,8 @@ int run(const std::vector<std::string>& args) {
       });
   std::fputs(deprecated.blocks.c_str(), stderr);
   std::fflush(stderr);
+  if (Status st = apply_option_parameters(parsed, env_value); !st)
+    return early_failure(st.error(), events);
   const MachineFacts machine = this_machine();
   auto hosts = gather_hosts(o);
   if (!hosts) return early_failure(hosts.error(), events);

@@ -319,6 +319,114 @@ void add_idle_hosts(LaunchPlan& plan, const std::vector<HostEntry>& hosts) {
 
 }  // namespace
 
+std::optional<std::string> mca_setting(const Options& o, const EnvLookup& getenv,
+                                       const std::string& key) {
+  for (auto it = o.mca.rbegin(); it != o.mca.rend(); ++it)
+    if (it->first == key) return it->second;
+  if (auto v = getenv("OMPI_MCA_" + key)) return v;
+  // A --tune file's --mca steers mpirun 4.1.4 itself too (measured); the first one counts.
+  for (const auto& [name, value] : o.tune_mca)
+    if (name == key) return value;
+  // Then Open MPI's parameter files, as mpirun 4.1.4 reads them (measured).
+  if (const std::string* v = mca_param_value(o.param_file_mca, key)) return *v;
+  return std::nullopt;
+}
+
+Status apply_option_parameters(Options& o, const EnvLookup& getenv) {
+  constexpr int kMaxParameterRanks = 1 << 20;  // as -n's bound
+  // Each parameter under its 4.1.4 name and the older one mpirun still reads (ompi_info lists
+  // rmaps_base_n_pernode; the options pass rmaps_ppr_n_pernode).
+  const auto first = [&](std::initializer_list<const char*> keys) -> std::optional<std::string> {
+    for (const char* key : keys)
+      if (auto v = mca_setting(o, getenv, key)) return v;
+    return std::nullopt;
+  };
+  const auto on = [&](std::initializer_list<const char*> keys) {
+    const auto v = first(keys);
+    return v && mca_bool(*v).value_or(false);
+  };
+  const auto count = [&](std::initializer_list<const char*> keys,
+                         std::optional<int>& out) -> Status {
+    const auto v = first(keys);
+    if (!v || out) return {};
+    // 0 is the parameter's default: nothing asked.
+    if (parse_int<long long>(*v) == 0) return {};
+    const auto n = parse_int<int>(*v, 1);
+    if (!n || *n > kMaxParameterRanks)
+      return Error{.kind = ErrorKind::BadOption,
+                   .detail = mpilaunch::format("MCA parameter {} = '{}': give a number of "
+                                               "processes, 1 to {}",
+                                               *keys.begin(), printable(*v), kMaxParameterRanks)};
+    out = *n;
+    return {};
+  };
+  const bool placed = !o.map_by_text.empty() || !o.ppr.empty() || o.per_node || o.per_socket;
+  if (!placed) {
+    if (Status st = count({"rmaps_base_n_pernode", "rmaps_ppr_n_pernode"}, o.per_node); !st)
+      return st;
+    if (!o.per_node && on({"rmaps_base_pernode", "rmaps_ppr_pernode"})) o.per_node = 1;
+    if (Status st = count({"rmaps_base_n_persocket", "rmaps_ppr_n_persocket"}, o.per_socket); !st)
+      return st;
+    if (!o.per_node && !o.per_socket)
+      if (auto pattern = first({"rmaps_base_pattern", "rmaps_ppr_pattern"});
+          pattern && !pattern->empty())
+        o.ppr = *pattern;
+  }
+  // The old by* and bind_to_* parameters: with another mapping (binding) policy from anywhere,
+  // mpirun 4.1.4 stops (measured: "Conflicting directives for mapping policy", exit 1; for
+  // binding, opal_init fails in opal_hwloc_base_open); the same policy twice is no conflict.
+  const auto policy_of = [](std::string text) {
+    std::transform(text.begin(), text.end(), text.begin(), ::tolower);
+    return text.substr(0, text.find(':'));
+  };
+  // What else sets the policy, and how it reads: "--map-by core" for `other` "core".
+  const auto conflict = [&](const std::vector<std::string>& words, const char* prefix,
+                            const std::string& option,
+                            const char* key) -> std::optional<std::string> {
+    if (words.empty()) return std::nullopt;
+    if (words.size() > 1) return prefix + words[1];
+    if (!option.empty() && policy_of(option) != words[0])
+      return (key == std::string_view("rmaps_base_mapping_policy") ? "--map-by " : "--bind-to ") +
+             option;
+    if (const auto v = first({key}); v && policy_of(*v) != words[0])
+      return mpilaunch::format("{} {}", key, *v);
+    return std::nullopt;
+  };
+  std::vector<std::string> by;
+  for (const char* word : {"core", "slot", "node"})
+    if (on({mpilaunch::format("rmaps_base_by{}", word).c_str()})) by.push_back(word);
+  if (const auto other =
+          conflict(by, "rmaps_base_by", o.ppr.empty() ? o.map_by_text : "ppr:" + o.ppr,
+                   "rmaps_base_mapping_policy"))
+    return Error{.kind = ErrorKind::BadOption,
+                 .detail = mpilaunch::format(
+                     "conflicting directives for the mapping policy: the MCA parameter "
+                     "rmaps_base_by{} with {}; give one (mpirun 4.1.4 refuses both)",
+                     by.front(), *other)};
+  if (!by.empty() && o.map_by_text.empty()) {
+    o.map_by_text = by.front();
+    if (o.map_by_text == "node") o.map_by = MapBy::Node;
+  }
+  std::vector<std::string> bind;
+  for (const char* object : {"core", "socket"})
+    if (on({mpilaunch::format("hwloc_base_bind_to_{}", object).c_str()})) bind.push_back(object);
+  if (const auto other =
+          conflict(bind, "hwloc_base_bind_to_", o.bind_to, "hwloc_base_binding_policy"))
+    return Error{.kind = ErrorKind::BadOption,
+                 .detail = mpilaunch::format(
+                     "conflicting directives for the binding policy: the MCA parameter "
+                     "hwloc_base_bind_to_{} with {}; give one (mpirun 4.1.4 fails in opal_init)",
+                     bind.front(), *other)};
+  if (!bind.empty() && o.bind_to.empty()) o.bind_to = bind.front();
+  if (o.cpus_per_proc.empty())
+    if (auto v = first({"rmaps_base_cpus_per_rank", "rmaps_base_cpus_per_proc"}); v && *v != "0")
+      o.cpus_per_proc = *v;
+  if (o.rankfile.empty())
+    if (auto v = first({"orte_rankfile"}); v && !v->empty()) o.rankfile = *v;
+  o.do_not_launch = o.do_not_launch || on({"orte_do_not_launch"});
+  return {};
+}
+
 Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const MachineFacts& machine,
                              const EnvLookup& getenv) {
   LaunchPlan plan;
@@ -342,17 +450,7 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
   };
   // mpirun honours its MCA parameters from the environment (OMPI_MCA_*) and --mca as well as
   // its own options; the options win.
-  auto mca = [&](const std::string& key) -> std::optional<std::string> {
-    for (auto it = o.mca.rbegin(); it != o.mca.rend(); ++it)
-      if (it->first == key) return it->second;
-    if (auto v = getenv("OMPI_MCA_" + key)) return v;
-    // A --tune file's --mca steers mpirun 4.1.4 itself too (measured); the first one counts.
-    for (const auto& [name, value] : o.tune_mca)
-      if (name == key) return value;
-    // Then Open MPI's parameter files, as mpirun 4.1.4 reads them (measured).
-    if (const std::string* v = mca_param_value(o.param_file_mca, key)) return *v;
-    return std::nullopt;
-  };
+  auto mca = [&](const std::string& key) { return mca_setting(o, getenv, key); };
   // mpirun 4.1.4 reads these as Open MPI's booleans; any other word is false there, after a
   // block naming it (measured: OMPI_MCA_rmaps_base_oversubscribe=on does not oversubscribe;
   // "enabled", "y", "t" and "2" do).

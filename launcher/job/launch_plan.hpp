@@ -124,6 +124,20 @@ Result<LaunchPlan> make_plan(const Options& options, const HostList& hosts,
 Status map_on_reported_slots(LaunchPlan& plan, const std::vector<int>& cores,
                              const std::vector<int>& objects = {});
 
+/// The value mpirun 4.1.4 reads for MCA parameter `key`: the last --mca, else OMPI_MCA_<key> in
+/// the environment, else the first --tune file line, else Open MPI's parameter files
+/// (o.param_file_mca; the user's file wins over the system's).
+std::optional<std::string> mca_setting(const Options& o, const EnvLookup& getenv,
+                                       const std::string& key);
+
+/// The parameters of mpirun's placement options, given as --mca, in the environment, a --tune
+/// file or a parameter file, take effect as the options do when the options are not given
+/// (measured: `--mca rmaps_base_n_pernode 2` maps as -N 2, `hwloc_base_bind_to_core 1` binds
+/// as --bind-to core, `orte_rankfile F` as -rf F, `orte_do_not_launch 1` as --do-not-launch):
+/// -N/--pernode/--npersocket/--ppr, --bycore/--byslot/--bynode, --bind-to-core/-socket,
+/// --cpus-per-proc, --rankfile, --do-not-launch. Errors: a count that is not one (BadOption).
+Status apply_option_parameters(Options& o, const EnvLookup& getenv);
+
 /// mpirun 4.1.4's --display-allocation block for `plan.allocation`: a blank line, the
 /// "ALLOCATED NODES" banner, one line per host and a closing rule. A host that is this machine
 /// (`plan.hostname`) is named by the short hostname, as mpirun names its own node.

@@ -1578,6 +1578,59 @@ std::vector<Case> table() {
        .args = {"-H", "localhost:2", "--oversubscribe", "--nooversubscribe", "-n", "2", "@probe"},
        .checks = kRefusal,
        .source = "issue 21: --oversubscribe with --nooversubscribe"});
+  // The parameters of the placement options, from --mca or the environment, map and bind as
+  // the options do (measured; mpilaunch ignored them: -N's parameter ran a rank per slot).
+  const std::vector<std::pair<std::string, std::vector<std::string>>> kOptionParameters = {
+      {"n-pernode", {"--mca", "rmaps_base_n_pernode", "2"}},
+      {"ppr-n-pernode", {"--mca", "rmaps_ppr_n_pernode", "2"}},
+      {"pernode", {"--mca", "rmaps_base_pernode", "1"}},
+      {"n-persocket", {"--mca", "rmaps_base_n_persocket", "2"}},
+      {"pattern", {"--mca", "rmaps_base_pattern", "2:socket"}},
+      {"bycore", {"-n", "4", "--mca", "rmaps_base_bycore", "1"}},
+      {"bind-to-core", {"-n", "4", "--mca", "hwloc_base_bind_to_core", "1"}},
+      {"cpus-per-rank", {"-n", "2", "--mca", "rmaps_base_cpus_per_rank", "2"}},
+      {"n-pernode-with-map-by", {"--mca", "rmaps_base_n_pernode", "1", "--map-by", "core"}},
+  };
+  for (const auto& [name, words] : kOptionParameters) {
+    std::vector<std::string> args = {"--do-not-launch", "-H", "localhost:16"};
+    args.insert(args.end(), words.begin(), words.end());
+    args.push_back("@probe");
+    add({.name = "xml-map-8core-ht-mca-" + name,
+         .args = args,
+         .checks = Stdout,
+         .env = {"HWLOC_XMLFILE=@data/topologies/2pack-8core-ht.xml"},
+         .source = "mpirun 4.1.4: a placement option's MCA parameter acts as the option"});
+  }
+  add({.name = "mca-env-n-pernode",
+       .args = {"-H", "localhost:2", "@probe"},
+       .env = {"OMPI_MCA_rmaps_base_n_pernode=1"},
+       .source = "mpirun 4.1.4: OMPI_MCA_rmaps_base_n_pernode=1 runs one rank per node"});
+  add({.name = "mca-rankfile",
+       .args = {"--mca", "orte_rankfile", "rf", "-n", "2", "@probe"},
+       .files = {{"rf", "rank 0=localhost slot=1\nrank 1=localhost slot=0\n"}},
+       .source = "mpirun 4.1.4: --mca orte_rankfile F places as -rf F"});
+  add({.name = "mca-env-do-not-launch",
+       .args = {"-H", "localhost:2", "-n", "2", "@probe"},
+       .checks = Stdout,
+       .env = {"OMPI_MCA_orte_do_not_launch=1"},
+       .source = "mpirun 4.1.4: OMPI_MCA_orte_do_not_launch=1 prints the map, starts nothing"});
+  add({.name = "mca-bynode-conflicts-bycore",
+       .args = {"--mca", "rmaps_base_bynode", "1", "--mca", "rmaps_base_bycore", "1", "-n", "1",
+                "@probe"},
+       .checks = kRefusal,
+       .source = "mpirun 4.1.4: two by* parameters"});
+  add({.name = "mca-bycore-conflicts-ppr",
+       .args = {"--mca", "rmaps_base_bycore", "1", "--ppr", "1:socket", "-n", "1", "@probe"},
+       .checks = kRefusal,
+       .source = "mpirun 4.1.4: rmaps_base_bycore with another mapping policy"});
+  add({.name = "mca-bind-to-core-conflicts-bind-to",
+       .args = {"--mca", "hwloc_base_bind_to_core", "1", "--bind-to", "socket", "-n", "1",
+                "@probe"},
+       .checks = kRefusal,
+       .source = "mpirun 4.1.4: hwloc_base_bind_to_core with another binding policy"});
+  add({.name = "mca-bycore-same-as-map-by",
+       .args = {"--mca", "rmaps_base_bycore", "1", "--map-by", "core", "-n", "2", "@probe"},
+       .source = "mpirun 4.1.4: the same policy twice is no conflict"});
   add({.name = "bynode-conflicts-byslot",
        .args = {"--bynode", "--byslot", "-n", "1", "@probe"},
        .checks = kRefusal,

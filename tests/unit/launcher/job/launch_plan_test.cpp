@@ -1023,3 +1023,53 @@ TEST_CASE("output parameters: tag, timestamp and quiet from every source; XML re
     CHECK(plan.error().detail.find("orte_xml_output") != std::string::npos);
   }
 }
+
+// mpirun 4.1.4 (measured on a saved 2-socket topology with --do-not-launch): the parameters of
+// its placement options act as the options when the options are not given.
+TEST_CASE("placement options' MCA parameters act as the options") {
+  const auto env_of = [](std::map<std::string, std::string> vars) {
+    return [vars](const std::string& name) -> std::optional<std::string> {
+      const auto it = vars.find(name);
+      return it == vars.end() ? std::nullopt : std::optional<std::string>(it->second);
+    };
+  };
+  const auto applied = [&](std::vector<std::string> args,
+                           std::map<std::string, std::string> env = {}) {
+    Options o = opts(std::move(args));
+    const Status st = apply_option_parameters(o, env_of(std::move(env)));
+    REQUIRE_MESSAGE(st.has_value(), st.error().detail);
+    return o;
+  };
+  CHECK(applied({"--mca", "rmaps_base_n_pernode", "2", "./a"}).per_node == 2);
+  CHECK(applied({"./a"}, {{"OMPI_MCA_rmaps_ppr_n_pernode", "3"}}).per_node == 3);
+  CHECK(applied({"--mca", "rmaps_base_pernode", "true", "./a"}).per_node == 1);
+  CHECK_FALSE(applied({"--mca", "rmaps_base_n_pernode", "0", "./a"}).per_node);
+  CHECK(applied({"-N", "1", "--mca", "rmaps_base_n_pernode", "3", "./a"}).per_node == 1);
+  CHECK_FALSE(applied({"--map-by", "core", "--mca", "rmaps_base_n_pernode", "1", "./a"}).per_node);
+  CHECK(applied({"--mca", "rmaps_base_n_persocket", "2", "./a"}).per_socket == 2);
+  CHECK(applied({"--mca", "rmaps_ppr_pattern", "2:socket", "./a"}).ppr == "2:socket");
+  const Options by_node = applied({"--mca", "rmaps_base_bynode", "1", "./a"});
+  CHECK(by_node.map_by_text == "node");
+  CHECK(by_node.map_by == MapBy::Node);
+  CHECK(applied({"--mca", "hwloc_base_bind_to_core", "1", "./a"}).bind_to == "core");
+  CHECK(applied({"--mca", "rmaps_base_cpus_per_proc", "2", "./a"}).cpus_per_proc == "2");
+  CHECK(applied({"./a"}, {{"OMPI_MCA_orte_rankfile", "rf"}}).rankfile == "rf");
+  CHECK(applied({"./a"}, {{"OMPI_MCA_orte_do_not_launch", "1"}}).do_not_launch);
+  // The same policy twice is no conflict; another is refused, as mpirun refuses it.
+  CHECK(applied({"--mca", "rmaps_base_bycore", "1", "--map-by", "core", "./a"}).map_by_text ==
+        "core");
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--mca", "rmaps_base_bycore", "1", "--mca", "rmaps_base_bynode",
+                                 "1", "./a"},
+        {"--mca", "rmaps_base_bycore", "1", "--map-by", "node", "./a"},
+        {"--mca", "rmaps_base_byslot", "1", "--ppr", "1:socket", "./a"},
+        {"--mca", "hwloc_base_bind_to_socket", "1", "--bind-to", "core", "./a"},
+        {"--mca", "hwloc_base_bind_to_core", "1", "--mca", "hwloc_base_bind_to_socket", "1", "./a"},
+        {"--mca", "rmaps_base_n_pernode", "many", "./a"}}) {
+    CAPTURE(fmt::format("{}", fmt::join(args, " ")));
+    Options o = opts(args);
+    const Status st = apply_option_parameters(o, env_of({}));
+    REQUIRE_FALSE(st.has_value());
+    CHECK(st.error().kind == ErrorKind::BadOption);
+  }
+}
