@@ -466,6 +466,19 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
           "MCA parameter {} = '{}' is not a boolean Open MPI reads (a number, true/false, "
           "yes/no, y/n, t/f or enabled/disabled): taken as false, as mpirun 4.1.4 takes it",
           key, printable(*v)));
+  // mpirun 4.1.4 (measured): 0, false, no (any Open MPI false) lets the job run on when a rank
+  // exits non-zero; another word ("off") is refused in an "invalid value ... enum variable"
+  // block and the default, true, stays.
+  if (const auto v = mca("orte_abort_on_non_zero_status")) {
+    const std::optional<bool> value = mca_bool(*v);
+    if (!value)
+      plan.warnings.push_back(mpilaunch::format(
+          "MCA parameter orte_abort_on_non_zero_status = '{}' is not a boolean Open MPI reads "
+          "(a number, true/false, yes/no, y/n, t/f or enabled/disabled): taken as true, as "
+          "mpirun 4.1.4 takes it",
+          printable(*v)));
+    plan.abort_on_nonzero = value.value_or(true);
+  }
   auto truthy = [](const std::optional<std::string>& v) {
     return v && mca_bool(*v).value_or(false);
   };

@@ -99,6 +99,10 @@ struct LaunchPlan {
   bool tag_output = false;
   bool timestamp_output = false;
   bool quiet = false;
+  /// orte_abort_on_non_zero_status (--mca, OMPI_MCA_*, --tune, parameter files; Open MPI's
+  /// boolean, true unless set): false lets a rank's non-zero exit end only that rank, the job
+  /// running on and exiting 0 as mpirun 4.1.4's does (docs/mpirun-compat.md).
+  bool abort_on_nonzero = true;
   std::string hostname;       // this machine's (MachineFacts)
   std::vector<PlanApp> apps;  // every application context, in rank order; at least one
   PmiChoice pmi;              // filled in by run() from --pmi and the program's libraries

@@ -669,6 +669,7 @@ void Supervisor::decide_restart() {
 
 void Supervisor::start_backoff() {
   ++attempt_;
+  nonzero_exits_.clear();  // the job's end reports its last attempt
   for (int n = 0; n < static_cast<int>(links_.size()); ++n)
     if (!links_[static_cast<std::size_t>(n)] || links_[static_cast<std::size_t>(n)]->closed)
       start_agent(n);

@@ -261,7 +261,10 @@ class Supervisor {
   std::optional<Error> error_;
   std::optional<Error> output_error_;  // the first destination that failed (output-error)
   std::optional<protocol::RankExited> error_rank_end_;  // the rank end behind error_, if any
-  std::map<std::uint32_t, std::string> stderr_tails_;   // per rank, for diagnosis
+  /// This attempt's ranks that exited non-zero while the job ran on (orte_abort_on_non_zero_status
+  /// false: LaunchPlan::abort_on_nonzero), in the order reported.
+  std::vector<Error> nonzero_exits_;
+  std::map<std::uint32_t, std::string> stderr_tails_;              // per rank, for diagnosis
   std::map<std::uint32_t, std::pair<int, std::uint32_t>> dmodex_;  // our id -> (node, their id)
   std::uint32_t next_id_ = 1;
   std::uint32_t attempt_ = 1;

@@ -9,6 +9,7 @@
 
 #include "common/error_catalog.hpp"
 #include "common/exit_codes.hpp"
+#include "common/text_format.hpp"
 #include "launcher/job/supervisor_link.hpp"
 
 namespace mpilaunch::launcher {
@@ -61,7 +62,13 @@ void Supervisor::finish() {
     status_.move_to(JobPhase::Failed, std::string(kind_name(error_->kind)), message(*error_),
                     rfc3339_now());
   } else {
-    status_.move_to(JobPhase::Succeeded, "AllRanksSucceeded", "every rank exited 0", rfc3339_now());
+    status_.move_to(JobPhase::Succeeded, "AllRanksSucceeded",
+                    nonzero_exits_.empty()
+                        ? "every rank exited 0"
+                        : mpilaunch::format("every rank ended, {} of them non-zero "
+                                            "(orte_abort_on_non_zero_status is false)",
+                                            nonzero_exits_.size()),
+                    rfc3339_now());
   }
   update_status();
   // An agent that never said hello (silent, still starting, a fake at --agent-path) cannot
@@ -141,13 +148,42 @@ void Supervisor::complete_now() {
   std::error_code ec;
   std::filesystem::remove_all(config_.tmpdir, ec);
   exit_code_ = error_ ? exit_codes::for_error(*error_) : exit_codes::kSuccess;
+  if (!nonzero_exits_.empty() && !config_.plan.quiet && !output_.stderr_stalled()) {
+    // mpirun 4.1.4 says nothing of them and exits 0; one line says what mpilaunch knows.
+    std::string ranks;
+    constexpr std::size_t kNamed = 8;
+    for (std::size_t i = 0; i < nonzero_exits_.size() && i < kNamed; ++i) {
+      const Error& e = nonzero_exits_[i];
+      ranks += mpilaunch::format("{}rank {} on {} with code {}", i == 0 ? "" : ", ",
+                                 e.rank.value_or(-1), e.host, e.exit_code.value_or(-1));
+    }
+    if (nonzero_exits_.size() > kNamed)
+      ranks += mpilaunch::format(" and {} more", nonzero_exits_.size() - kNamed);
+    const std::string line = mpilaunch::format(
+        "mpilaunch: warning: {} exited non-zero and the job ran on, as "
+        "orte_abort_on_non_zero_status is false ({}){}\n",
+        nonzero_exits_.size() == 1 ? std::string("1 rank")
+                                   : mpilaunch::format("{} ranks", nonzero_exits_.size()),
+        ranks, error_ ? "" : "; exit status 0, as mpirun 4.1.4's");
+    std::fputs(line.c_str(), stderr);
+  }
   if (error_ && !output_.stderr_stalled()) {
     const std::string text = render_framed(*error_);
     std::fputs(text.c_str(), stderr);
   }
-  events_.write("job-end", {{"exit_code", exit_code_},
-                            {"status", error_ ? "failed" : "succeeded"},
-                            {"attempts", attempt_}});
+  nlohmann::json end = {{"exit_code", exit_code_},
+                        {"status", error_ ? "failed" : "succeeded"},
+                        {"attempts", attempt_}};
+  if (!nonzero_exits_.empty()) {
+    // The ranks that exited non-zero while the job ran on (orte_abort_on_non_zero_status).
+    nlohmann::json ranks = nlohmann::json::array();
+    for (const Error& e : nonzero_exits_)
+      ranks.push_back({{"rank", e.rank.value_or(-1)},
+                       {"host", e.host},
+                       {"exit_code", e.exit_code.value_or(-1)}});
+    end["nonzero_exits"] = std::move(ranks);
+  }
+  events_.write("job-end", std::move(end));
   io_.stop();
 }
 

@@ -231,6 +231,20 @@ void Supervisor::on_rank_exited(Link& link, const protocol::RankExited& m) {
   --counts.running;
   ++(error ? counts.failed : counts.succeeded);
   update_status();
+  if (error && error->kind == ErrorKind::RankExitNonzero && child == nullptr &&
+      !config_.plan.abort_on_nonzero) {
+    // orte_abort_on_non_zero_status = 0: mpirun 4.1.4 ends only this rank, the others run on
+    // and the job exits 0 (measured). The rank-exit event above keeps its code; the job's end
+    // names it. It is never the job's failure, nor displaces one (a peer's MPI_Abort after it
+    // is: mpirun 4.1.4 exits with the abort's code); during a teardown it is named only when
+    // it ended before the teardown reached it (else the teardown may have caused it).
+    if (state_ != JobState::TearingDown || m.ended_before_kill) {
+      const PlanApp& app = app_of_rank(config_.plan, static_cast<int>(m.rank));
+      error->executable = app.argv.empty() ? "" : app.argv[0];
+      nonzero_exits_.push_back(*error);
+    }
+    error.reset();
+  }
   if (error) {
     if (child != nullptr) {
       name_child(*error, m.rank, !m.connected);

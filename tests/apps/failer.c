@@ -5,7 +5,9 @@
  * ok (no failure: every rank finalizes and exits 0), segv-peer-aborts and exit-peer-aborts (RANK
  * crashes, or _exits with 3, while a child of it keeps its stdout open, so its agent reports it
  * late; the lowest other rank sees it gone and calls MPI_Abort(VALUE), which reaches the
- * launcher first, as a rank's reaction to a dead peer can). VALUE defaults to 3. */
+ * launcher first, as a rank's reaction to a dead peer can), exit-run-on (RANK _exits with VALUE
+ * after MPI_Init; every other rank waits until it is gone, says "outlived rank RANK", finalizes
+ * and exits 0: under orte_abort_on_non_zero_status=0 the job runs on). VALUE defaults to 3. */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,7 +18,7 @@
 static int usage(void) {
   fprintf(stderr,
           "usage: failer exit|segv|abort|nofinalize|preinit-exit|ok|segv-peer-aborts|"
-          "exit-peer-aborts RANK [VALUE]\n");
+          "exit-peer-aborts|exit-run-on RANK [VALUE]\n");
   return 64;
 }
 
@@ -52,6 +54,29 @@ static int dead(int pid) {
   fclose(f);
   const char* paren = strrchr(line, ')');
   return !got || paren == NULL || paren[1] == '\0' || paren[2] == 'Z' || paren[2] == 'X';
+}
+
+/* exit-run-on, after MPI_Init. */
+static int run_on(int victim, int value) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int pid = getpid();
+  int* pids = malloc(sizeof(int) * (size_t)size);
+  MPI_Allgather(&pid, 1, MPI_INT, pids, 1, MPI_INT, MPI_COMM_WORLD);
+  if (rank == victim) {
+    printf("failer rank %d: exit %d\n", rank, value);
+    fflush(stdout);
+    _exit(value);
+  }
+  /* Gone, or a zombie: the agent has it. A minute at most, then it says so. */
+  int i = 0;
+  for (; i < 60000 && !dead(pids[victim]); ++i) usleep(1000);
+  printf("failer rank %d: %s rank %d\n", rank, i < 60000 ? "outlived" : "gave up on", victim);
+  fflush(stdout);
+  free(pids);
+  MPI_Finalize();
+  return 0;
 }
 
 /* segv-peer-aborts (crash) and exit-peer-aborts, after MPI_Init. */
@@ -94,7 +119,7 @@ int main(int argc, char** argv) {
   const int known = !strcmp(mode, "exit") || !strcmp(mode, "segv") || !strcmp(mode, "abort") ||
                     !strcmp(mode, "nofinalize") || !strcmp(mode, "preinit-exit") ||
                     !strcmp(mode, "ok") || !strcmp(mode, "segv-peer-aborts") ||
-                    !strcmp(mode, "exit-peer-aborts");
+                    !strcmp(mode, "exit-peer-aborts") || !strcmp(mode, "exit-run-on");
   if (!known) return usage();
 
   if (!strcmp(mode, "preinit-exit") && rank_before_init() == victim) {
@@ -111,6 +136,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (strstr(mode, "-peer-aborts") != NULL) return peer_aborts(victim, value, mode[0] == 's');
+  if (!strcmp(mode, "exit-run-on")) return run_on(victim, value);
   if (rank == victim) {
     printf("failer rank %d: %s %d\n", rank, mode, value);
     fflush(stdout);

@@ -670,6 +670,38 @@ std::vector<Case> table() {
        .checks = Report | Framed,
        .env = {"PROBE_EXIT_RANK=1", "PROBE_EXIT_CODE=3"},
        .source = "mpirun(1) EXIT STATUS: the first non-zero exit code of a rank"});
+  // orte_abort_on_non_zero_status false (issue 20's area: mpirun's MCA parameters steer
+  // mpilaunch as they steer mpirun): mpirun 4.1.4 lets the other ranks run on and exits 0,
+  // printing nothing; mpilaunch prints one warning line naming the rank (not with -q), so
+  // stderr is compared only under -q.
+  add({.name = "abort-on-nonzero-off-mca",
+       .args = {"--mca", "orte_abort_on_non_zero_status", "0", "-n", "2", "@probe"},
+       .checks = Report | Stdout,
+       .env = {"PROBE_EXIT_RANK=1", "PROBE_EXIT_CODE=3",
+               "PROBE_ENV=OMPI_MCA_orte_abort_on_non_zero_status"},
+       .source = "mpirun 4.1.4: --mca orte_abort_on_non_zero_status 0 and a rank exiting 3"});
+  add({.name = "abort-on-nonzero-off-quiet",
+       .args = {"-q", "--mca", "orte_abort_on_non_zero_status", "no", "-n", "2", "@probe"},
+       .env = {"PROBE_EXIT_RANK=0", "PROBE_EXIT_CODE=5"},
+       .source = "mpirun 4.1.4: -q --mca orte_abort_on_non_zero_status no, rank 0 exiting 5"});
+  add({.name = "abort-on-nonzero-off-env",
+       .args = {"-n", "2", "@probe"},
+       .checks = Report | Stdout,
+       .env = {"OMPI_MCA_orte_abort_on_non_zero_status=false", "PROBE_EXIT_RANK=1",
+               "PROBE_EXIT_CODE=3", "PROBE_ENV=OMPI_MCA_orte_abort_on_non_zero_status"},
+       .source = "mpirun 4.1.4: OMPI_MCA_orte_abort_on_non_zero_status=false"});
+  add({.name = "abort-on-nonzero-off-param-file",
+       .args = {"-n", "2", "@probe"},
+       .checks = Report | Stdout,
+       .env = {"HOME=@W", "PROBE_EXIT_RANK=1", "PROBE_EXIT_CODE=3",
+               "PROBE_ENV=OMPI_MCA_orte_abort_on_non_zero_status"},
+       .files = {{".openmpi/mca-params.conf", "orte_abort_on_non_zero_status = 0\n"}},
+       .source = "mpirun 4.1.4: orte_abort_on_non_zero_status = 0 in ~/.openmpi/mca-params.conf"});
+  add({.name = "abort-on-nonzero-on",
+       .args = {"--mca", "orte_abort_on_non_zero_status", "yes", "-n", "2", "@probe"},
+       .checks = Report | Framed,
+       .env = {"PROBE_EXIT_RANK=1", "PROBE_EXIT_CODE=3"},
+       .source = "mpirun 4.1.4: --mca orte_abort_on_non_zero_status yes (the default)"});
   add({.name = "program-not-found",
        .args = {"-n", "2", "./no-such-program"},
        .checks = kRefusal,

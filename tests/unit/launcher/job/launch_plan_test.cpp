@@ -1073,3 +1073,30 @@ TEST_CASE("placement options' MCA parameters act as the options") {
     CHECK(st.error().kind == ErrorKind::BadOption);
   }
 }
+
+// mpirun 4.1.4 (measured): orte_abort_on_non_zero_status false (0, no, false) lets a rank's
+// non-zero exit end only that rank; --mca wins over the environment, which wins over the
+// parameter files; a word Open MPI does not read ("off") leaves the default, true.
+TEST_CASE("orte_abort_on_non_zero_status: --mca, environment, parameter files; default true") {
+  CHECK(make_plan(opts({"./a"}), HostList{}, kMachine, env)->abort_on_nonzero);
+  CHECK_FALSE(make_plan(opts({"--mca", "orte_abort_on_non_zero_status", "0", "./a"}), HostList{},
+                        kMachine, env)
+                  ->abort_on_nonzero);
+  const auto off_env = [](const std::string& name) -> std::optional<std::string> {
+    if (name == "OMPI_MCA_orte_abort_on_non_zero_status") return std::string("no");
+    return std::nullopt;
+  };
+  CHECK_FALSE(make_plan(opts({"./a"}), HostList{}, kMachine, off_env)->abort_on_nonzero);
+  CHECK(make_plan(opts({"--mca", "orte_abort_on_non_zero_status", "true", "./a"}), HostList{},
+                  kMachine, off_env)
+            ->abort_on_nonzero);
+  Options files = opts({"./a"});
+  files.param_file_mca = {{"orte_abort_on_non_zero_status", "false"}};
+  CHECK_FALSE(make_plan(files, HostList{}, kMachine, env)->abort_on_nonzero);
+  const auto off = make_plan(opts({"--mca", "orte_abort_on_non_zero_status", "off", "./a"}),
+                             HostList{}, kMachine, env);
+  REQUIRE(off.has_value());
+  CHECK(off->abort_on_nonzero);
+  REQUIRE(off->warnings.size() == 1);
+  CHECK(off->warnings[0].find("orte_abort_on_non_zero_status = 'off'") != std::string::npos);
+}
