@@ -18,17 +18,13 @@ Status map_by(Options& o, std::string_view text) {
   std::transform(policy.begin(), policy.end(), policy.begin(), ::tolower);
   const auto colon = policy.find(':');
   const std::string base = policy.substr(0, colon);
-  if (colon != std::string::npos) {
-    const std::string modifiers = policy.substr(colon + 1);
-    if (modifiers.find("nooversubscribe") != std::string::npos)
-      o.oversubscribe = false;
-    else if (modifiers.find("oversubscribe") != std::string::npos)
-      o.oversubscribe = true;
-  }
   o.map_by = base == "node" ? MapBy::Node : MapBy::Slot;
+  o.oversubscribe_sources.map_by = true;
   // Objects, ppr and modifiers: checked here, applied with the other placement options
-  // (common/placement.hpp).
-  if (auto p = parse_placement(PlacementOptions{.map_by = o.map_by_text}); !p) return p.error();
+  // (common/placement.hpp); a modifier-less --map-by keeps the :(NO)OVERSUBSCRIBE in effect.
+  auto p = parse_placement(PlacementOptions{.map_by = o.map_by_text});
+  if (!p) return p.error();
+  if (p->oversubscribe) o.oversubscribe_sources.modifier = p->oversubscribe;
   return {};
 }
 
@@ -137,18 +133,12 @@ void add_mapping_options(std::vector<OptionSpec>& t) {
                       [](Options& o, const Values&) { return set_flag(o.use_hwthread_cpus); }}));
   t.push_back(passes("rmaps_base_oversubscribe",
                      {{"--oversubscribe", "-oversubscribe"}, 0, [](Options& o, const Values&) {
-                        o.oversubscribe_option = true;
-                        o.oversubscribe_given = true;
-                        return set_flag(o.oversubscribe);
+                        return set_flag(o.oversubscribe_sources.flag);
                       }}));
-  t.push_back(passes(
-      "rmaps_base_no_oversubscribe",
-      {{"--nooversubscribe", "-nooversubscribe"}, 0, [](Options& o, const Values&) -> Status {
-         o.oversubscribe = false;
-         o.oversubscribe_option = false;
-         o.nooversubscribe_option = true;
-         return {};
-       }}));
+  t.push_back(passes("rmaps_base_no_oversubscribe",
+                     {{"--nooversubscribe", "-nooversubscribe"}, 0, [](Options& o, const Values&) {
+                        return set_flag(o.oversubscribe_sources.no_flag);
+                      }}));
   t.push_back(passes("rmaps_base_no_schedule_local",
                      {{"--nolocal", "-nolocal"}, 0, [](Options& o, const Values&) {
                         return set_flag(o.nolocal);

@@ -390,62 +390,93 @@ std::vector<std::string> blank_words(std::string_view line) {
 void finish(Options& o) {
   if (o.hostfile.empty()) o.hostfile = o.default_hostfile;
   if (o.disable_recovery) o.max_restarts = 0;
+  const OversubscribeSources& s = o.oversubscribe_sources;
+  o.oversubscribe = oversubscribe_allowed(s, s.map_by_first, s.modifier, false);
 }
-
-}  // namespace
 
 // --map-by, --rank-by and --bind-to as mpirun 4.1.4 has them with several contexts (measured
 // with MPMD and appfiles): each later context starts again from the values given before the
 // first program (with --app: on the command line), so the last context's count and a middle
 // one's change nothing; so does --map-by's :(NO)OVERSUBSCRIBE (measured: `-n 1 P : -n 1
-// --map-by slot:OVERSUBSCRIBE P : -n 1 P` on 2 slots is refused), while --oversubscribe itself
-// counts wherever it is given (parse_options).
+// --map-by slot:OVERSUBSCRIBE P : -n 1 P` on 2 slots is refused). --oversubscribe is weighed
+// by oversubscribe_allowed().
 struct LastContextCounts {
   MapBy map_by = MapBy::Slot;
   std::string map_by_text;
   std::string rank_by;
   std::string bind_to;
-  bool oversubscribe = false;
+  std::optional<bool> modifier;
 
   static LastContextCounts of(const Options& o) {
-    return {o.map_by, o.map_by_text, o.rank_by, o.bind_to, o.oversubscribe};
+    return {o.map_by, o.map_by_text, o.rank_by, o.bind_to, o.oversubscribe_sources.modifier};
   }
+  // Before a later context: the first context's values, and nothing of this context given yet.
   void restore(Options& o) const {
     o.map_by = map_by;
     o.map_by_text = map_by_text;
     o.rank_by = rank_by;
     o.bind_to = bind_to;
-    o.oversubscribe = oversubscribe;
+    OversubscribeSources& s = o.oversubscribe_sources;
+    s.modifier = modifier;
+    s.flag = s.no_flag = s.map_by = false;
   }
 };
 
+// After a later context: its --oversubscribe counts for the job, its --map-by only if it is the
+// last context's.
+void end_later_context(Options& o) {
+  OversubscribeSources& s = o.oversubscribe_sources;
+  s.flag_later = s.flag_later || s.flag;
+  s.map_by_last = s.map_by;
+}
+
+Status conflicting_directives(std::string_view first, std::string_view second) {
+  return bad_option(conflicting_directives_text(first, second));
+}
+
 // mpirun 4.1.4 refuses an oversubscribe directive with a no-oversubscribe one before the first
-// program, whatever -n (measured: --oversubscribe or --mca rmaps_base_oversubscribe 1 with
-// --map-by X:NOOVERSUBSCRIBE or --nooversubscribe: "Conflicting directives for mapping policy
-// are causing the policy to be redefined", exit 1).
-Status refuse_conflicting_oversubscribe(const Options& o) {
+// program, whatever -n (measured: --oversubscribe, --mca rmaps_base_oversubscribe 1 or --map-by
+// X:OVERSUBSCRIBE with --map-by X:NOOVERSUBSCRIBE or --nooversubscribe: "Conflicting directives
+// for mapping policy are causing the policy to be redefined", exit 1). Also sets the first
+// context's sources.
+Status end_first_context(Options& o) {
+  OversubscribeSources& s = o.oversubscribe_sources;
+  s.flag_first = s.flag;
+  s.no_flag_first = s.no_flag;
+  s.map_by_first = s.map_by;
   // Two of --byslot, --bycore and --bynode likewise (measured: --bynode --byslot, exit 1).
   for (const std::string& by : o.by_options)
     if (by != o.by_options.front())
-      return bad_option(mpilaunch::format(
-          "conflicting directives for the mapping policy: {} and {} (mpirun 4.1.4 refuses them: "
-          "\"Conflicting directives for mapping policy\"); give one of them (--map-by)",
-          o.by_options.front(), by));
-  std::string map_by = o.map_by_text;
-  std::transform(map_by.begin(), map_by.end(), map_by.begin(), ::tolower);
-  const auto colon = map_by.find(':');
-  const bool no_modifier =
-      colon != std::string::npos && map_by.find("nooversubscribe", colon) != std::string::npos;
+      return conflicting_directives(o.by_options.front(), by + " (use --map-by)");
   bool mca_yes = false;
   for (const auto& [name, value] : o.mca)
     if (name == "rmaps_base_oversubscribe") mca_yes = mca_bool(value).value_or(false);
-  const bool yes = o.oversubscribe_given || mca_yes;
-  if (!yes || !(no_modifier || o.nooversubscribe_option)) return {};
-  return bad_option(mpilaunch::format(
+  const std::string map_by = "--map-by " + o.map_by_text;
+  const std::string yes = s.flag                       ? "--oversubscribe"
+                          : mca_yes                    ? "--mca rmaps_base_oversubscribe 1"
+                          : s.modifier.value_or(false) ? map_by
+                                                       : "";
+  const std::string no = !s.modifier.value_or(true) ? map_by : s.no_flag ? "--nooversubscribe" : "";
+  if (!yes.empty() && !no.empty()) return conflicting_directives(yes, no);
+  return {};
+}
+
+}  // namespace
+
+std::string conflicting_directives_text(std::string_view first, std::string_view second) {
+  return mpilaunch::format(
       "conflicting directives for the mapping policy: {} and {} (mpirun 4.1.4 refuses them: "
       "\"Conflicting directives for mapping policy\"); give one of them",
-      o.oversubscribe_given ? "--oversubscribe" : "--mca rmaps_base_oversubscribe 1",
-      no_modifier ? "--map-by " + o.map_by_text : std::string("--nooversubscribe")));
+      first, second);
+}
+
+bool oversubscribe_flag_counts(const OversubscribeSources& s, bool policy_first) {
+  return s.flag_first || (s.flag_later && (s.map_by_last || !policy_first));
+}
+
+bool oversubscribe_allowed(const OversubscribeSources& s, bool policy_first,
+                           std::optional<bool> modifier, bool mca_yes) {
+  return oversubscribe_flag_counts(s, policy_first) || modifier.value_or(mca_yes);
 }
 
 Result<Options> parse_options(const std::vector<std::string>& args) {
@@ -463,9 +494,11 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
     if (!start) return start.error();
     if (o.help) return o;
     if (contexts.empty()) {
-      if (Status conflict = refuse_conflicting_oversubscribe(o); !conflict) return conflict.error();
+      if (Status conflict = end_first_context(o); !conflict) return conflict.error();
       before_first = LastContextCounts::of(o);
       job_mca = o.mca.size();
+    } else {
+      end_later_context(o);
     }
     ignore_mca_of_later_context(o, job_mca, where);
     // mpirun reads a lone ':' as the start of another application context (MPMD).
@@ -485,7 +518,6 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
     i = static_cast<std::size_t>(colon - args.begin()) + 1;
   }
   set_first_context(o, std::move(contexts));
-  if (o.oversubscribe_option) o.oversubscribe = true;
   if (o.version) return o;
   if (!o.appfile.empty()) {
     finish(o);
@@ -549,6 +581,7 @@ Result<Options> apply_appfile(const Options& command_line, std::string_view text
         o, words, 0, line_mca, mpilaunch::format("on line {} of --app {}", line_number, path),
         contexts.empty());
     if (!start) return where(start.error());
+    end_later_context(o);
     if (o.help || o.version || o.appfile != command_line.appfile)
       return bad_option(mpilaunch::format(
           "--app {}, line {}: --help, --version and --app do not belong in an appfile", path,

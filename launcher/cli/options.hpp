@@ -52,15 +52,47 @@ struct AppOptions {
   std::vector<std::pair<std::string, std::string>> option_mca;
 };
 
+/// Where the options ask for oversubscription or forbid it, in the contexts mpirun 4.1.4 weighs
+/// them by (measured, docs/placement.md "Oversubscription with several contexts").
+struct OversubscribeSources {
+  // In the context being read (reset before each context).
+  bool flag = false;     // --oversubscribe
+  bool no_flag = false;  // --nooversubscribe
+  bool map_by = false;   // --map-by (or --bycore, --byslot, --bynode)
+  // The job's, once its contexts are read.
+  bool flag_first = false;     // --oversubscribe before the first program (--app: command line)
+  bool no_flag_first = false;  // --nooversubscribe before the first program
+  bool map_by_first = false;   // --map-by before the first program
+  bool flag_later = false;     // --oversubscribe in a later context or on an appfile line
+  bool map_by_last = false;    // the last context, a later one, gave --map-by
+  /// The counted --map-by's :OVERSUBSCRIBE (true) or :NOOVERSUBSCRIBE (false): the last
+  /// context's, else the one given before the first program.
+  std::optional<bool> modifier;
+};
+
+/// mpirun 4.1.4's answer (measured): --oversubscribe given before the first program counts; one
+/// given later counts unless a mapping policy given before the first program (--map-by or the
+/// rmaps_base_mapping_policy parameter: `policy_first`) decides alone, the last context giving
+/// none. A later --nooversubscribe changes nothing.
+bool oversubscribe_flag_counts(const OversubscribeSources& s, bool policy_first);
+/// The flag when it counts, else the counted mapping policy's modifier (`modifier`), else the
+/// rmaps_base_oversubscribe parameter (`mca_yes`).
+bool oversubscribe_allowed(const OversubscribeSources& s, bool policy_first,
+                           std::optional<bool> modifier, bool mca_yes);
+
+/// Why two of them are refused together, as mpirun 4.1.4 refuses them ("Conflicting directives
+/// for mapping policy"): `first` and `second` as the user gave them.
+std::string conflicting_directives_text(std::string_view first, std::string_view second);
+
 struct Options {
   // Mapping
   std::optional<int> np;
   std::optional<int> per_node;
   MapBy map_by = MapBy::Slot;
+  /// Whether the options alone let the job oversubscribe (oversubscribe_allowed() without MCA
+  /// parameters); the launch plan adds rmaps_base_oversubscribe and rmaps_base_mapping_policy.
   bool oversubscribe = false;
-  bool oversubscribe_option = false;    // --oversubscribe itself, not --map-by's :OVERSUBSCRIBE
-  bool oversubscribe_given = false;     // --oversubscribe given (a later --nooversubscribe too)
-  bool nooversubscribe_option = false;  // --nooversubscribe given
+  OversubscribeSources oversubscribe_sources;
   std::vector<std::string> by_options;  // --byslot, --bycore, --bynode as given, in order
   // Mapping, ranking and binding as mpirun spells them, recognised so that the rest of the
   // line parses; unsupported_options() refuses what the launcher does not implement yet.

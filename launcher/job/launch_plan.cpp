@@ -642,7 +642,11 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
   // --oversubscribe itself (not --map-by's :OVERSUBSCRIBE) also lets a binding --bind-to did
   // not give overload an object, in the job and its spawns (mpirun 4.1.4, measured).
   const bool mca_oversubscribe = truthy(mca("rmaps_base_oversubscribe"));
-  plan.placement.default_overload = o.oversubscribe_option || mca_oversubscribe;
+  // A mapping policy given before the first program: --map-by there or the job's parameter.
+  const bool policy_first = o.oversubscribe_sources.map_by_first ||
+                            !mca("rmaps_base_mapping_policy").value_or("").empty();
+  const bool flag_counts = oversubscribe_flag_counts(o.oversubscribe_sources, policy_first);
+  plan.placement.default_overload = flag_counts || mca_oversubscribe;
   // Local and srun agents inherit our environment, so their hwloc reads HWLOC_XMLFILE: a saved
   // topology, which binds nothing unless HWLOC_THISSYSTEM=1 says it is this machine's (hwloc's
   // rule, and mpirun 4.1.4's).
@@ -650,8 +654,22 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
     if (const auto xml = getenv("HWLOC_XMLFILE"); xml && !xml->empty())
       if (const auto own = getenv("HWLOC_THISSYSTEM"); !own || *own != "1")
         plan.placement.topology_file = *xml;
-  bool oversubscribe = o.oversubscribe || mca_oversubscribe;
-  if (plan.placement.oversubscribe) oversubscribe = *plan.placement.oversubscribe;
+  // --map-by's modifier: the counted one (maybe the first context's under a later modifier-less
+  // --map-by), else that of the policy in effect (rmaps_base_mapping_policy, --ppr).
+  // The parameter's :NOOVERSUBSCRIBE with --oversubscribe or rmaps_base_oversubscribe before
+  // the first program: refused as the pair on the command line is (measured, options.cpp).
+  if (!o.oversubscribe_sources.modifier && plan.placement.oversubscribe == false &&
+      (o.oversubscribe_sources.flag_first || mca_oversubscribe))
+    return refuse(
+        ErrorKind::BadOption,
+        conflicting_directives_text(
+            o.oversubscribe_sources.flag_first ? "--oversubscribe" : "rmaps_base_oversubscribe 1",
+            "the mapping policy " + placement_options.map_by));
+  const std::optional<bool> modifier = o.oversubscribe_sources.modifier
+                                           ? o.oversubscribe_sources.modifier
+                                           : plan.placement.oversubscribe;
+  const bool oversubscribe =
+      oversubscribe_allowed(o.oversubscribe_sources, policy_first, modifier, mca_oversubscribe);
   plan.placement.oversubscribe = oversubscribe;
   MapRequest request{o.np, o.per_node, plan.placement.by_node ? MapBy::Node : o.map_by,
                      oversubscribe};

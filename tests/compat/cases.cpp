@@ -1663,6 +1663,48 @@ std::vector<Case> table() {
   add({.name = "mca-bycore-same-as-map-by",
        .args = {"--mca", "rmaps_base_bycore", "1", "--map-by", "core", "-n", "2", "@probe"},
        .source = "mpirun 4.1.4: the same policy twice is no conflict"});
+  // Measured (issue 21, mpmdovs): a first context's mapping policy decides alone when the last
+  // context gives none (a later --oversubscribe ignored); else --oversubscribe counts wherever
+  // it stands, over a last :NOOVERSUBSCRIBE; a later --nooversubscribe changes nothing.
+  add({.name = "mpmd-oversubscribe-flag-after-first-map-by",
+       .args = {"-H", "localhost:2", "--map-by", "core", "-n", "1", "@probe", ":", "-n", "1",
+                "@probe", ":", "-n", "1", "--oversubscribe", "@probe"},
+       .checks = kRefusal,
+       .source = "issue 21: a later --oversubscribe after a first context's --map-by"});
+  add({.name = "mpmd-oversubscribe-flag-after-mca-mapping-policy",
+       .args = {"-H", "localhost:2", "--mca", "rmaps_base_mapping_policy", "core", "-n", "1",
+                "@probe", ":", "-n", "1", "@probe", ":", "-n", "1", "--oversubscribe", "@probe"},
+       .checks = kRefusal,
+       .source = "issue 21: a later --oversubscribe after rmaps_base_mapping_policy"});
+  add({.name = "appfile-oversubscribe-line-after-command-line-map-by",
+       .args = {"-H", "localhost:2", "--map-by", "core", "--app", "appfile"},
+       .checks = kRefusal,
+       .files = {{"appfile", "-n 1 @probe\n-n 1 @probe\n-n 1 --oversubscribe @probe\n"}},
+       .source = "issue 21: an appfile line's --oversubscribe after the command line's --map-by"});
+  add({.name = "mpmd-oversubscribe-flag-over-last-nooversubscribe-modifier",
+       .args = {"-H", "localhost:2", "--oversubscribe", "-n", "1", "@probe", ":", "-n", "1",
+                "@probe", ":", "-n", "1", "--map-by", "slot:NOOVERSUBSCRIBE", "@probe"},
+       .source = "issue 21: --oversubscribe with a last context's :NOOVERSUBSCRIBE"});
+  add({.name = "mpmd-nooversubscribe-later-context",
+       .args = {"-H", "localhost:2", "--oversubscribe", "-n", "1", "@probe", ":", "-n", "1",
+                "@probe", ":", "-n", "1", "--nooversubscribe", "@probe"},
+       .source = "issue 21: --nooversubscribe in a later MPMD context"});
+  add({.name = "mpmd-mca-oversubscribe-last-nooversubscribe-modifier",
+       .args = {"-H", "localhost:2", "--mca", "rmaps_base_oversubscribe", "1", "-n", "1", "@probe",
+                ":", "-n", "1", "@probe", ":", "-n", "1", "--map-by", "slot:NOOVERSUBSCRIBE",
+                "@probe"},
+       .checks = kRefusal,
+       .source = "issue 21: rmaps_base_oversubscribe with a last context's :NOOVERSUBSCRIBE"});
+  add({.name = "oversubscribe-modifier-conflicts-nooversubscribe",
+       .args = {"-H", "localhost:2", "--map-by", "slot:OVERSUBSCRIBE", "--nooversubscribe", "-n",
+                "2", "@probe"},
+       .checks = kRefusal,
+       .source = "issue 21: --map-by slot:OVERSUBSCRIBE with --nooversubscribe"});
+  add({.name = "oversubscribe-conflicts-mca-mapping-policy",
+       .args = {"-H", "localhost:2", "--oversubscribe", "--mca", "rmaps_base_mapping_policy",
+                "slot:NOOVERSUBSCRIBE", "-n", "2", "@probe"},
+       .checks = kRefusal,
+       .source = "issue 21: --oversubscribe with rmaps_base_mapping_policy slot:NOOVERSUBSCRIBE"});
   add({.name = "bynode-conflicts-byslot",
        .args = {"--bynode", "--byslot", "-n", "1", "@probe"},
        .checks = kRefusal,

@@ -310,6 +310,12 @@ TEST_CASE("grammar: mpirun spellings that act") {
   o = parse_options({"-n", "1", "p", ":", "--oversubscribe", "q", ":", "r"});
   REQUIRE(o);
   CHECK(o->oversubscribe);
+  // So does :OVERSUBSCRIBE with --nooversubscribe, in either order (measured).
+  o = parse_options({"--map-by", "core:OVERSUBSCRIBE", "--nooversubscribe", "p"});
+  REQUIRE_FALSE(o);
+  CHECK(o.error().detail.find("--map-by core:OVERSUBSCRIBE and --nooversubscribe") !=
+        std::string::npos);
+  CHECK_FALSE(parse_options({"--nooversubscribe", "--map-by", "core:OVERSUBSCRIBE", "p"}));
   o = parse_options({"--max-restarts", "3", "--disable-recovery", "p"});
   CHECK(o->max_restarts == 0);
   o = parse_options({"--do-not-launch", "p"});
@@ -322,6 +328,49 @@ TEST_CASE("grammar: mpirun spellings that act") {
   o = parse_options({"-q", "--report-pid", "-", "p"});
   CHECK(o->quiet);
   CHECK(o->report_pid == "-");
+}
+
+// Whether the options let the job oversubscribe with several contexts, as mpirun 4.1.4 decides
+// (measured on 2 slots with 3 ranks: refused or run; the MCA parameters in launch_plan_test).
+TEST_CASE("grammar: --oversubscribe and :(NO)OVERSUBSCRIBE across MPMD contexts") {
+  struct Row {
+    std::vector<std::string> args;
+    bool oversubscribe;
+  };
+  const Row rows[] = {
+      // A first context's --map-by decides alone when the last context gives none: a later
+      // --oversubscribe is ignored (also a middle one's; --map-by ppr, --bycore alike).
+      {{"--map-by", "core", "p", ":", "q", ":", "--oversubscribe", "r"}, false},
+      {{"--map-by", "core", "p", ":", "--oversubscribe", "q", ":", "r"}, false},
+      {{"--bycore", "p", ":", "q", ":", "--oversubscribe", "r"}, false},
+      {{"--map-by", "slot:NOOVERSUBSCRIBE", "p", ":", "q", ":", "--oversubscribe", "r"}, false},
+      {{"--map-by", "core", "--oversubscribe", "p", ":", "q", ":", "r"}, true},
+      {{"--map-by", "core", "-n", "1", "--oversubscribe", "p", ":", "q", ":", "r"}, true},
+      {{"--map-by", "core:OVERSUBSCRIBE", "p", ":", "q", ":", "--nooversubscribe", "r"}, true},
+      // Without a first --map-by, or with the last context's, it counts wherever it stands, and
+      // over the last context's :NOOVERSUBSCRIBE.
+      {{"p", ":", "q", ":", "--oversubscribe", "r"}, true},
+      {{"p", ":", "--map-by", "core", "q", ":", "--oversubscribe", "r"}, true},
+      {{"--map-by", "core", "p", ":", "--oversubscribe", "q", ":", "--map-by", "slot", "r"}, true},
+      {{"--oversubscribe", "p", ":", "q", ":", "--map-by", "core:NOOVERSUBSCRIBE", "r"}, true},
+      {{"p", ":", "q", ":", "--oversubscribe", "--map-by", "core:NOOVERSUBSCRIBE", "r"}, true},
+      {{"--nooversubscribe", "p", ":", "q", ":", "--oversubscribe", "r"}, true},
+      // A later --nooversubscribe changes nothing.
+      {{"--oversubscribe", "p", ":", "q", ":", "--nooversubscribe", "r"}, true},
+      {{"p", ":", "--oversubscribe", "q", ":", "--nooversubscribe", "--map-by", "core", "r"}, true},
+      // The last context's modifier counts; its --map-by without one keeps the first's.
+      {{"p", ":", "q", ":", "--map-by", "core:OVERSUBSCRIBE", "r"}, true},
+      {{"--map-by", "core:OVERSUBSCRIBE", "p", ":", "q", ":", "--map-by", "core:NOOVERSUBSCRIBE",
+        "r"},
+       false},
+      {{"--map-by", "core:OVERSUBSCRIBE", "p", ":", "q", ":", "--map-by", "core", "r"}, true},
+  };
+  for (const Row& row : rows) {
+    CAPTURE(row.args);
+    const auto o = parse_options(row.args);
+    REQUIRE(o);
+    CHECK(o->oversubscribe == row.oversubscribe);
+  }
 }
 
 // Its value is checked once, by make_plan, as the --map-by ppr:X it stands for

@@ -192,6 +192,56 @@ TEST_CASE("hosts without ranks keep an agent, after the map's nodes, for spawns"
   CHECK(text.find("node 2 n3 (slots 1): no ranks, for spawned processes") != std::string::npos);
 }
 
+// rmaps_base_oversubscribe and rmaps_base_mapping_policy with several contexts, as mpirun
+// 4.1.4 has them (measured on 2 slots with 3 ranks; the options alone in options_grammar_test).
+TEST_CASE("oversubscription from MCA parameters across MPMD contexts") {
+  const HostList hosts{{{.name = "localhost", .slots = 2}}, "-H localhost:2"};
+  const auto no_env = [](const std::string&) -> std::optional<std::string> { return std::nullopt; };
+  const auto policy_env = [](const std::string& name) -> std::optional<std::string> {
+    if (name == "OMPI_MCA_rmaps_base_mapping_policy") return std::string("core");
+    return std::nullopt;
+  };
+  struct Row {
+    std::vector<std::string> args;
+    bool environment_policy;
+    bool runs;
+  };
+  using W = std::vector<std::string>;
+  const W tail = {"-n", "1", "./a", ":", "-n", "1", "./b", ":", "-n", "1"};
+  auto with = [&](W head, W last) {
+    W args = std::move(head);
+    args.insert(args.end(), tail.begin(), tail.end());
+    args.insert(args.end(), last.begin(), last.end());
+    args.push_back("./c");
+    return args;
+  };
+  const W mca_yes = {"--mca", "rmaps_base_oversubscribe", "1"};
+  const W mca_core = {"--mca", "rmaps_base_mapping_policy", "core"};
+  const Row rows[] = {
+      // The parameter yields to the last context's :NOOVERSUBSCRIBE (unlike --oversubscribe).
+      {with(mca_yes, {"--map-by", "core:NOOVERSUBSCRIBE"}), false, false},
+      {with(mca_yes, {"--map-by", "core"}), false, true},
+      {with(mca_yes, {"--nooversubscribe"}), false, true},
+      // A mapping policy given as a parameter decides alone like a first --map-by.
+      {with(mca_core, {"--oversubscribe"}), false, false},
+      {with({}, {"--oversubscribe"}), true, false},
+      {with({}, {"--oversubscribe", "--map-by", "core"}), true, true},
+      {with({}, {"--oversubscribe"}), false, true},
+  };
+  for (const Row& row : rows) {
+    CAPTURE(row.args);
+    const auto plan =
+        make_plan(opts(row.args), hosts, kMachine, row.environment_policy ? +policy_env : +no_env);
+    CHECK(plan.has_value() == row.runs);
+  }
+  // The parameter's :NOOVERSUBSCRIBE with --oversubscribe: refused as the pair is.
+  const auto plan = make_plan(opts({"--oversubscribe", "--mca", "rmaps_base_mapping_policy",
+                                    "slot:NOOVERSUBSCRIBE", "-n", "2", "./a"}),
+                              hosts, kMachine, no_env);
+  REQUIRE_FALSE(plan.has_value());
+  CHECK(plan.error().detail.find("conflicting directives") != std::string::npos);
+}
+
 // mpirun honours its own MCA parameters from the environment and --mca; options win.
 TEST_CASE("placement from mpirun's MCA parameters; the command line wins") {
   const auto mca_env = [](const std::string& name) -> std::optional<std::string> {
