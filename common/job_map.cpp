@@ -185,7 +185,34 @@ Result<JobMap> map_job(const std::vector<NodeSlots>& hosts, const MapRequest& re
   std::vector<int> load(hosts.size(), 0);
   std::vector<int> node_of_rank;
 
-  if (request.per_node) {
+  if (request.span && request.objects.size() == hosts.size() && !request.per_node) {
+    const long np = request.np ? *request.np : total_slots;
+    if (np > 1'000'000)
+      return Error{.kind = ErrorKind::BadOption,
+                   .detail = mpilaunch::format("-n {} is too large", np)};
+    if (np > total_slots && !request.oversubscribe)
+      return not_enough(static_cast<int>(np), static_cast<int>(total_slots),
+                        "slots are available; ask for fewer, add slots (host:N, slots=N) or "
+                        "pass --oversubscribe");
+    const long objects =
+        std::accumulate(request.objects.begin(), request.objects.end(), 0L,
+                        [](long sum, int count) { return sum + std::max(0, count); });
+    if (objects == 0)
+      return Error{.kind = ErrorKind::BadOption,
+                   .detail = mpilaunch::format("--map-by {}:SPAN: no host has a {}", request.object,
+                                               request.object)};
+    const long navg = std::max(1L, np / objects);
+    long extra = std::max(0L, np - navg * objects);
+    for (int h = 0; h < n_hosts && static_cast<long>(node_of_rank.size()) < np; ++h)
+      for (int o = 0; o < request.objects[static_cast<std::size_t>(h)] &&
+                      static_cast<long>(node_of_rank.size()) < np;
+           ++o) {
+        const long take =
+            std::min(np - static_cast<long>(node_of_rank.size()), navg + (extra > 0 ? 1 : 0));
+        if (extra > 0) --extra;
+        node_of_rank.insert(node_of_rank.end(), static_cast<std::size_t>(take), h);
+      }
+  } else if (request.per_node) {
     std::vector<int> used(hosts.size(), 0);
     auto placed = map_ppr(hosts, used, request);
     if (!placed) return placed.error();

@@ -31,6 +31,10 @@ struct MapRequest {
   /// ppr:N:OBJECT below the node: each host's count of OBJECT (as `hosts`); empty: N per node.
   std::vector<int> objects;
   std::string object = "node";  // OBJECT's name, for errors
+  /// --map-by OBJECT:SPAN (with `objects`): mpirun 4.1.4's byobj_span divides the processes
+  /// evenly over every host's objects (np / objects each, at least 1, the first objects one
+  /// more), host after host, whatever each host's slots (only the total is checked).
+  bool span = false;
 };
 
 /// The placement of one job. Only nodes that received ranks are kept, in host order, so node

@@ -707,6 +707,17 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
     request.object = std::string(level_name(*plan.placement.map_level));
     plan.slots_from_agents = true;
   }
+  // --map-by OBJECT:SPAN over several hosts divides the processes over every host's objects
+  // (mpirun 4.1.4's byobj_span, measured: -H a:8,b:8 -n 4 --map-by socket:SPAN, two sockets
+  // each, runs 2 on each host), so the map waits for every agent's report of its node.
+  if (plan.placement.span && plan.placement.map_level && plan.placement.ppr == 0 &&
+      !request.per_node && hosts.rankfile.empty() && !plan.placement.seq && entries.size() > 1 &&
+      o.contexts.size() <= 1) {
+    plan.span_object = plan.placement.map_level;
+    request.span = true;
+    request.object = std::string(level_name(*plan.placement.map_level));
+    plan.slots_from_agents = true;
+  }
   // mpirun 4.1.4 (measured): --nolocal without -n still asks for every slot of the allocation,
   // this machine's included, so it fits only with --oversubscribe.
   const bool counted_by_ppr =
@@ -966,6 +977,14 @@ Status map_on_reported_slots(LaunchPlan& plan, const std::vector<int>& cores,
       for (std::size_t c = 0; c < contexts.size() && c < plan.apps.size(); ++c)
         plan.apps[c].num_procs = contexts[c].np.value_or(0);
   } else {
+    if (plan.span_object) {
+      if (objects.size() < slots.size())
+        return Error{.kind = ErrorKind::Unknown,
+                     .detail = mpilaunch::format("{} hosts but {} object counts", slots.size(),
+                                                 objects.size())};
+      request.objects.assign(objects.begin(),
+                             objects.begin() + static_cast<std::ptrdiff_t>(slots.size()));
+    }
     map = map_job(slots, request);
   }
   if (!map) {

@@ -75,6 +75,10 @@ struct LaunchPlan {
   /// (common/job_map.hpp map_ppr), so the map waits for every agent's report of its node
   /// (slots_from_agents is set too; `request.per_node` is N). Unset: not so.
   std::optional<HwLevel> ppr_object;
+  /// --map-by OBJECT:SPAN on several hosts: mpirun 4.1.4 divides the processes over every
+  /// host's OBJECTs (common/job_map.hpp MapRequest::span), so the map waits for every agent's
+  /// report of its node (slots_from_agents is set too). Unset: not so.
+  std::optional<HwLevel> span_object;
   /// Every application context's -n and hosts, for the map made once the agents have reported
   /// (ppr_object).
   std::vector<MapContext> contexts;

@@ -14,7 +14,7 @@ bool Supervisor::map_on_agent_slots() {
   // mpirun's slots are cores, or hwthreads with --use-hwthread-cpus; only those the node lets
   // us use (a cgroup's allowed CPUs) are in the agent's report.
   const HwLevel unit = plan.placement.use_hwthreads ? HwLevel::HwThread : HwLevel::Core;
-  const HwLevel object = plan.ppr_object.value_or(HwLevel::Socket);
+  const HwLevel object = plan.ppr_object.value_or(plan.span_object.value_or(HwLevel::Socket));
   std::vector<int> cores, objects;
   for (const auto& link : links_) {
     cores.push_back(std::max(1, link->topology.count(unit)));

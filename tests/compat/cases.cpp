@@ -1215,6 +1215,22 @@ std::vector<Case> table() {
   vnode({.name = "vn-map-by-node",
          .args = {"-H", "node1:2,node2:2", "--map-by", "node", "-n", "4", "@probe"},
          .source = "mpirun(1): --map-by node"});
+  // :SPAN over several nodes divides the processes evenly over every node's objects, whatever
+  // each node's slots (mpirun 4.1.4's byobj_span, session 12): one socket per virtual node, so
+  // -n 2 puts a rank on each (mpilaunch filled node1 first).
+  vnode({.name = "vn-map-by-socket-span",
+         .args = {"-H", "node1:2,node2:2", "--map-by", "socket:SPAN", "-n", "2", "@probe"},
+         .source = "mpirun(1): --map-by socket:SPAN"});
+  vnode({.name = "vn-map-by-socket-span-over-slots",
+         .args = {"-H", "node1:1,node2:3", "--map-by", "socket:SPAN", "-n", "4", "@probe"},
+         // mpirun gives node1's two ranks on its one slot OMPI_MCA_mpi_oversubscribe=0.
+         .pending = kBinding,
+         .pending_on = Report,
+         .source = "mpirun 4.1.4: :SPAN gives node1 two ranks on its one slot"});
+  vnode({.name = "vn-map-by-core-span-rank-node",
+         .args = {"-H", "node1:2,node2:2", "--map-by", "core:SPAN", "--rank-by", "node", "-n", "3",
+                  "@probe"},
+         .source = "mpirun(1): --map-by core:SPAN --rank-by node"});
   // --rank-by over virtual nodes (mpirun 4.1.4, measured): by node the ranks go round the
   // nodes (a,b,a), by slot or by an object node after node, within each application context.
   vnode({.name = "vn-rank-by-node",

@@ -201,3 +201,28 @@ TEST_CASE("PMI process mapping folds equal blocks") {
   CHECK(map_job({{"a", 2}, {"b", 2}}, {.map_by = MapBy::Node})->pmi_process_mapping() ==
         "(vector,(0,2,1),(0,2,1))");
 }
+
+// mpirun 4.1.4's byobj_span over two hosts of two sockets each (session 12, -H a:8,b:8
+// --map-by socket:SPAN --display-map --do-not-launch): np / 4 objects each, the first objects one
+// more, host after host, whatever the slots; --rank-by node deals them round the hosts.
+TEST_CASE("map by OBJECT:SPAN divides the processes over every host's objects") {
+  const auto span = [](std::vector<NodeSlots> hosts, int np, RankBy rank_by = RankBy::Mapping,
+                       bool oversubscribe = false) {
+    MapRequest request{.np = np, .oversubscribe = oversubscribe, .rank_by = rank_by};
+    request.objects = std::vector<int>(hosts.size(), 2);
+    request.object = "socket";
+    request.span = true;
+    return map_job(hosts, request);
+  };
+  CHECK(placement(span({{"a", 8}, {"b", 8}}, 4).value()) == std::vector<int>{0, 0, 1, 1});
+  CHECK(placement(span({{"a", 8}, {"b", 8}}, 6).value()) == std::vector<int>{0, 0, 0, 0, 1, 1});
+  CHECK(placement(span({{"a", 8}, {"b", 8}}, 3).value()) == std::vector<int>{0, 0, 1});
+  CHECK(placement(span({{"a", 8}, {"b", 8}}, 10).value()) ==
+        std::vector<int>{0, 0, 0, 0, 0, 0, 1, 1, 1, 1});
+  CHECK(placement(span({{"a", 2}, {"b", 8}}, 6).value()) == std::vector<int>{0, 0, 0, 0, 1, 1});
+  CHECK(placement(span({{"a", 8}, {"b", 8}}, 6, RankBy::Node).value()) ==
+        std::vector<int>{0, 1, 0, 1, 0, 0});
+  CHECK(span({{"a", 1}, {"b", 1}}, 4).error().kind == ErrorKind::NotEnoughSlots);
+  CHECK(placement(span({{"a", 1}, {"b", 1}}, 4, RankBy::Mapping, true).value()) ==
+        std::vector<int>{0, 0, 1, 1});
+}
