@@ -411,13 +411,16 @@ std::optional<SpawnRequest> Agent::prepare_rank(const protocol::JobSpec& job, st
   const std::string bind = static_cast<std::size_t>(local_rank) < cpus.size()
                                ? cpus[static_cast<std::size_t>(local_rank)]
                                : std::string();
-  input.bound = !bind.empty() && !job.cpus_not_bound;
+  // Bound, or told so all the same (NodeRanks::told_bound): Open MPI then does not bind the
+  // rank itself (asked to report, it says "not bound").
+  const bool bound = !bind.empty() && !job.cpus_not_bound;
+  input.bound = bound || job.nodes[hello_->node_index].told_bound;
   input.job = job.env;
   // The job's OMPI_MCA_hwloc_base_report_bindings=1 asks an unbound rank's Open MPI to report
   // it; a bound rank's line is the launcher's. mpirun 4.1.4 gives it to the unbound ranks only
   // when it binds some (measured: -H node1:3,node2:1 -n 4 --report-bindings, node2's bound
   // rank has none; a later context's --report-bindings, in app.env below, still counts).
-  if (input.bound) std::erase(input.job, std::string("OMPI_MCA_hwloc_base_report_bindings=1"));
+  if (bound) std::erase(input.job, std::string("OMPI_MCA_hwloc_base_report_bindings=1"));
   for (const std::string& entry : app.env)
     // A spawned job's context carries its parent's OMPI_* variables (Open MPI's spawn forwards
     // them), among them the parent's node's oversubscription and whether the parent reports

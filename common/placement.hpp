@@ -137,6 +137,12 @@ struct JobBindings {
   /// nodes keep theirs, as mpirun 4.1.4 decides node by node; empty when no node was dropped
   /// or every node was (then `policy` is "none"). Such a node's ranks report themselves.
   std::vector<bool> dropped;
+  /// [node] its ranks, unbound, are told they are bound all the same
+  /// (OMPI_MCA_orte_bound_at_launch=1), as mpirun 4.1.4 tells them where its binding policy
+  /// holds but it binds nothing: on a saved topology (HWLOC_XMLFILE; measured: the default,
+  /// implied and :if-supported bindings, not --bind-to none nor an oversubscribed job). Such a
+  /// rank reports itself ("MCW rank N not bound", from its Open MPI). Empty: none.
+  std::vector<bool> told_bound;
 };
 
 /// Binds every rank of `map`. `shared_machine`: the nodes are virtual nodes of one machine

@@ -84,6 +84,7 @@ void put(Writer& w, const JobSpec& m) {
     for (std::uint32_t rank : node.ranks) w.u32(rank);
     w.u32(node.slots);
     w.strings(node.cpus);
+    w.boolean(node.told_bound);
   }
   w.u32(static_cast<std::uint32_t>(m.apps.size()));
   for (const AppContext& app : m.apps) {
@@ -243,6 +244,7 @@ JobSpec get_job_spec(Reader& r) {
     for (std::uint32_t k = 0; k < count && r.ok(); ++k) node.ranks.push_back(r.u32());
     node.slots = r.u32();
     node.cpus = r.strings();
+    node.told_bound = r.boolean();
     m.nodes.push_back(std::move(node));
   }
   const std::uint32_t apps = r.u32();

@@ -97,6 +97,11 @@ struct NodeRanks {
   /// Per rank (in `ranks` order) the CPUs to bind it to, as a kernel CPU list of OS indexes
   /// ("0-1,4"); empty (or an empty list) leaves the rank unbound.
   std::vector<std::string> cpus;
+  /// The node's unbound ranks are told they are bound all the same
+  /// (OMPI_MCA_orte_bound_at_launch=1: their Open MPI does not bind them itself, and asked to
+  /// report says "not bound"), as mpirun 4.1.4 tells them where it would bind but cannot: on a
+  /// saved topology (HWLOC_XMLFILE).
+  bool told_bound = false;
   friend bool operator==(const NodeRanks&, const NodeRanks&) = default;
 };
 

@@ -224,6 +224,8 @@ void Supervisor::spawn_ranks() {
     const NodeTopology& topology = links_[static_cast<std::size_t>(n)]->topology;
     for (const auto& pus : bindings_->pus[static_cast<std::size_t>(n)])
       node.cpus.push_back(pus.empty() ? std::string() : os_cpu_list(topology, pus));
+    node.told_bound = static_cast<std::size_t>(n) < bindings_->told_bound.size() &&
+                      bindings_->told_bound[static_cast<std::size_t>(n)];
     spec.nodes.push_back(std::move(node));
   }
   // The idle hosts' agents: no rank, their slots free for spawns.
@@ -247,7 +249,8 @@ void Supervisor::spawn_ranks() {
   // print its binding a second time, in another format). Where some nodes are bound, the
   // agents keep it from their bound ranks.
   if (plan.placement.report_bindings &&
-      (bindings_->policy == "none" || !bindings_->dropped.empty()))
+      (bindings_->policy == "none" || !bindings_->dropped.empty() ||
+       !bindings_->told_bound.empty()))
     spec.env.emplace_back("OMPI_MCA_hwloc_base_report_bindings=1");
   {
     // Open MPI's transport default (docs/transport.md), from every agent's report.
@@ -398,16 +401,23 @@ bool Supervisor::place_ranks() {
           {"cpus", os_cpu_list(inputs[static_cast<std::size_t>(n)].topology, node_pus[i])}};
       const bool dropped = static_cast<std::size_t>(n) < bindings_->dropped.size() &&
                            bindings_->dropped[static_cast<std::size_t>(n)];
-      if (bindings_->policy != "none" && !dropped)
+      const bool told = static_cast<std::size_t>(n) < bindings_->told_bound.size() &&
+                        bindings_->told_bound[static_cast<std::size_t>(n)];
+      if (bindings_->policy != "none" && !dropped && !told)
         entry["report"] = report_binding_line(
             rank, inputs[static_cast<std::size_t>(n)].topology, node_pus[i],
             bindings_->available.empty() ? std::vector<std::uint32_t>()
                                          : bindings_->available[static_cast<std::size_t>(n)]);
       ranks.push_back(std::move(entry));
     }
-    nodes.push_back({{"host", plan.nodes[static_cast<std::size_t>(n)].name},
-                     {"slots", plan.nodes[static_cast<std::size_t>(n)].slots},
-                     {"ranks", std::move(ranks)}});
+    nlohmann::json node = {{"host", plan.nodes[static_cast<std::size_t>(n)].name},
+                           {"slots", plan.nodes[static_cast<std::size_t>(n)].slots},
+                           {"ranks", std::move(ranks)}};
+    // Its unbound ranks are told they are bound (OMPI_MCA_orte_bound_at_launch=1).
+    if (static_cast<std::size_t>(n) < bindings_->told_bound.size() &&
+        bindings_->told_bound[static_cast<std::size_t>(n)])
+      node["bound_at_launch"] = true;
+    nodes.push_back(std::move(node));
   }
   nlohmann::json fields = {{"binding", bindings_->policy}, {"nodes", std::move(nodes)}};
   if (!bindings_->why_unbound.empty()) fields["unbound_because"] = bindings_->why_unbound;

@@ -1117,18 +1117,24 @@ std::vector<Case> table() {
   // A saved topology (HWLOC_XMLFILE) is not this machine's: mpirun 4.1.4 binds nothing, and
   // refuses an explicit --bind-to ("at least one node does NOT support binding processes to
   // cpus"). mpilaunch bound to the file's CPUs and failed with EINVAL ("a spawn was refused").
+  // The unbound ranks still get OMPI_MCA_orte_bound_at_launch=1 (mpilaunch gave none until
+  // session 12).
   add({.name = "xml-topology-default-unbound",
        .args = {"-H", "localhost:16", "-n", "4", "@probe"},
-       .pending = kBinding,  // mpirun still sets OMPI_MCA_orte_bound_at_launch=1
-       .pending_on = Report,
        .env = {"HWLOC_XMLFILE=@data/topologies/2pack-8core-ht.xml"},
        .source = "mpirun 4.1.4: a saved topology's default binding is dropped"});
   add({.name = "xml-topology-map-by-socket-pe-unbound",
        .args = {"-H", "localhost:16", "-n", "2", "--map-by", "socket:PE=2", "@probe"},
-       .pending = kBinding,  // mpirun still sets OMPI_MCA_orte_bound_at_launch=1
-       .pending_on = Report,
        .env = {"HWLOC_XMLFILE=@data/topologies/2pack-8core-ht.xml"},
        .source = "mpirun 4.1.4: a saved topology's implied binding is dropped"});
+  add({.name = "xml-topology-report-bindings",
+       .args = {"-H", "localhost:16", "-n", "2", "--report-bindings", "@probe"},
+       .env = {"HWLOC_XMLFILE=@data/topologies/2pack-8core-ht.xml"},
+       .source = "mpirun 4.1.4: each rank says \"not bound\" itself on a saved topology"});
+  add({.name = "xml-topology-oversubscribed-unbound",
+       .args = {"-H", "localhost:2", "-n", "4", "--oversubscribe", "--report-bindings", "@probe"},
+       .env = {"HWLOC_XMLFILE=@data/topologies/2pack-8core-ht.xml"},
+       .source = "mpirun 4.1.4: an oversubscribed job on a saved topology is not told bound"});
   // One rank: its core's CPUs (0-1) exist here, so the old binary ran it bound, exit 0.
   add({.name = "xml-topology-bind-to-core-refused",
        .args = {"-H", "localhost:16", "-n", "1", "--bind-to", "core", "@probe"},
@@ -1137,8 +1143,6 @@ std::vector<Case> table() {
        .source = "mpirun 4.1.4: no binding on a topology that is not this system"});
   add({.name = "xml-topology-bind-to-core-if-supported",
        .args = {"-H", "localhost:16", "-n", "2", "--bind-to", "core:if-supported", "@probe"},
-       .pending = kBinding,  // mpirun still sets OMPI_MCA_orte_bound_at_launch=1
-       .pending_on = Report,
        .env = {"HWLOC_XMLFILE=@data/topologies/2pack-8core-ht.xml"},
        .source = "mpirun 4.1.4: :if-supported runs unbound on a saved topology"});
   add({.name = "map-by-pe-oversubscribe-modifier-overload",

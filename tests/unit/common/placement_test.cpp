@@ -497,4 +497,37 @@ TEST_CASE("placement: a saved topology (HWLOC_XMLFILE) binds nothing, --bind-to 
   b = bind_ranks(one_node(2), {{16, big}}, p, false);
   REQUIRE(b.has_value());
   CHECK_FALSE(b->bound);
+  CHECK(b->told_bound == std::vector<bool>{true});
+}
+
+// mpirun 4.1.4 on a saved topology binds nothing but still tells the ranks they are bound
+// (OMPI_MCA_orte_bound_at_launch=1), also where the file's machine would be overloaded;
+// not with --bind-to none, nor when the job is oversubscribed (measured).
+TEST_CASE("placement: a saved topology's unbound ranks are told they are bound") {
+  const NodeTopology big = shape(2, 1, 8, 2);
+  const auto on_file = [](PlacementPolicy p) {
+    p.topology_file = "/saved/2pack.xml";
+    return p;
+  };
+  auto b = bind_ranks(one_node(4), {{16, big}}, on_file(policy({})), false);
+  REQUIRE(b.has_value());
+  CHECK(b->told_bound == std::vector<bool>{true});
+  CHECK(report_bindings_lines(one_node(4), {{"vm", 1, 16, 0, &big, false}}, *b).empty());
+  b = bind_ranks(one_node(2), {{16, big}}, on_file(policy({.map_by = "socket:PE=2"})), false);
+  REQUIRE(b.has_value());
+  CHECK(b->told_bound == std::vector<bool>{true});
+  b = bind_ranks(one_node(34), {{40, big}}, on_file(policy({.map_by = "core"})), false);
+  REQUIRE(b.has_value());
+  CHECK(b->told_bound == std::vector<bool>{true});
+  b = bind_ranks(one_node(4), {{16, big}}, on_file(policy({.bind_to = "none"})), false);
+  REQUIRE(b.has_value());
+  CHECK(b->told_bound.empty());
+  b = bind_ranks(one_node(4), {{2, big}}, on_file(policy({})), false);
+  REQUIRE(b.has_value());
+  CHECK(b->told_bound.empty());
+  // This machine's own topology: bound as usual, nobody told otherwise.
+  b = bind_ranks(one_node(4), {{16, big}}, policy({}), false);
+  REQUIRE(b.has_value());
+  CHECK(b->bound);
+  CHECK(b->told_bound.empty());
 }
