@@ -532,9 +532,24 @@ Result<JobBindings> bind_ranks(const JobMap& map, const std::vector<NodePlacemen
     if (kept) kept->not_bound = true;
     return kept;
   }
+  // The sequential mapper binds nothing on the nodes other than the launcher's own, and tells
+  // their ranks they are bound unless --bind-to none says otherwise (mpirun 4.1.4, measured:
+  // --map-by seq and --mca rmaps seq, by default and with --bind-to core; its own node binds as
+  // the policy says, --mca rmaps seq's not at all).
+  std::vector<bool> seq_remote(static_cast<std::size_t>(map.node_count()), false);
+  bool any_seq_remote = false;
+  for (int n = 0; n < map.node_count() && policy.seq; ++n)
+    if (nodes[static_cast<std::size_t>(n)].remote && !map.ranks_on(n).empty()) {
+      seq_remote[static_cast<std::size_t>(n)] = true;
+      any_seq_remote = true;
+    }
+  const auto tell_seq_remote = [&](JobBindings& b) {
+    if (any_seq_remote && !(policy.bind_none && policy.bind_given)) b.told_bound = seq_remote;
+  };
   if (policy.bind_none) {
     out.policy = "none";
     out.mapped_order = unbound_order(map, nodes, policy);
+    tell_seq_remote(out);
     return out;
   }
   if (!policy.topology_file.empty()) {
@@ -586,11 +601,15 @@ Result<JobBindings> bind_ranks(const JobMap& map, const std::vector<NodePlacemen
         return out;
       }
   }
+  // The seq mapper's other nodes: nothing known of their CPUs, so nothing bound there.
+  std::vector<NodePlacementInput> placing = nodes;
+  for (std::size_t n = 0; n < placing.size(); ++n)
+    if (seq_remote[n]) placing[n].topology = NodeTopology{};
   // Several virtual nodes of one machine share its CPUs only when they describe the same one.
   bool share = shared_machine;
-  for (const NodePlacementInput& node : nodes)
-    share = share && node.topology == nodes.front().topology;
-  auto placed = place_nodes(map, nodes, policy, *bind, explicit_binding, share);
+  for (const NodePlacementInput& node : placing)
+    share = share && node.topology == placing.front().topology;
+  auto placed = place_nodes(map, placing, policy, *bind, explicit_binding, share);
   if (!placed) return placed.error();
   // The first node where the binding overloads an object, or -1.
   auto first_overload = [&]() {
@@ -603,15 +622,12 @@ Result<JobBindings> bind_ranks(const JobMap& map, const std::vector<NodePlacemen
   // --map-by slot:PE=2:OVERSUBSCRIBE -n 2 on 2 cores is refused, with --oversubscribe it runs).
   const bool may_overload =
       policy.overload_allowed || ((!explicit_binding || policy.pe > 1) && policy.default_overload);
-  // Not for the sequential mapper, which binds nothing on mpirun's other nodes (measured:
-  // --map-by seq -H node1,node2 -n 2 leaves both ranks on every CPU, no report line); dropping
-  // the shared binding comes nearer that.
-  if (overload >= 0 && !may_overload && share && !policy.seq) {
+  if (overload >= 0 && !may_overload && share) {
     // Virtual nodes share the machine's CPUs while that fits; when it would overload one, each
     // node is placed on its own, as mpirun's daemon per node places it (measured: -H
     // node1:2,node2:2 -n 4 binds each node's two ranks to its NUMA node, --bind-to core to
     // cores 0 and 1 on each).
-    placed = place_nodes(map, nodes, policy, *bind, explicit_binding, false);
+    placed = place_nodes(map, placing, policy, *bind, explicit_binding, false);
     if (!placed) return placed.error();
     overload = first_overload();
   }
@@ -625,17 +641,6 @@ Result<JobBindings> bind_ranks(const JobMap& map, const std::vector<NodePlacemen
           "{}:overload-allowed), bind to a bigger object or run fewer processes",
           level_name(*bind), map.node_name(overload), o.processes, o.cpus, o.cpus == 1 ? "" : "s",
           level_name(*bind)));
-    }
-    if (share && policy.seq) {
-      // The shared placement overloads: unbound, as the seq mapper leaves mpirun's other nodes.
-      const Overload& o = *placed->overload[static_cast<std::size_t>(overload)];
-      for (auto& node : out.pus)
-        for (auto& rank : node) rank.clear();
-      out.policy = "none";
-      out.why_unbound =
-          mpilaunch::format("binding to {} would put {} processes on {} CPUs of {}",
-                            level_name(*bind), o.processes, o.cpus, map.node_name(overload));
-      return out;
     }
     // mpirun 4.1.4 drops a default binding on each node where it would overload an object, and
     // binds the other nodes' ranks (measured: -H node1:3,node2:1 -n 4 leaves node1's ranks
@@ -662,6 +667,7 @@ Result<JobBindings> bind_ranks(const JobMap& map, const std::vector<NodePlacemen
     }
   }
   out.policy = std::string(level_name(*bind));
+  tell_seq_remote(out);
   for (const auto& node : out.pus)
     for (const auto& rank : node) out.bound = out.bound || !rank.empty();
   return out;

@@ -114,6 +114,9 @@ Result<PlacementPolicy> parse_placement(const PlacementOptions& options);
 struct NodePlacementInput {
   int slots = 1;
   NodeTopology topology;
+  /// Not the launcher's own machine (a virtual node is not either): the sequential mapper binds
+  /// nothing there, as mpirun 4.1.4's binds nothing on the nodes other than its own.
+  bool remote = false;
 };
 
 /// Each node's ranks (in JobMap::ranks_on order): the PUs each is bound to (indexes into that
@@ -140,8 +143,10 @@ struct JobBindings {
   /// [node] its ranks, unbound, are told they are bound all the same
   /// (OMPI_MCA_orte_bound_at_launch=1), as mpirun 4.1.4 tells them where its binding policy
   /// holds but it binds nothing: on a saved topology (HWLOC_XMLFILE; measured: the default,
-  /// implied and :if-supported bindings, not --bind-to none nor an oversubscribed job). Such a
-  /// rank reports itself ("MCW rank N not bound", from its Open MPI). Empty: none.
+  /// implied and :if-supported bindings, not --bind-to none nor an oversubscribed job), and on
+  /// the sequential mapper's nodes other than the launcher's own (also with --mca rmaps seq and
+  /// with --bind-to core; not --bind-to none). Such a rank reports itself ("MCW rank N not
+  /// bound", from its Open MPI). Empty: none.
   std::vector<bool> told_bound;
 };
 

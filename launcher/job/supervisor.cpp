@@ -329,9 +329,10 @@ bool Supervisor::place_ranks() {
   for (int n = 0; n < plan.map.node_count(); ++n) {
     const HostEntry& host = plan.nodes[static_cast<std::size_t>(n)];
     const Link& link = *links_[static_cast<std::size_t>(n)];
-    inputs.push_back({host.slots, link.topology});
-    report.push_back({report_host(n), link.agent_pid, host.slots, host.max_slots.value_or(0),
-                      nullptr, !plan.isolated && !is_local_name(host.name, plan.hostname)});
+    const bool remote = !plan.isolated && !is_local_name(host.name, plan.hostname);
+    inputs.push_back({host.slots, link.topology, remote});
+    report.push_back(
+        {report_host(n), link.agent_pid, host.slots, host.max_slots.value_or(0), nullptr, remote});
   }
   // Virtual nodes of one machine share its CPUs (placement.hpp).
   const bool shared = plan.launcher == LauncherKind::Local && plan.map.node_count() > 1;

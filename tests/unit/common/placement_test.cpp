@@ -469,6 +469,51 @@ TEST_CASE("placement: --map-by seq is the sequential mapper, bound as by default
   CHECK_FALSE(policy({.map_by = "slot"}).seq);
 }
 
+// mpirun 4.1.4's seq mapper binds nothing on the nodes other than its own and tells their
+// ranks they are bound (OMPI_MCA_orte_bound_at_launch=1), whatever --bind-to says but none;
+// its own node binds as the policy says (measured in session 12 on virtual nodes: hostfile
+// vm,node1,vm -n 3 --bind-to core: cores 0 and 1 on vm, node1's rank on every CPU).
+TEST_CASE("placement: the seq mapper binds nothing on other nodes, but tells them bound") {
+  const NodeTopology vm = shape(1, 1, 2, 1);
+  const JobMap own_and_remote({"vm", "node1"}, {0, 1, 0});
+  auto b = bind_ranks(own_and_remote, {{2, vm, false}, {1, vm, true}},
+                      policy({.map_by = "seq", .bind_to = "core"}), true);
+  REQUIRE(b.has_value());
+  CHECK(cpus(*b, vm, 0) == Strings{"0", "1"});
+  CHECK(cpus(*b, vm, 1) == Strings{""});
+  CHECK(b->told_bound == std::vector<bool>{false, true});
+  std::vector<ReportNode> nodes = {{"vm", 1, 2, 0, &vm, false}, {"node1", 2, 1, 0, &vm, true}};
+  CHECK(report_bindings_lines(own_and_remote, nodes, *b) ==
+        Strings{"[vm:00001] MCW rank 0 bound to socket 0[core 0[hwt 0]]: [B/.]\n", "",
+                "[vm:00001] MCW rank 2 bound to socket 0[core 1[hwt 0]]: [./B]\n"});
+  // Virtual nodes only: nothing bound, every node told; two ranks on one node with --bind-to
+  // core are no overload there.
+  const JobMap remote({"node1", "node2"}, {1, 0, 1});
+  for (const std::string bind : {"", "core"}) {
+    CAPTURE(bind);
+    b = bind_ranks(remote, {{1, vm, true}, {2, vm, true}},
+                   policy({.map_by = "seq", .bind_to = bind}), true);
+    REQUIRE(b.has_value());
+    CHECK_FALSE(b->bound);
+    CHECK(b->told_bound == std::vector<bool>{true, true});
+    CHECK(cpus(*b, vm, 1) == Strings{"", ""});
+  }
+  // --mca rmaps seq (binding none, not given): still told; --bind-to none: not.
+  auto rmaps = policy({.map_by = "seq"});
+  rmaps.bind_none = true;
+  b = bind_ranks(remote, {{1, vm, true}, {2, vm, true}}, rmaps, true);
+  REQUIRE(b.has_value());
+  CHECK(b->told_bound == std::vector<bool>{true, true});
+  b = bind_ranks(remote, {{1, vm, true}, {2, vm, true}},
+                 policy({.map_by = "seq", .bind_to = "none"}), true);
+  REQUIRE(b.has_value());
+  CHECK(b->told_bound.empty());
+  // Not the seq mapper: remote nodes bind as their topology says.
+  b = bind_ranks(remote, {{1, vm, true}, {2, vm, true}}, policy({}), true);
+  REQUIRE(b.has_value());
+  CHECK(b->told_bound.empty());
+}
+
 // A topology read from HWLOC_XMLFILE is not this machine's: mpirun 4.1.4 binds nothing then
 // (measured: the default and --map-by's bindings dropped, --bind-to refused unless
 // :if-supported).
