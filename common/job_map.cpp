@@ -71,6 +71,20 @@ Error not_enough(int wanted, int available, const std::string& how) {
       .detail = mpilaunch::format("{} processes were requested but {} {}", wanted, available, how)};
 }
 
+// The ranks a map without ppr places: -n, else every slot; more than the slots only with
+// oversubscription, and never more than -n's bound.
+Result<long> ranks_asked(const MapRequest& request, long total_slots) {
+  const long np = request.np ? *request.np : total_slots;
+  if (np > 1'000'000)
+    return Error{.kind = ErrorKind::BadOption,
+                 .detail = mpilaunch::format("-n {} is too large", np)};
+  if (np > total_slots && !request.oversubscribe)
+    return not_enough(static_cast<int>(np), static_cast<int>(total_slots),
+                      "slots are available; ask for fewer, add slots (host:N, slots=N) or "
+                      "pass --oversubscribe");
+  return np;
+}
+
 // How many ranks a host takes. max_slots is no limit: mpirun 4.1.4 refuses "slots=1
 // max_slots=2" with -n 2 (not enough slots) and runs -n 3 --oversubscribe on it, measured.
 int capacity(const NodeSlots& host, bool oversubscribe) {
@@ -186,14 +200,9 @@ Result<JobMap> map_job(const std::vector<NodeSlots>& hosts, const MapRequest& re
   std::vector<int> node_of_rank;
 
   if (request.span && request.objects.size() == hosts.size() && !request.per_node) {
-    const long np = request.np ? *request.np : total_slots;
-    if (np > 1'000'000)
-      return Error{.kind = ErrorKind::BadOption,
-                   .detail = mpilaunch::format("-n {} is too large", np)};
-    if (np > total_slots && !request.oversubscribe)
-      return not_enough(static_cast<int>(np), static_cast<int>(total_slots),
-                        "slots are available; ask for fewer, add slots (host:N, slots=N) or "
-                        "pass --oversubscribe");
+    const auto asked = ranks_asked(request, total_slots);
+    if (!asked) return asked.error();
+    const long np = *asked;
     const long objects =
         std::accumulate(request.objects.begin(), request.objects.end(), 0L,
                         [](long sum, int count) { return sum + std::max(0, count); });
@@ -218,14 +227,9 @@ Result<JobMap> map_job(const std::vector<NodeSlots>& hosts, const MapRequest& re
     if (!placed) return placed.error();
     node_of_rank = std::move(placed).value();
   } else {
-    const long np = request.np ? *request.np : total_slots;
-    if (np > 1'000'000)
-      return Error{.kind = ErrorKind::BadOption,
-                   .detail = mpilaunch::format("-n {} is too large", np)};
-    if (np > total_slots && !request.oversubscribe)
-      return not_enough(static_cast<int>(np), static_cast<int>(total_slots),
-                        "slots are available; ask for fewer, add slots (host:N, slots=N) or "
-                        "pass --oversubscribe");
+    const auto asked = ranks_asked(request, total_slots);
+    if (!asked) return asked.error();
+    const long np = *asked;
     // First fill the slots, in the order of the mapping policy; then, when oversubscribing,
     // hand out the rest round-robin over the hosts.
     auto place = [&](int h) {

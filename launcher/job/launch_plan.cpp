@@ -955,15 +955,20 @@ Status map_on_reported_slots(LaunchPlan& plan, const std::vector<int>& cores,
       *request.np += counted;
     }
   }
-  Result<JobMap> map = Error{};
-  if (plan.ppr_object) {
-    // N per object of each node (map_ppr), each application context in turn.
+  // Each host's count of the ppr or :SPAN object, as its agent reported it.
+  const auto take_object_counts = [&]() -> Status {
     if (objects.size() < slots.size())
       return Error{.kind = ErrorKind::Unknown,
                    .detail = mpilaunch::format("{} hosts but {} object counts", slots.size(),
                                                objects.size())};
     request.objects.assign(objects.begin(),
                            objects.begin() + static_cast<std::ptrdiff_t>(slots.size()));
+    return {};
+  };
+  Result<JobMap> map = Error{};
+  if (plan.ppr_object) {
+    // N per object of each node (map_ppr), each application context in turn.
+    if (Status st = take_object_counts(); !st) return st.error();
     // Below the socket, mpirun 4.1.4 without -n asks for every slot (measured).
     if (plan.contexts.size() == 1 && !plan.contexts[0].np && !request.np &&
         *plan.ppr_object != HwLevel::Socket) {
@@ -977,14 +982,8 @@ Status map_on_reported_slots(LaunchPlan& plan, const std::vector<int>& cores,
       for (std::size_t c = 0; c < contexts.size() && c < plan.apps.size(); ++c)
         plan.apps[c].num_procs = contexts[c].np.value_or(0);
   } else {
-    if (plan.span_object) {
-      if (objects.size() < slots.size())
-        return Error{.kind = ErrorKind::Unknown,
-                     .detail = mpilaunch::format("{} hosts but {} object counts", slots.size(),
-                                                 objects.size())};
-      request.objects.assign(objects.begin(),
-                             objects.begin() + static_cast<std::ptrdiff_t>(slots.size()));
-    }
+    if (plan.span_object)
+      if (Status st = take_object_counts(); !st) return st.error();
     map = map_job(slots, request);
   }
   if (!map) {
