@@ -334,13 +334,8 @@ int run(const std::vector<std::string>& args) {
   }
   // mpirun 4.1.4's deprecation blocks, before anything else it prints, -q or not (measured).
   const DeprecationNotice deprecated = deprecation_notice(
-      command_line_option_mca, o.mca, [&](const std::string& key) -> std::optional<std::string> {
-        if (auto v = env_value("OMPI_MCA_" + key)) return v;
-        for (const auto& kv : o.tune_mca)
-          if (kv.first == key) return kv.second;
-        if (const std::string* v = mca_param_value(o.param_file_mca, key)) return *v;
-        return std::nullopt;
-      });
+      command_line_option_mca, o.mca,
+      [&](const std::string& key) { return mca_setting_beyond_command_line(o, env_value, key); });
   std::fputs(deprecated.blocks.c_str(), stderr);
   std::fflush(stderr);
   if (Status st = apply_option_parameters(parsed, env_value); !st)
@@ -559,8 +554,9 @@ int run(const std::vector<std::string>& args) {
   const int code = supervisor.run();
   // As the job ends, the mapping blocks Open MPI's help aggregation held back (mpirun 4.1.4
   // prints these lines at its end, or after 5 s of a longer job).
-  const std::string host = machine.hostname.substr(0, machine.hostname.find('.'));
-  std::fputs(aggregation_lines(deprecated.held_back, host, ::getpid()).c_str(), stderr);
+  std::fputs(aggregation_lines(deprecated.held_back, short_host_name(machine.hostname), ::getpid())
+                 .c_str(),
+             stderr);
   return code;
 }
 

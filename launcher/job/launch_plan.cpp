@@ -323,6 +323,12 @@ std::optional<std::string> mca_setting(const Options& o, const EnvLookup& getenv
                                        const std::string& key) {
   for (auto it = o.mca.rbegin(); it != o.mca.rend(); ++it)
     if (it->first == key) return it->second;
+  return mca_setting_beyond_command_line(o, getenv, key);
+}
+
+std::optional<std::string> mca_setting_beyond_command_line(const Options& o,
+                                                           const EnvLookup& getenv,
+                                                           const std::string& key) {
   if (auto v = getenv("OMPI_MCA_" + key)) return v;
   // A --tune file's --mca steers mpirun 4.1.4 itself too (measured); the first one counts.
   for (const auto& [name, value] : o.tune_mca)
@@ -451,6 +457,14 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
   // mpirun honours its MCA parameters from the environment (OMPI_MCA_*) and --mca as well as
   // its own options; the options win.
   auto mca = [&](const std::string& key) { return mca_setting(o, getenv, key); };
+  // A boolean parameter set to a word Open MPI does not read keeps its default, with a warning.
+  const auto not_boolean = [&](const char* key, bool taken_as) {
+    if (const auto v = mca(key); v && !mca_bool(*v))
+      plan.warnings.push_back(mpilaunch::format(
+          "MCA parameter {} = '{}' is not a boolean Open MPI reads (a number, true/false, "
+          "yes/no, y/n, t/f or enabled/disabled): taken as {}, as mpirun 4.1.4 takes it",
+          key, printable(*v), taken_as));
+  };
   // mpirun 4.1.4 reads these as Open MPI's booleans; any other word is false there, after a
   // block naming it (measured: OMPI_MCA_rmaps_base_oversubscribe=on does not oversubscribe;
   // "enabled", "y", "t" and "2" do).
@@ -461,24 +475,13 @@ Result<LaunchPlan> make_plan(const Options& o, const HostList& hosts, const Mach
         "hwloc_base_use_hwthreads_as_cpus", "rmaps_base_oversubscribe", "orte_tag_output",
         "orte_timestamp_output", "orte_execute_quiet", "orte_xml_output",
         "iof_base_redirect_app_stderr_to_stdout"})
-    if (const auto v = mca(key); v && !mca_bool(*v))
-      plan.warnings.push_back(mpilaunch::format(
-          "MCA parameter {} = '{}' is not a boolean Open MPI reads (a number, true/false, "
-          "yes/no, y/n, t/f or enabled/disabled): taken as false, as mpirun 4.1.4 takes it",
-          key, printable(*v)));
+    not_boolean(key, false);
   // mpirun 4.1.4 (measured): 0, false, no (any Open MPI false) lets the job run on when a rank
   // exits non-zero; another word ("off") is refused in an "invalid value ... enum variable"
   // block and the default, true, stays.
-  if (const auto v = mca("orte_abort_on_non_zero_status")) {
-    const std::optional<bool> value = mca_bool(*v);
-    if (!value)
-      plan.warnings.push_back(mpilaunch::format(
-          "MCA parameter orte_abort_on_non_zero_status = '{}' is not a boolean Open MPI reads "
-          "(a number, true/false, yes/no, y/n, t/f or enabled/disabled): taken as true, as "
-          "mpirun 4.1.4 takes it",
-          printable(*v)));
-    plan.abort_on_nonzero = value.value_or(true);
-  }
+  not_boolean("orte_abort_on_non_zero_status", true);
+  if (const auto v = mca("orte_abort_on_non_zero_status"))
+    plan.abort_on_nonzero = mca_bool(*v).value_or(true);
   auto truthy = [](const std::optional<std::string>& v) {
     return v && mca_bool(*v).value_or(false);
   };

@@ -137,6 +137,11 @@ Status map_on_reported_slots(LaunchPlan& plan, const std::vector<int>& cores,
 /// (o.param_file_mca; the user's file wins over the system's).
 std::optional<std::string> mca_setting(const Options& o, const EnvLookup& getenv,
                                        const std::string& key);
+/// mca_setting without the command line's --mca: what the environment, a --tune file or the
+/// parameter files say.
+std::optional<std::string> mca_setting_beyond_command_line(const Options& o,
+                                                           const EnvLookup& getenv,
+                                                           const std::string& key);
 
 /// The parameters of mpirun's placement options, given as --mca, in the environment, a --tune
 /// file or a parameter file, take effect as the options do when the options are not given
